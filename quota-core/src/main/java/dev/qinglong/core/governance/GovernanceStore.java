@@ -1,0 +1,38 @@
+package dev.qinglong.core.governance;
+
+import dev.qinglong.core.model.StoreUnavailableException;
+import java.util.Optional;
+
+/**
+ * Durable proposals and approvals. Every lookup is scoped by Project: an object of another Project
+ * is simply not found. Every method throws {@link StoreUnavailableException} when the store cannot
+ * give a definite answer.
+ */
+public interface GovernanceStore {
+
+  /**
+   * Inserts the proposal and its pending approval in one transaction unless the Project already has
+   * a proposal with the same {@code actionRef}.
+   *
+   * @return the stored proposal and {@code created=true} if this call inserted it; otherwise the
+   *     existing proposal for that actionRef and {@code created=false} (the caller compares digests
+   *     to tell an exact replay from a conflicting one)
+   */
+  ProposeResult createIfAbsent(Proposal proposal, Approval approval);
+
+  /** The proposal with that id in that Project, or empty. */
+  Optional<Proposal> findProposal(String projectId, String proposalId);
+
+  /** The approval with that id in that Project, or empty. */
+  Optional<Approval> findApproval(String projectId, String approvalId);
+
+  /**
+   * Records the decision if the approval is still pending and the decision id is not yet used in
+   * the Project; the proposal's state follows in the same transaction.
+   *
+   * @return the approval as stored after the call: decided by this command, or unchanged if it was
+   *     already decided or the decision id was taken (the caller compares to tell an exact replay
+   *     from a conflict); empty if the approval does not exist in the Project
+   */
+  Optional<Approval> recordDecision(DecisionCommand command);
+}

@@ -1,0 +1,186 @@
+package dev.qinglong.core.governance;
+
+import dev.qinglong.core.model.ConflictException;
+import dev.qinglong.core.model.ForbiddenException;
+import dev.qinglong.core.model.Identifiers;
+import dev.qinglong.core.model.Principal;
+import dev.qinglong.core.model.QuotaExceededException;
+import dev.qinglong.core.model.Sha256Digest;
+import dev.qinglong.core.model.StoreUnavailableException;
+import dev.qinglong.core.model.ValidationException;
+import dev.qinglong.core.policy.Permission;
+import dev.qinglong.core.policy.ProjectPolicy;
+import dev.qinglong.core.quota.ManagementQuota;
+import dev.qinglong.core.quota.QuotaOperation;
+import dev.qinglong.core.quota.ReceiptId;
+import java.time.Clock;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.function.Supplier;
+
+/**
+ * Plugin-package governance (ADR 000): propose, decide (four eyes) and inspect.
+ *
+ * <p>Every operation runs in the same order: validate and normalise → Project Policy → durable
+ * quota under the request's own idempotency identity → mutate or read. So a malformed or
+ * unauthorised request never creates or consumes a bucket, and a quota rejection never mutates.
+ *
+ * <p>Every method may throw {@link ValidationException} (400), {@link ForbiddenException} (403),
+ * {@link ConflictException} (409), {@link QuotaExceededException} (429) and {@link
+ * StoreUnavailableException} (503).
+ */
+public final class PluginPackageGovernance {
+  private final ProjectPolicy policy;
+  private final ManagementQuota quota;
+  private final GovernanceStore store;
+  private final Clock clock;
+  private final Supplier<String> randomIds;
+
+  public PluginPackageGovernance(
+      ProjectPolicy policy, ManagementQuota quota, GovernanceStore store, Clock clock) {
+    this(policy, quota, store, clock, () -> UUID.randomUUID().toString());
+  }
+
+  public PluginPackageGovernance(
+      ProjectPolicy policy,
+      ManagementQuota quota,
+      GovernanceStore store,
+      Clock clock,
+      Supplier<String> randomIds) {
+    this.policy = Objects.requireNonNull(policy);
+    this.quota = Objects.requireNonNull(quota);
+    this.store = Objects.requireNonNull(store);
+    this.clock = Objects.requireNonNull(clock);
+    this.randomIds = Objects.requireNonNull(randomIds);
+  }
+
+  /**
+   * Proposes {@code action} under {@code actionRef}. Needs {@code package.manage}.
+   *
+   * @return the new proposal ({@code created=true}), or the existing one if this is an exact replay
+   *     of the actionRef
+   * @throws ConflictException if the actionRef already names a different action
+   */
+  public ProposeResult propose(
+      Principal caller, String projectId, String actionRef, PluginPackageAction action) {
+    Identifiers.require("projectId", projectId);
+    Identifiers.require("actionRef", actionRef);
+    if (action == null) {
+      throw new ValidationException("action", "is required");
+    }
+    policy.requireAny(caller, projectId, Permission.PACKAGE_MANAGE);
+    quota.consume(projectId, caller.userId(), QuotaOperation.PROPOSE, new ReceiptId(actionRef));
+
+    long now = clock.millis();
+    String suffix = randomIds.get();
+    Sha256Digest digest = action.digest();
+    Proposal proposal =
+        new Proposal(
+            "prp-" + suffix,
+            "apr-" + suffix,
+            projectId,
+            actionRef,
+            action,
+            digest,
+            caller.userId(),
+            ProposalState.PENDING,
+            now,
+            now);
+    Approval approval =
+        new Approval(
+            proposal.approvalId(),
+            proposal.proposalId(),
+            projectId,
+            digest,
+            caller.userId(),
+            ProposalState.PENDING,
+            null,
+            null,
+            null,
+            null,
+            now);
+    ProposeResult result = store.createIfAbsent(proposal, approval);
+    if (!result.created() && !result.proposal().actionDigest().equals(digest)) {
+      throw new ConflictException("actionRef already used for a different action");
+    }
+    return result;
+  }
+
+  /**
+   * Records {@code decision} on the approval. Needs {@code approval.decide} and must not be the
+   * proposer. An exact replay of the same decisionId returns the approval unchanged.
+   *
+   * @throws ConflictException if the approval does not exist in the Project, is already decided by
+   *     another decision, the decisionId is used elsewhere, or {@code actionDigest} differs
+   */
+  public Approval decide(
+      Principal caller,
+      String projectId,
+      String approvalId,
+      String decisionId,
+      String decision,
+      String actionDigest) {
+    Identifiers.require("projectId", projectId);
+    Identifiers.require("approvalId", approvalId);
+    Identifiers.require("decisionId", decisionId);
+    if (decision == null) {
+      throw new ValidationException("decision", "is required");
+    }
+    Decision verdict = Decision.fromWire(decision);
+    Sha256Digest digest = Sha256Digest.parse("actionDigest", actionDigest);
+
+    policy.requireAny(caller, projectId, Permission.APPROVAL_DECIDE);
+    // Reading the approval is only allowed after the caller proved a permission in the Project.
+    Approval current = store.findApproval(projectId, approvalId).orElseThrow(ProposalsOnly::gone);
+    if (current.proposedBy().equals(caller.userId())) {
+      throw new ForbiddenException("four-eyes: the proposer cannot decide");
+    }
+    quota.consume(projectId, caller.userId(), QuotaOperation.DECIDE, new ReceiptId(decisionId));
+
+    if (!current.actionDigest().equals(digest)) {
+      throw new ConflictException("actionDigest does not match the approval");
+    }
+    DecisionCommand command =
+        new DecisionCommand(
+            projectId, approvalId, decisionId, verdict, caller.userId(), clock.millis());
+    Approval after = store.recordDecision(command).orElseThrow(ProposalsOnly::gone);
+    if (!decisionId.equals(after.decisionId())
+        || after.decision() != verdict
+        || !caller.userId().equals(after.decidedBy())) {
+      throw new ConflictException("approval already decided");
+    }
+    return after;
+  }
+
+  /**
+   * Reads a proposal with its approval. Needs {@code package.manage} or {@code approval.decide};
+   * consumes inspect quota under {@code inspectionId} before reading.
+   *
+   * @throws ConflictException if the proposal does not exist in the Project
+   */
+  public Inspection inspect(
+      Principal caller, String projectId, String proposalId, String inspectionId) {
+    Identifiers.require("projectId", projectId);
+    Identifiers.require("proposalId", proposalId);
+    Identifiers.require("inspectionId", inspectionId);
+    policy.requireAny(caller, projectId, Permission.PACKAGE_MANAGE, Permission.APPROVAL_DECIDE);
+    quota.consume(projectId, caller.userId(), QuotaOperation.INSPECT, new ReceiptId(inspectionId));
+
+    Proposal proposal = store.findProposal(projectId, proposalId).orElseThrow(ProposalsOnly::gone);
+    Optional<Approval> approval = store.findApproval(projectId, proposal.approvalId());
+    if (approval.isEmpty()
+        || !approval.get().proposalId().equals(proposal.proposalId())
+        || !approval.get().actionDigest().equals(proposal.actionDigest())) {
+      throw new StoreUnavailableException("proposal and approval bindings disagree");
+    }
+    return new Inspection(proposal, approval.get());
+  }
+
+  private static final class ProposalsOnly {
+    // One message for "absent" and "in another Project": the two must be indistinguishable.
+    static ConflictException gone() {
+      return new ConflictException("no such object in this project");
+    }
+  }
+}

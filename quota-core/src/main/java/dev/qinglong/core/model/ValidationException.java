@@ -1,0 +1,19 @@
+package dev.qinglong.core.model;
+
+/**
+ * Input that breaks the contract's grammar or bounds. Thrown before any store is touched, so a
+ * caller that sees it knows nothing was read, consumed or changed.
+ */
+public final class ValidationException extends QingLongException {
+  private final String field;
+
+  public ValidationException(String field, String reason) {
+    super(field + ": " + reason);
+    this.field = field;
+  }
+
+  /** The name of the offending field, as the wire contract spells it. */
+  public String field() {
+    return field;
+  }
+}

@@ -1,0 +1,71 @@
+package dev.qinglong.core.policy;
+
+import dev.qinglong.core.model.ForbiddenException;
+import dev.qinglong.core.model.Identifiers;
+import dev.qinglong.core.model.Principal;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Evaluates the Project Policy. Global administrators implicitly hold {@code project.admin} in
+ * every Project (they manage memberships, and may grant themselves more); everything else comes
+ * from the store.
+ */
+public final class ProjectPolicy {
+  private final ProjectPolicyStore store;
+  private final Set<String> globalAdmins;
+
+  public ProjectPolicy(ProjectPolicyStore store, Set<String> globalAdmins) {
+    this.store = store;
+    this.globalAdmins = Set.copyOf(globalAdmins);
+  }
+
+  /** The caller's effective permissions in the Project. */
+  public Set<Permission> permissions(Principal caller, String projectId) {
+    Set<Permission> held = EnumSet.noneOf(Permission.class);
+    held.addAll(store.permissionsOf(projectId, caller.userId()));
+    if (globalAdmins.contains(caller.userId())) {
+      held.add(Permission.PROJECT_ADMIN);
+    }
+    return held;
+  }
+
+  /**
+   * Requires at least one of {@code anyOf}.
+   *
+   * @throws ForbiddenException if the caller holds none of them
+   */
+  public Set<Permission> requireAny(Principal caller, String projectId, Permission... anyOf) {
+    Set<Permission> held = permissions(caller, projectId);
+    for (Permission p : anyOf) {
+      if (held.contains(p)) {
+        return held;
+      }
+    }
+    throw new ForbiddenException("missing permission");
+  }
+
+  /**
+   * Replaces a member's permissions; needs {@code project.admin} in that Project.
+   *
+   * @throws ForbiddenException if the caller is not a Project (or global) administrator
+   */
+  public ProjectMember replaceMember(Principal caller, ProjectMember member) {
+    requireAny(caller, member.projectId(), Permission.PROJECT_ADMIN);
+    store.replaceMember(member);
+    return member;
+  }
+
+  /**
+   * Lists the Project's members; needs some permission in that Project, so the answer for an
+   * unknown Project and for a foreign one is the same 403.
+   */
+  public List<ProjectMember> members(Principal caller, String projectId) {
+    Identifiers.require("projectId", projectId);
+    if (permissions(caller, projectId).isEmpty()) {
+      throw new ForbiddenException("no permission in project");
+    }
+    return store.members(projectId);
+  }
+}

@@ -1,0 +1,67 @@
+package dev.qinglong.core.quota;
+
+import dev.qinglong.core.model.QuotaExceededException;
+import dev.qinglong.core.model.StoreUnavailableException;
+import java.util.Objects;
+
+/** Applies the management quota policy to a store and turns a rejection into an exception. */
+public final class ManagementQuota {
+  private final ManagementQuotaStore store;
+  private final ManagementQuotaPolicy policy;
+  private final QuotaDecisionListener listener;
+
+  public ManagementQuota(
+      ManagementQuotaStore store, ManagementQuotaPolicy policy, QuotaDecisionListener listener) {
+    this.store = Objects.requireNonNull(store, "store");
+    this.policy = Objects.requireNonNull(policy, "policy");
+    this.listener = Objects.requireNonNull(listener, "listener");
+  }
+
+  /**
+   * Consumes one unit of {@code operation} for the user in the Project under {@code receipt}. When
+   * the policy is disabled nothing is stored and the request is admitted.
+   *
+   * @return the store's decision, {@link QuotaDecision.Allowed} or {@link QuotaDecision.Replayed}
+   * @throws QuotaExceededException if the window is full
+   * @throws StoreUnavailableException if the store cannot decide (fail closed)
+   */
+  public QuotaDecision consume(
+      String projectId, String userId, QuotaOperation operation, ReceiptId receipt) {
+    if (!policy.enabled()) {
+      return new QuotaDecision.Allowed(0, 0);
+    }
+    QuotaDecision decision;
+    try {
+      decision =
+          store.consume(
+              QuotaKey.user(projectId, userId, operation),
+              receipt,
+              policy.limit(operation),
+              policy.window());
+    } catch (StoreUnavailableException e) {
+      listener.decided(operation, QuotaDecisionListener.Outcome.UNAVAILABLE);
+      throw e;
+    } catch (RuntimeException e) {
+      listener.decided(operation, QuotaDecisionListener.Outcome.UNAVAILABLE);
+      throw new StoreUnavailableException("quota store failed unexpectedly", e);
+    }
+    if (decision == null) {
+      listener.decided(operation, QuotaDecisionListener.Outcome.UNAVAILABLE);
+      throw new StoreUnavailableException("quota store returned no decision");
+    }
+    if (decision instanceof QuotaDecision.Rejected rejected) {
+      listener.decided(operation, QuotaDecisionListener.Outcome.REJECTED);
+      throw new QuotaExceededException(rejected.retryAfterSeconds());
+    }
+    listener.decided(
+        operation,
+        decision instanceof QuotaDecision.Replayed
+            ? QuotaDecisionListener.Outcome.REPLAYED
+            : QuotaDecisionListener.Outcome.ALLOWED);
+    return decision;
+  }
+
+  public ManagementQuotaPolicy policy() {
+    return policy;
+  }
+}

@@ -1,0 +1,31 @@
+package dev.qinglong.core.quota;
+
+/**
+ * What a management quota store decided for one (key, receipt). Unavailability is not a decision:
+ * stores throw {@link dev.qinglong.core.model.StoreUnavailableException} instead, so that no code
+ * path can mistake it for an allow.
+ */
+public sealed interface QuotaDecision {
+
+  /** The receipt was appended; {@code consumedCount} is the bucket's count after it. */
+  record Allowed(long windowStartedAtMs, int consumedCount) implements QuotaDecision {}
+
+  /** The receipt was already in the current window: allowed, nothing counted again. */
+  record Replayed(long windowStartedAtMs, int consumedCount) implements QuotaDecision {}
+
+  /**
+   * The window is full and the receipt is not in it; nothing changed. {@code retryAfterSeconds} is
+   * computed on the database clock, rounded up, at least 1.
+   */
+  record Rejected(long retryAfterSeconds) implements QuotaDecision {
+    public Rejected {
+      if (retryAfterSeconds < 1) {
+        throw new IllegalArgumentException("retryAfterSeconds must be >= 1. Indicates a bug.");
+      }
+    }
+  }
+
+  default boolean admitted() {
+    return !(this instanceof Rejected);
+  }
+}

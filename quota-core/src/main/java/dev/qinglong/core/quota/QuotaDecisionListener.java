@@ -1,0 +1,17 @@
+package dev.qinglong.core.quota;
+
+/** Observes every management quota decision, e.g. for metrics. Must not throw. */
+public interface QuotaDecisionListener {
+
+  /** The outcome label of a decision. */
+  enum Outcome {
+    ALLOWED,
+    REPLAYED,
+    REJECTED,
+    UNAVAILABLE
+  }
+
+  void decided(QuotaOperation operation, Outcome outcome);
+
+  QuotaDecisionListener NONE = (operation, outcome) -> {};
+}

@@ -1,0 +1,24 @@
+package dev.qinglong.core.quota;
+
+/** The operations a management quota bucket may count. Wire names are stored in the database. */
+public enum QuotaOperation {
+  PROPOSE("plugin-package.propose", 30),
+  DECIDE("plugin-package.decide", 60),
+  INSPECT("plugin-package.inspect", 600);
+
+  private final String wireName;
+  private final int defaultLimit;
+
+  QuotaOperation(String wireName, int defaultLimit) {
+    this.wireName = wireName;
+    this.defaultLimit = defaultLimit;
+  }
+
+  public String wireName() {
+    return wireName;
+  }
+
+  public int defaultLimit() {
+    return defaultLimit;
+  }
+}

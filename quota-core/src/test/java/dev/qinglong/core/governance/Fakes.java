@@ -1,0 +1,126 @@
+package dev.qinglong.core.governance;
+
+import dev.qinglong.core.model.StoreUnavailableException;
+import dev.qinglong.core.policy.Permission;
+import dev.qinglong.core.policy.ProjectMember;
+import dev.qinglong.core.policy.ProjectPolicyStore;
+import dev.qinglong.core.quota.ManagementQuotaStore;
+import dev.qinglong.core.quota.QuotaDecision;
+import dev.qinglong.core.quota.QuotaKey;
+import dev.qinglong.core.quota.ReceiptId;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/** Minimal in-memory stores that record every call, so tests can assert the order of effects. */
+final class Fakes {
+  final List<String> calls = new ArrayList<>();
+
+  final class Policies implements ProjectPolicyStore {
+    final Map<String, Set<Permission>> members = new HashMap<>();
+
+    @Override
+    public Set<Permission> permissionsOf(String projectId, String userId) {
+      calls.add("policy.read");
+      return members.getOrDefault(projectId + "/" + userId, Set.of());
+    }
+
+    @Override
+    public void replaceMember(ProjectMember member) {
+      calls.add("policy.write");
+      members.put(member.projectId() + "/" + member.userId(), member.permissions());
+    }
+
+    @Override
+    public List<ProjectMember> members(String projectId) {
+      return List.of();
+    }
+  }
+
+  final class Quota implements ManagementQuotaStore {
+    final Map<QuotaKey, Set<String>> buckets = new HashMap<>();
+    boolean failing;
+
+    @Override
+    public QuotaDecision consume(QuotaKey key, ReceiptId receipt, int limit, Duration window) {
+      calls.add("quota." + key.operation().wireName());
+      if (failing) {
+        throw new StoreUnavailableException("down");
+      }
+      Set<String> receipts = buckets.computeIfAbsent(key, k -> new HashSet<>());
+      if (receipts.contains(receipt.value())) {
+        return new QuotaDecision.Replayed(0, receipts.size());
+      }
+      if (receipts.size() >= limit) {
+        return new QuotaDecision.Rejected(7);
+      }
+      receipts.add(receipt.value());
+      return new QuotaDecision.Allowed(0, receipts.size());
+    }
+  }
+
+  final class Governance implements GovernanceStore {
+    final Map<String, Proposal> proposalsByRef = new HashMap<>();
+    final Map<String, Approval> approvals = new HashMap<>();
+
+    @Override
+    public ProposeResult createIfAbsent(Proposal proposal, Approval approval) {
+      calls.add("store.create");
+      String ref = proposal.projectId() + "/" + proposal.actionRef();
+      Proposal existing = proposalsByRef.get(ref);
+      if (existing != null) {
+        return new ProposeResult(existing, false);
+      }
+      proposalsByRef.put(ref, proposal);
+      approvals.put(approval.projectId() + "/" + approval.approvalId(), approval);
+      return new ProposeResult(proposal, true);
+    }
+
+    @Override
+    public Optional<Proposal> findProposal(String projectId, String proposalId) {
+      calls.add("store.findProposal");
+      return proposalsByRef.values().stream()
+          .filter(p -> p.projectId().equals(projectId) && p.proposalId().equals(proposalId))
+          .findFirst();
+    }
+
+    @Override
+    public Optional<Approval> findApproval(String projectId, String approvalId) {
+      calls.add("store.findApproval");
+      return Optional.ofNullable(approvals.get(projectId + "/" + approvalId));
+    }
+
+    @Override
+    public Optional<Approval> recordDecision(DecisionCommand c) {
+      calls.add("store.decide");
+      String key = c.projectId() + "/" + c.approvalId();
+      Approval a = approvals.get(key);
+      if (a == null) {
+        return Optional.empty();
+      }
+      if (!a.pending()) {
+        return Optional.of(a);
+      }
+      Approval decided =
+          new Approval(
+              a.approvalId(),
+              a.proposalId(),
+              a.projectId(),
+              a.actionDigest(),
+              a.proposedBy(),
+              c.decision().resultingState(),
+              c.decisionId(),
+              c.decision(),
+              c.decidedBy(),
+              c.decidedAtMs(),
+              a.createdAtMs());
+      approvals.put(key, decided);
+      return Optional.of(decided);
+    }
+  }
+}

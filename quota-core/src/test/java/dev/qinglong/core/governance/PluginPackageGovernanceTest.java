@@ -1,0 +1,214 @@
+package dev.qinglong.core.governance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.qinglong.core.model.ConflictException;
+import dev.qinglong.core.model.ForbiddenException;
+import dev.qinglong.core.model.Principal;
+import dev.qinglong.core.model.QuotaExceededException;
+import dev.qinglong.core.model.StoreUnavailableException;
+import dev.qinglong.core.model.ValidationException;
+import dev.qinglong.core.policy.Permission;
+import dev.qinglong.core.policy.ProjectPolicy;
+import dev.qinglong.core.quota.ManagementQuota;
+import dev.qinglong.core.quota.ManagementQuotaPolicy;
+import dev.qinglong.core.quota.QuotaDecisionListener;
+import dev.qinglong.core.quota.QuotaOperation;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class PluginPackageGovernanceTest {
+  private static final String DIGEST = "sha256:" + "b".repeat(64);
+  private static final Principal ALICE = new Principal("alice");
+  private static final Principal BOB = new Principal("bob");
+  private static final Principal CAROL = new Principal("carol");
+
+  private final Fakes fakes = new Fakes();
+  private final Fakes.Policies policies = fakes.new Policies();
+  private final Fakes.Quota quotaStore = fakes.new Quota();
+  private final Fakes.Governance store = fakes.new Governance();
+  private final List<String> outcomes = new ArrayList<>();
+  private PluginPackageGovernance service;
+
+  @BeforeEach
+  void setUp() {
+    policies.members.put("demo/alice", Set.of(Permission.PACKAGE_MANAGE, Permission.PACKAGE_READ));
+    policies.members.put("demo/bob", Set.of(Permission.APPROVAL_DECIDE, Permission.PACKAGE_READ));
+    policies.members.put("other/bob", Set.of(Permission.PACKAGE_MANAGE));
+    service =
+        serviceWith(
+            new ManagementQuotaPolicy(
+                true, Duration.ofSeconds(60), Map.of(QuotaOperation.PROPOSE, 2)));
+  }
+
+  private PluginPackageGovernance serviceWith(ManagementQuotaPolicy quotaPolicy) {
+    QuotaDecisionListener listener = (op, outcome) -> outcomes.add(op.wireName() + ":" + outcome);
+    return new PluginPackageGovernance(
+        new ProjectPolicy(policies, Set.of("admin")),
+        new ManagementQuota(quotaStore, quotaPolicy, listener),
+        store,
+        Clock.systemUTC());
+  }
+
+  private PluginPackageAction install() {
+    return PluginPackageAction.of("install", "acme-lint", "1.0.0", DIGEST);
+  }
+
+  @Test
+  void proposeRunsPolicyThenQuotaThenMutation() {
+    ProposeResult result = service.propose(ALICE, "demo", "r1", install());
+    assertThat(result.created()).isTrue();
+    assertThat(fakes.calls)
+        .containsExactly("policy.read", "quota.plugin-package.propose", "store.create");
+    assertThat(result.proposal().state()).isEqualTo(ProposalState.PENDING);
+    assertThat(result.proposal().actionDigest()).isEqualTo(install().digest());
+  }
+
+  @Test
+  void invalidInputTouchesNoStore() {
+    assertThatThrownBy(() -> service.propose(ALICE, "demo", "bad ref", install()))
+        .isInstanceOf(ValidationException.class);
+    assertThatThrownBy(() -> service.propose(ALICE, "d/emo", "r1", install()))
+        .isInstanceOf(ValidationException.class);
+    assertThatThrownBy(() -> service.decide(BOB, "demo", "a1", "d1", "maybe", DIGEST))
+        .isInstanceOf(ValidationException.class);
+    assertThatThrownBy(() -> service.decide(BOB, "demo", "a1", "d1", "approve", "sha256:1"))
+        .isInstanceOf(ValidationException.class);
+    assertThatThrownBy(() -> service.inspect(BOB, "demo", "p1", "i".repeat(129)))
+        .isInstanceOf(ValidationException.class);
+    assertThat(fakes.calls).isEmpty();
+  }
+
+  @Test
+  void unauthorisedCallerCreatesAndConsumesNoBucket() {
+    assertThatThrownBy(() -> service.propose(CAROL, "demo", "r1", install()))
+        .isInstanceOf(ForbiddenException.class);
+    assertThatThrownBy(() -> service.propose(BOB, "demo", "r1", install()))
+        .isInstanceOf(ForbiddenException.class);
+    assertThatThrownBy(() -> service.inspect(CAROL, "demo", "p1", "i1"))
+        .isInstanceOf(ForbiddenException.class);
+    assertThatThrownBy(() -> service.decide(ALICE, "demo", "a1", "d1", "approve", DIGEST))
+        .isInstanceOf(ForbiddenException.class);
+    assertThat(quotaStore.buckets).isEmpty();
+    assertThat(fakes.calls).containsOnly("policy.read");
+  }
+
+  @Test
+  void quotaRejectionHappensBeforeAnyMutation() {
+    service.propose(ALICE, "demo", "r1", install());
+    service.propose(ALICE, "demo", "r2", install());
+    fakes.calls.clear();
+    assertThatThrownBy(() -> service.propose(ALICE, "demo", "r3", install()))
+        .isInstanceOf(QuotaExceededException.class)
+        .extracting(e -> ((QuotaExceededException) e).retryAfterSeconds())
+        .isEqualTo(7L);
+    assertThat(fakes.calls).containsExactly("policy.read", "quota.plugin-package.propose");
+    assertThat(store.proposalsByRef).hasSize(2);
+    assertThat(outcomes)
+        .containsExactly(
+            "plugin-package.propose:ALLOWED",
+            "plugin-package.propose:ALLOWED",
+            "plugin-package.propose:REJECTED");
+  }
+
+  @Test
+  void exactReplayReturnsTheSameProposalAndConflictingReplayIsConflict() {
+    Proposal first = service.propose(ALICE, "demo", "r1", install()).proposal();
+    ProposeResult replay = service.propose(ALICE, "demo", "r1", install());
+    assertThat(replay.created()).isFalse();
+    assertThat(replay.proposal()).isEqualTo(first);
+    assertThat(outcomes).endsWith("plugin-package.propose:REPLAYED");
+    PluginPackageAction other = PluginPackageAction.of("install", "acme-lint", "2.0.0", DIGEST);
+    assertThatThrownBy(() -> service.propose(ALICE, "demo", "r1", other))
+        .isInstanceOf(ConflictException.class);
+  }
+
+  @Test
+  void fourEyesDecisionReplayAndSecondDecision() {
+    Proposal p = service.propose(ALICE, "demo", "r1", install()).proposal();
+    String digest = p.actionDigest().value();
+    policies.members.put(
+        "demo/alice", Set.of(Permission.PACKAGE_MANAGE, Permission.APPROVAL_DECIDE));
+    assertThatThrownBy(() -> service.decide(ALICE, "demo", p.approvalId(), "d0", "approve", digest))
+        .isInstanceOf(ForbiddenException.class)
+        .hasMessageContaining("four-eyes");
+    assertThat(quotaStore.buckets.keySet()).noneMatch(k -> k.operation() == QuotaOperation.DECIDE);
+
+    Approval approved = service.decide(BOB, "demo", p.approvalId(), "d1", "approve", digest);
+    assertThat(approved.state()).isEqualTo(ProposalState.APPROVED);
+    assertThat(service.decide(BOB, "demo", p.approvalId(), "d1", "approve", digest))
+        .isEqualTo(approved);
+    assertThatThrownBy(() -> service.decide(BOB, "demo", p.approvalId(), "d1", "reject", digest))
+        .isInstanceOf(ConflictException.class);
+    assertThatThrownBy(() -> service.decide(BOB, "demo", p.approvalId(), "d2", "reject", digest))
+        .isInstanceOf(ConflictException.class);
+  }
+
+  @Test
+  void mismatchedDigestIsConflictAndDoesNotDecide() {
+    Proposal p = service.propose(ALICE, "demo", "r1", install()).proposal();
+    assertThatThrownBy(
+            () ->
+                service.decide(
+                    BOB, "demo", p.approvalId(), "d1", "approve", "sha256:" + "c".repeat(64)))
+        .isInstanceOf(ConflictException.class);
+    assertThat(fakes.calls).doesNotContain("store.decide");
+  }
+
+  @Test
+  void otherProjectAndMissingObjectsGiveTheSameConflict() {
+    Proposal p = service.propose(ALICE, "demo", "r1", install()).proposal();
+    // bob has package.manage in "other": the demo proposal does not exist there.
+    Throwable foreign = catchConflict(() -> service.inspect(BOB, "other", p.proposalId(), "i1"));
+    Throwable missing = catchConflict(() -> service.inspect(BOB, "other", "prp-none", "i2"));
+    assertThat(foreign).hasMessage(missing.getMessage());
+  }
+
+  @Test
+  void inspectConsumesQuotaBeforeReading() {
+    Proposal p = service.propose(ALICE, "demo", "r1", install()).proposal();
+    fakes.calls.clear();
+    Inspection inspection = service.inspect(BOB, "demo", p.proposalId(), "i1");
+    assertThat(inspection.proposal()).isEqualTo(p);
+    assertThat(inspection.approval().approvalId()).isEqualTo(p.approvalId());
+    assertThat(fakes.calls)
+        .containsExactly(
+            "policy.read",
+            "quota.plugin-package.inspect",
+            "store.findProposal",
+            "store.findApproval");
+  }
+
+  @Test
+  void unavailableQuotaFailsClosedWithoutMutation() {
+    quotaStore.failing = true;
+    assertThatThrownBy(() -> service.propose(ALICE, "demo", "r1", install()))
+        .isInstanceOf(StoreUnavailableException.class);
+    assertThat(store.proposalsByRef).isEmpty();
+    assertThat(outcomes).containsExactly("plugin-package.propose:UNAVAILABLE");
+  }
+
+  @Test
+  void disabledQuotaStoresNothing() {
+    PluginPackageGovernance unlimited =
+        serviceWith(new ManagementQuotaPolicy(false, Duration.ofSeconds(60), Map.of()));
+    unlimited.propose(ALICE, "demo", "r1", install());
+    assertThat(quotaStore.buckets).isEmpty();
+  }
+
+  private static Throwable catchConflict(Runnable r) {
+    try {
+      r.run();
+    } catch (ConflictException e) {
+      return e;
+    }
+    throw new AssertionError("expected a conflict");
+  }
+}
