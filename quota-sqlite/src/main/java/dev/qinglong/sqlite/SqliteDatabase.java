@@ -1,0 +1,58 @@
+package dev.qinglong.sqlite;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.output.MigrateResult;
+
+/**
+ * Opens the embedded SQLite database: one file, WAL journal, a busy timeout, foreign keys on,
+ * transactions that take the write lock at BEGIN ({@code BEGIN IMMEDIATE}), and one connection per
+ * pool, because SQLite has one writer at a time and a single connection makes that explicit.
+ */
+public final class SqliteDatabase {
+  /** Flyway location of the base schema. */
+  public static final String MIGRATIONS = "classpath:db/sqlite";
+
+  private SqliteDatabase() {}
+
+  /** A one-connection pool to {@code file}, creating parent directories as needed. */
+  public static HikariDataSource open(Path file) {
+    try {
+      Path parent = file.toAbsolutePath().getParent();
+      if (parent != null) {
+        Files.createDirectories(parent);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create the directory of " + file, e);
+    }
+    HikariConfig config = new HikariConfig();
+    config.setPoolName("sqlite-" + file.getFileName());
+    config.setJdbcUrl("jdbc:sqlite:" + file.toAbsolutePath());
+    config.setMaximumPoolSize(1);
+    config.setMinimumIdle(1);
+    config.setConnectionTimeout(30_000);
+    config.addDataSourceProperty("journal_mode", "WAL");
+    config.addDataSourceProperty("synchronous", "NORMAL");
+    config.addDataSourceProperty("busy_timeout", "10000");
+    config.addDataSourceProperty("foreign_keys", "true");
+    config.addDataSourceProperty("transaction_mode", "IMMEDIATE");
+    return new HikariDataSource(config);
+  }
+
+  /** Applies the base migrations; returns how many were applied. */
+  public static int migrate(javax.sql.DataSource dataSource) {
+    MigrateResult result =
+        Flyway.configure()
+            .dataSource(dataSource)
+            .locations(MIGRATIONS)
+            .failOnMissingLocations(true)
+            .load()
+            .migrate();
+    return result.migrationsExecuted;
+  }
+}

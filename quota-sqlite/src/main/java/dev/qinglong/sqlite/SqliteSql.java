@@ -1,0 +1,121 @@
+package dev.qinglong.sqlite;
+
+/** Every DML statement of the SQLite adapter. DDL lives in {@code db/sqlite} migrations. */
+final class SqliteSql {
+  private SqliteSql() {}
+
+  /** SQLite's own clock in epoch milliseconds; constant within one statement. */
+  private static final String NOW_MS = "CAST(unixepoch('subsec') * 1000 AS INTEGER)";
+
+  /**
+   * ADR 000 decision in one statement. Parameters: ?1 project, ?2 subject type, ?3 subject id, ?4
+   * operation, ?5 receipt id, ?6 window ms, ?7 limit. Returns a row only when the receipt was
+   * counted (fresh bucket, reset window or room left); replay and full update nothing.
+   */
+  static final String CONSUME =
+      """
+      INSERT INTO plugin_package_management_quota_buckets AS b
+        (project_id, subject_type, subject_id, operation,
+         window_started_at_ms, consumed_count, receipt_ids, updated_at_ms)
+      VALUES (?1, ?2, ?3, ?4, %1$s, 1, json_array(?5), %1$s)
+      ON CONFLICT (project_id, subject_type, subject_id, operation) DO UPDATE SET
+        window_started_at_ms = CASE WHEN b.window_started_at_ms + ?6 <= excluded.updated_at_ms
+                                    THEN excluded.window_started_at_ms
+                                    ELSE b.window_started_at_ms END,
+        consumed_count = CASE WHEN b.window_started_at_ms + ?6 <= excluded.updated_at_ms
+                              THEN 1
+                              ELSE b.consumed_count + 1 END,
+        receipt_ids = CASE WHEN b.window_started_at_ms + ?6 <= excluded.updated_at_ms
+                           THEN excluded.receipt_ids
+                           ELSE json_insert(b.receipt_ids, '$[#]', ?5) END,
+        updated_at_ms = excluded.updated_at_ms
+      WHERE b.window_started_at_ms + ?6 <= excluded.updated_at_ms
+         OR (b.consumed_count < ?7
+             AND NOT EXISTS (SELECT 1 FROM json_each(b.receipt_ids) WHERE value = ?5))
+      RETURNING window_started_at_ms, consumed_count
+      """
+          .formatted(NOW_MS);
+
+  /** The bucket after a statement that changed nothing, with the clock read at the same time. */
+  static final String READ_BUCKET =
+      """
+      SELECT window_started_at_ms, consumed_count,
+             EXISTS (SELECT 1 FROM json_each(receipt_ids) WHERE value = ?5) AS has_receipt,
+             %s AS now_ms
+      FROM plugin_package_management_quota_buckets
+      WHERE project_id = ?1 AND subject_type = ?2 AND subject_id = ?3 AND operation = ?4
+      """
+          .formatted(NOW_MS);
+
+  static final String PERMISSIONS_OF =
+      "SELECT permissions FROM project_members WHERE project_id = ? AND user_id = ?";
+
+  static final String REPLACE_MEMBER =
+      """
+      INSERT INTO project_members (project_id, user_id, permissions, updated_at_ms)
+      VALUES (?, ?, ?, %s)
+      ON CONFLICT (project_id, user_id) DO UPDATE SET
+        permissions = excluded.permissions, updated_at_ms = excluded.updated_at_ms
+      """
+          .formatted(NOW_MS);
+
+  static final String MEMBERS =
+      "SELECT user_id, permissions FROM project_members WHERE project_id = ? ORDER BY user_id";
+
+  static final String INSERT_PROPOSAL =
+      """
+      INSERT INTO plugin_package_proposals
+        (project_id, proposal_id, approval_id, action_ref, action_type, package_name,
+         package_version, artifact_digest, action_digest, proposed_by, state,
+         created_at_ms, updated_at_ms)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (project_id, action_ref) DO NOTHING
+      """;
+
+  static final String INSERT_APPROVAL =
+      """
+      INSERT INTO plugin_package_approvals
+        (project_id, approval_id, proposal_id, action_digest, proposed_by, state, created_at_ms)
+      VALUES (?, ?, ?, ?, ?, ?, ?)
+      """;
+
+  private static final String PROPOSAL_COLUMNS =
+      """
+      SELECT project_id, proposal_id, approval_id, action_ref, action_type, package_name,
+             package_version, artifact_digest, action_digest, proposed_by, state,
+             created_at_ms, updated_at_ms
+      FROM plugin_package_proposals
+      """;
+
+  static final String PROPOSAL_BY_ID =
+      PROPOSAL_COLUMNS + " WHERE project_id = ? AND proposal_id = ?";
+
+  static final String PROPOSAL_BY_REF =
+      PROPOSAL_COLUMNS + " WHERE project_id = ? AND action_ref = ?";
+
+  static final String APPROVAL_BY_ID =
+      """
+      SELECT project_id, approval_id, proposal_id, action_digest, proposed_by, state,
+             decision_id, decision, decided_by, decided_at_ms, created_at_ms
+      FROM plugin_package_approvals
+      WHERE project_id = ? AND approval_id = ?
+      """;
+
+  /** Decides a pending approval unless the decision id is already used in the Project. */
+  static final String DECIDE_APPROVAL =
+      """
+      UPDATE plugin_package_approvals
+      SET state = ?, decision_id = ?, decision = ?, decided_by = ?, decided_at_ms = ?
+      WHERE project_id = ? AND approval_id = ? AND state = 'pending'
+        AND NOT EXISTS (SELECT 1 FROM plugin_package_approvals d
+                        WHERE d.project_id = ? AND d.decision_id = ?)
+      """;
+
+  static final String FOLLOW_DECISION =
+      """
+      UPDATE plugin_package_proposals SET state = ?, updated_at_ms = ?
+      WHERE project_id = ?
+        AND proposal_id = (SELECT proposal_id FROM plugin_package_approvals
+                           WHERE project_id = ? AND approval_id = ?)
+      """;
+}

@@ -1,0 +1,16 @@
+package dev.qinglong.sqlite;
+
+import dev.qinglong.core.model.StoreUnavailableException;
+import java.sql.SQLException;
+
+/** Maps every {@link SQLException} of this adapter to the one port exception. */
+final class SqliteStoreException {
+  private SqliteStoreException() {}
+
+  // The message names the operation, never the SQL or a row: it may reach logs.
+  static StoreUnavailableException unavailable(String operation, SQLException cause) {
+    return new StoreUnavailableException(
+        "sqlite store unavailable during " + operation + " (SQLState " + cause.getSQLState() + ")",
+        cause);
+  }
+}

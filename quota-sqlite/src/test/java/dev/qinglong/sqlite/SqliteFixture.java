@@ -1,0 +1,209 @@
+package dev.qinglong.sqlite;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.qinglong.core.governance.GovernanceStore;
+import dev.qinglong.core.policy.ProjectPolicyStore;
+import dev.qinglong.core.quota.ManagementQuotaStore;
+import dev.qinglong.core.quota.QuotaKey;
+import dev.qinglong.testkit.StoreFixture;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import javax.sql.DataSource;
+
+/** A migrated SQLite file per test class, with owner-level probes for the contract suites. */
+final class SqliteFixture implements StoreFixture {
+  private final Path dir;
+  private final Path file;
+  private final List<HikariDataSource> pools = new CopyOnWriteArrayList<>();
+  private final HikariDataSource owner;
+
+  SqliteFixture() {
+    try {
+      dir = Files.createTempDirectory("qinglong-sqlite-test");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    file = dir.resolve("qinglong.db");
+    owner = (HikariDataSource) newDataSource();
+    SqliteDatabase.migrate(owner);
+  }
+
+  Path file() {
+    return file;
+  }
+
+  @Override
+  public DataSource newDataSource() {
+    HikariDataSource pool = SqliteDatabase.open(file);
+    pools.add(pool);
+    return pool;
+  }
+
+  @Override
+  public ManagementQuotaStore quotaStore(DataSource dataSource) {
+    return new SqliteManagementQuotaStore(dataSource);
+  }
+
+  @Override
+  public GovernanceStore governanceStore(DataSource dataSource) {
+    return new SqliteGovernanceStore(dataSource);
+  }
+
+  @Override
+  public ProjectPolicyStore policyStore(DataSource dataSource) {
+    return new SqlitePolicyStore(dataSource);
+  }
+
+  @Override
+  public long databaseNowMs() {
+    return queryLong("SELECT CAST(unixepoch('subsec') * 1000 AS INTEGER)");
+  }
+
+  @Override
+  public Optional<BucketRow> readBucket(QuotaKey key) {
+    try (Connection c = owner.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT window_started_at_ms, consumed_count, updated_at_ms, receipt_ids"
+                    + " FROM plugin_package_management_quota_buckets"
+                    + " WHERE project_id = ? AND subject_type = ? AND subject_id = ?"
+                    + " AND operation = ?")) {
+      bind(ps, key);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return Optional.empty();
+        }
+        long start = rs.getLong(1);
+        int count = rs.getInt(2);
+        long updated = rs.getLong(3);
+        List<String> receipts = new ArrayList<>();
+        try (PreparedStatement each =
+            c.prepareStatement("SELECT value FROM json_each(?) ORDER BY key")) {
+          each.setString(1, rs.getString(4));
+          try (ResultSet items = each.executeQuery()) {
+            while (items.next()) {
+              receipts.add(items.getString(1));
+            }
+          }
+        }
+        return Optional.of(new BucketRow(start, count, receipts, updated));
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Override
+  public void setWindowStart(QuotaKey key, long windowStartedAtMs) {
+    update(
+        "UPDATE plugin_package_management_quota_buckets SET window_started_at_ms = "
+            + windowStartedAtMs,
+        key);
+  }
+
+  @Override
+  public boolean databaseRejectsCountReceiptMismatch(QuotaKey key) {
+    return rejected(
+        () ->
+            update(
+                "UPDATE plugin_package_management_quota_buckets"
+                    + " SET consumed_count = consumed_count + 1",
+                key));
+  }
+
+  @Override
+  public boolean databaseRejectsOversizedReceipts(QuotaKey key) {
+    String thousandAndOne = jsonArray(1001, 8);
+    String tooManyBytes = jsonArray(1000, 300);
+    return rejected(() -> insertBucket(key, 1001, thousandAndOne))
+        && rejected(() -> insertBucket(key, 1000, tooManyBytes));
+  }
+
+  private void insertBucket(QuotaKey key, int count, String receipts) {
+    try (Connection c = owner.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "INSERT INTO plugin_package_management_quota_buckets (project_id, subject_type,"
+                    + " subject_id, operation, window_started_at_ms, consumed_count, receipt_ids,"
+                    + " updated_at_ms) VALUES (?, ?, ?, ?, 0, ?, ?, 0)")) {
+      bind(ps, key);
+      ps.setInt(5, count);
+      ps.setString(6, receipts);
+      ps.executeUpdate();
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static String jsonArray(int items, int idLength) {
+    StringBuilder json = new StringBuilder("[");
+    for (int i = 0; i < items; i++) {
+      String id = String.format("%0" + idLength + "d", i);
+      json.append(i == 0 ? "" : ",").append('"').append(id).append('"');
+    }
+    return json.append(']').toString();
+  }
+
+  private static boolean rejected(Runnable write) {
+    try {
+      write.run();
+      return false;
+    } catch (IllegalStateException e) {
+      return e.getCause() instanceof SQLException;
+    }
+  }
+
+  private void update(String setClause, QuotaKey key) {
+    try (Connection c = owner.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                setClause
+                    + " WHERE project_id = ? AND subject_type = ? AND subject_id = ?"
+                    + " AND operation = ?")) {
+      bind(ps, key);
+      if (ps.executeUpdate() != 1) {
+        throw new AssertionError("no bucket for " + key);
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void bind(PreparedStatement ps, QuotaKey key) throws SQLException {
+    ps.setString(1, key.projectId());
+    ps.setString(2, key.subjectType().wireName());
+    ps.setString(3, key.subjectId());
+    ps.setString(4, key.operation().wireName());
+  }
+
+  private long queryLong(String sql) {
+    try (Connection c = owner.getConnection();
+        PreparedStatement ps = c.prepareStatement(sql);
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return rs.getLong(1);
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Override
+  public void close() {
+    pools.forEach(HikariDataSource::close);
+    try (var files = Files.walk(dir)) {
+      files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

@@ -1,0 +1,334 @@
+package dev.qinglong.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.qinglong.core.governance.Approval;
+import dev.qinglong.core.governance.Decision;
+import dev.qinglong.core.governance.DecisionCommand;
+import dev.qinglong.core.governance.GovernanceStore;
+import dev.qinglong.core.governance.PluginPackageAction;
+import dev.qinglong.core.governance.PluginPackageGovernance;
+import dev.qinglong.core.governance.Proposal;
+import dev.qinglong.core.governance.ProposalState;
+import dev.qinglong.core.governance.ProposeResult;
+import dev.qinglong.core.model.ConflictException;
+import dev.qinglong.core.model.ForbiddenException;
+import dev.qinglong.core.model.Principal;
+import dev.qinglong.core.model.QuotaExceededException;
+import dev.qinglong.core.model.StoreUnavailableException;
+import dev.qinglong.core.policy.Permission;
+import dev.qinglong.core.policy.ProjectMember;
+import dev.qinglong.core.policy.ProjectPolicy;
+import dev.qinglong.core.quota.ManagementQuota;
+import dev.qinglong.core.quota.ManagementQuotaPolicy;
+import dev.qinglong.core.quota.QuotaDecisionListener;
+import dev.qinglong.core.quota.QuotaKey;
+import dev.qinglong.core.quota.QuotaOperation;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Contract of {@link GovernanceStore}, and of the governance service running on the adapter's real
+ * stores: idempotent create, conflicting replay, four eyes, decision replay and conflicts.
+ */
+public abstract class GovernanceStoreContract extends StoreContractSupport {
+  private static final String DIGEST = "sha256:" + "1".repeat(64);
+  private static final Principal ALICE = new Principal("alice");
+  private static final Principal BOB = new Principal("bob");
+
+  private GovernanceStore store() {
+    return fixture.governanceStore(dataSource);
+  }
+
+  private static PluginPackageAction install(String version) {
+    return PluginPackageAction.of("install", "acme-lint", version, DIGEST);
+  }
+
+  private static Proposal proposal(String project, String ref, PluginPackageAction action) {
+    String id = unique("x");
+    return new Proposal(
+        "prp-" + id,
+        "apr-" + id,
+        project,
+        ref,
+        action,
+        action.digest(),
+        "alice",
+        ProposalState.PENDING,
+        1_700_000_000_123L,
+        1_700_000_000_123L);
+  }
+
+  private static Approval approvalOf(Proposal p) {
+    return new Approval(
+        p.approvalId(),
+        p.proposalId(),
+        p.projectId(),
+        p.actionDigest(),
+        p.proposedBy(),
+        ProposalState.PENDING,
+        null,
+        null,
+        null,
+        null,
+        p.createdAtMs());
+  }
+
+  private ProposeResult create(Proposal p) {
+    return store().createIfAbsent(p, approvalOf(p));
+  }
+
+  @Test
+  void createdProposalAndApprovalRoundTrip() {
+    Proposal p = proposal(unique("prj"), "ref-1", install("1.0.0"));
+    ProposeResult result = create(p);
+    assertThat(result).isEqualTo(new ProposeResult(p, true));
+    assertThat(store().findProposal(p.projectId(), p.proposalId())).contains(p);
+    assertThat(store().findApproval(p.projectId(), p.approvalId())).contains(approvalOf(p));
+  }
+
+  @Test
+  void removeActionWithoutArtifactRoundTrips() {
+    Proposal p =
+        proposal(unique("prj"), "ref-rm", PluginPackageAction.of("remove", "acme", "2.0.0", null));
+    create(p);
+    assertThat(store().findProposal(p.projectId(), p.proposalId())).contains(p);
+  }
+
+  @Test
+  void sameActionRefReturnsTheExistingProposal() {
+    String project = unique("prj");
+    Proposal first = proposal(project, "ref-1", install("1.0.0"));
+    create(first);
+    ProposeResult again = create(proposal(project, "ref-1", install("9.9.9")));
+    assertThat(again.created()).isFalse();
+    assertThat(again.proposal()).isEqualTo(first);
+  }
+
+  @Test
+  void sameActionRefInAnotherProjectIsIndependent() {
+    Proposal a = proposal(unique("prj"), "ref-1", install("1.0.0"));
+    Proposal b = proposal(unique("prj"), "ref-1", install("1.0.0"));
+    assertThat(create(a).created()).isTrue();
+    assertThat(create(b).created()).isTrue();
+  }
+
+  @Test
+  void objectsOfAnotherProjectAreNotFound() {
+    Proposal p = proposal(unique("prj"), "ref-1", install("1.0.0"));
+    create(p);
+    String other = unique("prj");
+    assertThat(store().findProposal(other, p.proposalId())).isEmpty();
+    assertThat(store().findApproval(other, p.approvalId())).isEmpty();
+    assertThat(
+            store()
+                .recordDecision(
+                    new DecisionCommand(other, p.approvalId(), "d1", Decision.APPROVE, "bob", 5L)))
+        .isEmpty();
+    assertThat(store().findApproval(p.projectId(), p.approvalId()).orElseThrow().pending())
+        .isTrue();
+  }
+
+  @Test
+  void decisionIsRecordedOnceAndTheProposalFollows() {
+    Proposal p = proposal(unique("prj"), "ref-1", install("1.0.0"));
+    create(p);
+    DecisionCommand approve =
+        new DecisionCommand(p.projectId(), p.approvalId(), "d1", Decision.APPROVE, "bob", 42L);
+    Approval decided = store().recordDecision(approve).orElseThrow();
+    assertThat(decided.state()).isEqualTo(ProposalState.APPROVED);
+    assertThat(decided.decisionId()).isEqualTo("d1");
+    assertThat(decided.decidedBy()).isEqualTo("bob");
+    assertThat(decided.decidedAtMs()).isEqualTo(42L);
+    assertThat(store().findProposal(p.projectId(), p.proposalId()).orElseThrow().state())
+        .isEqualTo(ProposalState.APPROVED);
+
+    // Replay and a second, different decision both leave the stored decision untouched.
+    assertThat(store().recordDecision(approve)).contains(decided);
+    DecisionCommand reject =
+        new DecisionCommand(p.projectId(), p.approvalId(), "d2", Decision.REJECT, "carol", 43L);
+    assertThat(store().recordDecision(reject)).contains(decided);
+    assertThat(store().findApproval(p.projectId(), p.approvalId())).contains(decided);
+  }
+
+  @Test
+  void decisionIdAlreadyUsedInTheProjectDoesNotDecideAnotherApproval() {
+    String project = unique("prj");
+    Proposal a = proposal(project, "ref-a", install("1.0.0"));
+    Proposal b = proposal(project, "ref-b", install("2.0.0"));
+    create(a);
+    create(b);
+    store()
+        .recordDecision(
+            new DecisionCommand(project, a.approvalId(), "d1", Decision.APPROVE, "bob", 1L));
+    Optional<Approval> second =
+        store()
+            .recordDecision(
+                new DecisionCommand(project, b.approvalId(), "d1", Decision.REJECT, "bob", 2L));
+    assertThat(second.orElseThrow().pending()).isTrue();
+    assertThat(store().findProposal(project, b.proposalId()).orElseThrow().state())
+        .isEqualTo(ProposalState.PENDING);
+  }
+
+  @Test
+  void concurrentCreatesOfOneActionRefYieldOneProposal() throws Exception {
+    String project = unique("prj");
+    List<GovernanceStore> instances =
+        List.of(
+            fixture.governanceStore(fixture.newDataSource()),
+            fixture.governanceStore(fixture.newDataSource()));
+    ExecutorService pool = Executors.newFixedThreadPool(8);
+    try {
+      CountDownLatch start = new CountDownLatch(1);
+      List<Future<ProposeResult>> futures = new ArrayList<>();
+      for (int t = 0; t < 8; t++) {
+        GovernanceStore instance = instances.get(t % 2);
+        Proposal candidate = proposal(project, "ref-race", install("1.0.0"));
+        futures.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  return instance.createIfAbsent(candidate, approvalOf(candidate));
+                }));
+      }
+      start.countDown();
+      List<ProposeResult> results = new ArrayList<>();
+      for (Future<ProposeResult> f : futures) {
+        results.add(f.get(60, TimeUnit.SECONDS));
+      }
+      assertThat(results.stream().filter(ProposeResult::created)).hasSize(1);
+      assertThat(results.stream().map(r -> r.proposal().proposalId()).distinct()).hasSize(1);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void concurrentDecisionsFromTwoInstancesRecordExactlyOne() throws Exception {
+    Proposal p = proposal(unique("prj"), "ref-1", install("1.0.0"));
+    create(p);
+    List<GovernanceStore> instances =
+        List.of(
+            fixture.governanceStore(fixture.newDataSource()),
+            fixture.governanceStore(fixture.newDataSource()));
+    ExecutorService pool = Executors.newFixedThreadPool(8);
+    try {
+      CountDownLatch start = new CountDownLatch(1);
+      List<Future<Optional<Approval>>> futures = new ArrayList<>();
+      for (int t = 0; t < 8; t++) {
+        GovernanceStore instance = instances.get(t % 2);
+        DecisionCommand c =
+            new DecisionCommand(
+                p.projectId(),
+                p.approvalId(),
+                "d" + t,
+                t % 2 == 0 ? Decision.APPROVE : Decision.REJECT,
+                "bob",
+                t);
+        futures.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  return instance.recordDecision(c);
+                }));
+      }
+      start.countDown();
+      List<String> winners = new ArrayList<>();
+      for (Future<Optional<Approval>> f : futures) {
+        winners.add(f.get(60, TimeUnit.SECONDS).orElseThrow().decisionId());
+      }
+      assertThat(winners).allMatch(w -> w.equals(winners.get(0)));
+      Approval stored = store().findApproval(p.projectId(), p.approvalId()).orElseThrow();
+      assertThat(stored.decisionId()).isEqualTo(winners.get(0));
+      assertThat(store().findProposal(p.projectId(), p.proposalId()).orElseThrow().state())
+          .isEqualTo(stored.state());
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void unreachableDatabaseIsUnavailable() {
+    GovernanceStore broken = fixture.governanceStore(new UnreachableDataSource());
+    Proposal p = proposal(unique("prj"), "ref-1", install("1.0.0"));
+    assertThatThrownBy(() -> broken.createIfAbsent(p, approvalOf(p)))
+        .isInstanceOf(StoreUnavailableException.class);
+    assertThatThrownBy(() -> broken.findProposal("p", "x"))
+        .isInstanceOf(StoreUnavailableException.class);
+  }
+
+  // --- the governance service over the adapter's real stores ---
+
+  private PluginPackageGovernance service(DataSource ds, Map<QuotaOperation, Integer> limits) {
+    return new PluginPackageGovernance(
+        new ProjectPolicy(fixture.policyStore(ds), Set.of("admin")),
+        new ManagementQuota(
+            fixture.quotaStore(ds),
+            new ManagementQuotaPolicy(true, Duration.ofSeconds(60), limits),
+            QuotaDecisionListener.NONE),
+        fixture.governanceStore(ds),
+        Clock.systemUTC());
+  }
+
+  private String seededProject() {
+    String project = unique("prj");
+    fixture
+        .policyStore(dataSource)
+        .replaceMember(
+            new ProjectMember(
+                project, "alice", Set.of(Permission.PACKAGE_MANAGE, Permission.APPROVAL_DECIDE)));
+    fixture
+        .policyStore(dataSource)
+        .replaceMember(new ProjectMember(project, "bob", Set.of(Permission.APPROVAL_DECIDE)));
+    return project;
+  }
+
+  @Test
+  void serviceEnforcesFourEyesAndSingleDecision() {
+    PluginPackageGovernance service = service(dataSource, Map.of());
+    String project = seededProject();
+    Proposal p = service.propose(ALICE, project, "ref-1", install("1.0.0")).proposal();
+    String digest = p.actionDigest().value();
+
+    assertThatThrownBy(
+            () -> service.decide(ALICE, project, p.approvalId(), "d0", "approve", digest))
+        .isInstanceOf(ForbiddenException.class);
+    assertThat(fixture.readBucket(QuotaKey.user(project, "alice", QuotaOperation.DECIDE)))
+        .isEmpty();
+
+    Approval approved = service.decide(BOB, project, p.approvalId(), "d1", "approve", digest);
+    assertThat(approved.state()).isEqualTo(ProposalState.APPROVED);
+    assertThat(service.decide(BOB, project, p.approvalId(), "d1", "approve", digest))
+        .isEqualTo(approved);
+    assertThatThrownBy(() -> service.decide(BOB, project, p.approvalId(), "d2", "reject", digest))
+        .isInstanceOf(ConflictException.class);
+    assertThat(service.inspect(BOB, project, p.proposalId(), "i1").proposal().state())
+        .isEqualTo(ProposalState.APPROVED);
+  }
+
+  @Test
+  void serviceQuotaRejectionLeavesNoProposal() {
+    PluginPackageGovernance service = service(dataSource, Map.of(QuotaOperation.PROPOSE, 1));
+    String project = seededProject();
+    service.propose(ALICE, project, "ref-1", install("1.0.0"));
+    assertThatThrownBy(() -> service.propose(ALICE, project, "ref-2", install("2.0.0")))
+        .isInstanceOf(QuotaExceededException.class);
+    // The exact replay of the admitted ref is still answered (replayed receipt).
+    assertThat(service.propose(ALICE, project, "ref-1", install("1.0.0")).created()).isFalse();
+    // Nothing was stored for the rejected ref: creating it now is a first creation.
+    assertThat(create(proposal(project, "ref-2", install("2.0.0"))).created()).isTrue();
+  }
+}

@@ -1,0 +1,314 @@
+package dev.qinglong.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.qinglong.core.governance.PluginPackageAction;
+import dev.qinglong.core.governance.PluginPackageGovernance;
+import dev.qinglong.core.model.Principal;
+import dev.qinglong.core.model.StoreUnavailableException;
+import dev.qinglong.core.model.ValidationException;
+import dev.qinglong.core.policy.Permission;
+import dev.qinglong.core.policy.ProjectMember;
+import dev.qinglong.core.policy.ProjectPolicy;
+import dev.qinglong.core.quota.ManagementQuota;
+import dev.qinglong.core.quota.ManagementQuotaPolicy;
+import dev.qinglong.core.quota.ManagementQuotaStore;
+import dev.qinglong.core.quota.QuotaDecision;
+import dev.qinglong.core.quota.QuotaDecisionListener;
+import dev.qinglong.core.quota.QuotaKey;
+import dev.qinglong.core.quota.QuotaOperation;
+import dev.qinglong.core.quota.ReceiptId;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Contract of {@link ManagementQuotaStore} (ADR 000): one fixed-window bucket per key, decided in
+ * one statement on the database clock, idempotent by receipt id.
+ */
+public abstract class ManagementQuotaStoreContract extends StoreContractSupport {
+  protected static final Duration WINDOW = Duration.ofSeconds(60);
+  private static final long WINDOW_MS = WINDOW.toMillis();
+
+  /** Rounds of the concurrency race; each round uses a fresh bucket. */
+  protected static final int CONCURRENCY_ROUNDS = 20;
+
+  private ManagementQuotaStore store() {
+    return fixture.quotaStore(dataSource);
+  }
+
+  private static QuotaKey key(QuotaOperation op) {
+    return QuotaKey.user(unique("prj"), unique("user"), op);
+  }
+
+  private static ReceiptId r(String id) {
+    return new ReceiptId(id);
+  }
+
+  private StoreFixture.BucketRow row(QuotaKey key) {
+    return fixture.readBucket(key).orElseThrow(() -> new AssertionError("no bucket for " + key));
+  }
+
+  @Test
+  void freshBucketStartsAtCountOneOnTheDatabaseClock() {
+    QuotaKey key = key(QuotaOperation.PROPOSE);
+    long before = fixture.databaseNowMs();
+    QuotaDecision decision = store().consume(key, r("a1"), 3, WINDOW);
+    long after = fixture.databaseNowMs();
+
+    assertThat(decision).isInstanceOf(QuotaDecision.Allowed.class);
+    QuotaDecision.Allowed allowed = (QuotaDecision.Allowed) decision;
+    assertThat(allowed.consumedCount()).isEqualTo(1);
+    assertThat(allowed.windowStartedAtMs()).isBetween(before, after);
+    StoreFixture.BucketRow row = row(key);
+    assertThat(row.consumedCount()).isEqualTo(1);
+    assertThat(row.receiptIds()).containsExactly("a1");
+    assertThat(row.windowStartedAtMs()).isEqualTo(allowed.windowStartedAtMs());
+  }
+
+  @Test
+  void incrementsToTheLimitThenRejectsWithoutChangingTheRow() {
+    QuotaKey key = key(QuotaOperation.DECIDE);
+    for (int i = 1; i <= 5; i++) {
+      QuotaDecision d = store().consume(key, r("d" + i), 5, WINDOW);
+      assertThat(d).isEqualTo(new QuotaDecision.Allowed(row(key).windowStartedAtMs(), i));
+    }
+    StoreFixture.BucketRow full = row(key);
+    QuotaDecision rejected = store().consume(key, r("d6"), 5, WINDOW);
+    assertThat(rejected).isInstanceOf(QuotaDecision.Rejected.class);
+    assertThat(row(key)).isEqualTo(full);
+    assertThat(full.receiptIds()).containsExactly("d1", "d2", "d3", "d4", "d5");
+  }
+
+  @Test
+  void retryAfterIsComputedOnTheDatabaseClockAndRoundedUp() {
+    QuotaKey key = key(QuotaOperation.INSPECT);
+    store().consume(key, r("i1"), 1, WINDOW);
+
+    fixture.setWindowStart(key, fixture.databaseNowMs() - 45_000);
+    QuotaDecision d = store().consume(key, r("i2"), 1, WINDOW);
+    assertThat(((QuotaDecision.Rejected) d).retryAfterSeconds()).isBetween(14L, 15L);
+
+    // Less than one second left: still a whole second, never 0.
+    fixture.setWindowStart(key, fixture.databaseNowMs() - (WINDOW_MS - 900));
+    QuotaDecision last = store().consume(key, r("i3"), 1, WINDOW);
+    assertThat(last).isEqualTo(new QuotaDecision.Rejected(1));
+  }
+
+  @Test
+  void windowResetsByTheDatabaseClock() {
+    QuotaKey key = key(QuotaOperation.PROPOSE);
+    store().consume(key, r("a1"), 2, WINDOW);
+    store().consume(key, r("a2"), 2, WINDOW);
+    assertThat(store().consume(key, r("a3"), 2, WINDOW)).isInstanceOf(QuotaDecision.Rejected.class);
+
+    fixture.setWindowStart(key, fixture.databaseNowMs() - WINDOW_MS);
+    long before = fixture.databaseNowMs();
+    QuotaDecision d = store().consume(key, r("a3"), 2, WINDOW);
+    assertThat(d).isInstanceOf(QuotaDecision.Allowed.class);
+    assertThat(((QuotaDecision.Allowed) d).consumedCount()).isEqualTo(1);
+    StoreFixture.BucketRow row = row(key);
+    assertThat(row.receiptIds()).containsExactly("a3");
+    assertThat(row.windowStartedAtMs()).isGreaterThanOrEqualTo(before);
+  }
+
+  @Test
+  void replayWithinTheWindowIsAllowedAndNotCounted() {
+    QuotaKey key = key(QuotaOperation.INSPECT);
+    store().consume(key, r("i1"), 3, WINDOW);
+    store().consume(key, r("i2"), 3, WINDOW);
+    QuotaDecision replay = store().consume(key, r("i1"), 3, WINDOW);
+    assertThat(replay).isInstanceOf(QuotaDecision.Replayed.class);
+    assertThat(((QuotaDecision.Replayed) replay).consumedCount()).isEqualTo(2);
+    assertThat(row(key).receiptIds()).containsExactly("i1", "i2");
+  }
+
+  @Test
+  void replayOfAnAdmittedReceiptIsAllowedEvenWhenTheWindowIsFull() {
+    QuotaKey key = key(QuotaOperation.INSPECT);
+    store().consume(key, r("i1"), 2, WINDOW);
+    store().consume(key, r("i2"), 2, WINDOW);
+    assertThat(store().consume(key, r("i3"), 2, WINDOW)).isInstanceOf(QuotaDecision.Rejected.class);
+    assertThat(store().consume(key, r("i2"), 2, WINDOW)).isInstanceOf(QuotaDecision.Replayed.class);
+    assertThat(row(key).consumedCount()).isEqualTo(2);
+  }
+
+  @Test
+  void replayAfterTheWindowResetIsCountedInTheNewWindow() {
+    QuotaKey key = key(QuotaOperation.PROPOSE);
+    store().consume(key, r("a1"), 5, WINDOW);
+    store().consume(key, r("a2"), 5, WINDOW);
+    fixture.setWindowStart(key, fixture.databaseNowMs() - WINDOW_MS - 1);
+    QuotaDecision d = store().consume(key, r("a1"), 5, WINDOW);
+    assertThat(d).isInstanceOf(QuotaDecision.Allowed.class);
+    assertThat(row(key).receiptIds()).containsExactly("a1");
+    assertThat(row(key).consumedCount()).isEqualTo(1);
+  }
+
+  @Test
+  void bucketsAreSeparatePerProjectSubjectAndOperation() {
+    QuotaKey key = key(QuotaOperation.PROPOSE);
+    store().consume(key, r("x"), 1, WINDOW);
+    QuotaKey otherOp = QuotaKey.user(key.projectId(), key.subjectId(), QuotaOperation.DECIDE);
+    QuotaKey otherUser = QuotaKey.user(key.projectId(), unique("user"), QuotaOperation.PROPOSE);
+    QuotaKey otherProject = QuotaKey.user(unique("prj"), key.subjectId(), QuotaOperation.PROPOSE);
+    for (QuotaKey k : List.of(otherOp, otherUser, otherProject)) {
+      assertThat(store().consume(k, r("y"), 1, WINDOW)).isInstanceOf(QuotaDecision.Allowed.class);
+    }
+    assertThat(store().consume(key, r("y"), 1, WINDOW)).isInstanceOf(QuotaDecision.Rejected.class);
+  }
+
+  @Test
+  void holdsAThousandMaximumLengthReceiptsAndNoMore() {
+    QuotaKey key = key(QuotaOperation.INSPECT);
+    for (int i = 0; i < ManagementQuotaPolicy.MAX_LIMIT; i++) {
+      String id = String.format("%04d", i) + "x".repeat(124);
+      QuotaDecision d = store().consume(key, r(id), ManagementQuotaPolicy.MAX_LIMIT, WINDOW);
+      assertThat(d).isInstanceOf(QuotaDecision.Allowed.class);
+    }
+    assertThat(store().consume(key, r("one-more"), 1000, WINDOW))
+        .isInstanceOf(QuotaDecision.Rejected.class);
+    assertThat(row(key).receiptIds()).hasSize(1000).allMatch(id -> id.length() == 128);
+    assertThat(fixture.databaseRejectsOversizedReceipts(key(QuotaOperation.INSPECT))).isTrue();
+  }
+
+  @Test
+  void overlongReceiptIdIsRefusedBeforeTheStore() {
+    QuotaKey key = key(QuotaOperation.PROPOSE);
+    assertThatThrownBy(() -> store().consume(key, new ReceiptId("r".repeat(129)), 5, WINDOW))
+        .isInstanceOf(ValidationException.class);
+    assertThat(fixture.readBucket(key)).isEmpty();
+  }
+
+  @Test
+  void databaseEnforcesReceiptArrayLengthEqualsCount() {
+    QuotaKey key = key(QuotaOperation.PROPOSE);
+    store().consume(key, r("a1"), 5, WINDOW);
+    assertThat(fixture.databaseRejectsCountReceiptMismatch(key)).isTrue();
+    assertThat(row(key).consumedCount()).isEqualTo(1);
+  }
+
+  @Test
+  void responseLostAfterCommitIsReplayedWithoutCountingAgain() {
+    QuotaKey key = key(QuotaOperation.INSPECT);
+    LosingDataSource losing = new LosingDataSource(fixture.newDataSource());
+    assertThatThrownBy(() -> fixture.quotaStore(losing).consume(key, r("lost-1"), 8, WINDOW))
+        .isInstanceOf(StoreUnavailableException.class);
+    assertThat(losing.lostOne()).isTrue();
+    assertThat(row(key).consumedCount()).isEqualTo(1);
+
+    QuotaDecision retry = store().consume(key, r("lost-1"), 8, WINDOW);
+    assertThat(retry).isInstanceOf(QuotaDecision.Replayed.class);
+    assertThat(row(key).consumedCount()).isEqualTo(1);
+    assertThat(row(key).receiptIds()).containsExactly("lost-1");
+  }
+
+  @Test
+  void unreachableDatabaseIsUnavailableNeverAllowed() {
+    QuotaKey key = key(QuotaOperation.PROPOSE);
+    assertThatThrownBy(
+            () -> fixture.quotaStore(new UnreachableDataSource()).consume(key, r("a"), 5, WINDOW))
+        .isInstanceOf(StoreUnavailableException.class)
+        .hasMessageNotContaining("SELECT")
+        .hasMessageNotContaining("INSERT");
+  }
+
+  @Test
+  void applicationClockADayOffDoesNotMoveTheWindow() {
+    String project = unique("prj");
+    fixture
+        .policyStore(dataSource)
+        .replaceMember(new ProjectMember(project, "alice", Set.of(Permission.PACKAGE_MANAGE)));
+    MutableClock appClock = new MutableClock(Instant.now().plus(Duration.ofDays(1)));
+    PluginPackageGovernance governance =
+        new PluginPackageGovernance(
+            new ProjectPolicy(fixture.policyStore(dataSource), Set.of()),
+            new ManagementQuota(
+                store(),
+                new ManagementQuotaPolicy(true, WINDOW, Map.of()),
+                QuotaDecisionListener.NONE),
+            fixture.governanceStore(dataSource),
+            appClock);
+    PluginPackageAction action = PluginPackageAction.of("remove", "acme", "1.0.0", null);
+
+    long dbBefore = fixture.databaseNowMs();
+    governance.propose(new Principal("alice"), project, "ref-1", action);
+    long dbAfter = fixture.databaseNowMs();
+    QuotaKey key = QuotaKey.user(project, "alice", QuotaOperation.PROPOSE);
+    assertThat(row(key).windowStartedAtMs()).isBetween(dbBefore, dbAfter);
+
+    // Two days back on the application clock: still the same database window.
+    appClock.set(Instant.now().minus(Duration.ofDays(1)));
+    governance.propose(new Principal("alice"), project, "ref-2", action);
+    assertThat(row(key).consumedCount()).isEqualTo(2);
+    assertThat(row(key).windowStartedAtMs()).isBetween(dbBefore, dbAfter);
+  }
+
+  @Test
+  void twoInstancesSixteenThreadsAdmitExactlyTheLimitEveryRound() throws Exception {
+    DataSource poolA = fixture.newDataSource();
+    DataSource poolB = fixture.newDataSource();
+    ManagementQuotaStore instanceA = fixture.quotaStore(poolA);
+    ManagementQuotaStore instanceB = fixture.quotaStore(poolB);
+    int threads = 16;
+    int limit = 8;
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      for (int round = 0; round < CONCURRENCY_ROUNDS; round++) {
+        QuotaKey key = key(QuotaOperation.INSPECT);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<QuotaDecision>> futures = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+          ManagementQuotaStore instance = t % 2 == 0 ? instanceA : instanceB;
+          ReceiptId receipt = r("round" + round + "-id" + t);
+          Callable<QuotaDecision> call =
+              () -> {
+                start.await();
+                return instance.consume(key, receipt, limit, WINDOW);
+              };
+          futures.add(pool.submit(call));
+        }
+        start.countDown();
+        List<QuotaDecision> decisions = new ArrayList<>();
+        for (Future<QuotaDecision> f : futures) {
+          decisions.add(f.get(60, TimeUnit.SECONDS));
+        }
+        long allowed = decisions.stream().filter(d -> d instanceof QuotaDecision.Allowed).count();
+        long rejected = decisions.stream().filter(d -> d instanceof QuotaDecision.Rejected).count();
+        assertThat(allowed).as("round %d allowed", round).isEqualTo(limit);
+        assertThat(rejected).as("round %d rejected", round).isEqualTo(threads - limit);
+        assertThat(row(key).consumedCount()).isEqualTo(limit);
+        assertThat(
+                decisions.stream()
+                    .filter(d -> d instanceof QuotaDecision.Allowed)
+                    .map(d -> ((QuotaDecision.Allowed) d).consumedCount()))
+            .containsExactlyInAnyOrderElementsOf(IntStream.rangeClosed(1, limit).boxed().toList());
+
+        // Every admitted id replays as allowed on either instance without counting again.
+        List<String> admitted = row(key).receiptIds();
+        for (String id : admitted) {
+          assertThat(instanceA.consume(key, r(id), limit, WINDOW))
+              .isInstanceOf(QuotaDecision.Replayed.class);
+          assertThat(instanceB.consume(key, r(id), limit, WINDOW))
+              .isInstanceOf(QuotaDecision.Replayed.class);
+        }
+        assertThat(row(key).consumedCount()).isEqualTo(limit);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+}

@@ -1,0 +1,38 @@
+package dev.qinglong.testkit;
+
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Lifecycle shared by the contract suites: one fixture (one migrated database) per test class, one
+ * default pool, and unique names so tests in a class never share a bucket or a Project.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class StoreContractSupport {
+  protected StoreFixture fixture;
+  protected DataSource dataSource;
+
+  /** Creates the adapter's fixture over a fresh, migrated database. Called once per class. */
+  protected abstract StoreFixture createFixture();
+
+  @BeforeAll
+  final void openFixture() {
+    fixture = createFixture();
+    dataSource = fixture.newDataSource();
+  }
+
+  @AfterAll
+  final void closeFixture() {
+    if (fixture != null) {
+      fixture.close();
+    }
+  }
+
+  /** A fresh identifier with a readable prefix. */
+  protected static String unique(String prefix) {
+    return prefix + "-" + UUID.randomUUID().toString().substring(0, 12);
+  }
+}

@@ -1,0 +1,64 @@
+package dev.qinglong.testkit;
+
+import dev.qinglong.core.governance.GovernanceStore;
+import dev.qinglong.core.policy.ProjectPolicyStore;
+import dev.qinglong.core.quota.ManagementQuotaStore;
+import dev.qinglong.core.quota.QuotaKey;
+import java.util.Optional;
+import javax.sql.DataSource;
+
+/**
+ * What an adapter supplies to run the contract suites: one migrated database per test class, a way
+ * to open independent connection pools to it, the adapter's stores over a pool, and a few
+ * owner-level probes (database clock, raw bucket rows) that the port deliberately does not offer.
+ */
+public interface StoreFixture extends AutoCloseable {
+
+  /**
+   * Opens a new, independent connection pool to the same database, sized as the adapter runs in
+   * production (SQLite: one writer connection). The fixture closes every pool it opened.
+   */
+  DataSource newDataSource();
+
+  ManagementQuotaStore quotaStore(DataSource dataSource);
+
+  GovernanceStore governanceStore(DataSource dataSource);
+
+  ProjectPolicyStore policyStore(DataSource dataSource);
+
+  /** The database clock, in epoch milliseconds, read by the database itself. */
+  long databaseNowMs();
+
+  /** The bucket row as stored, or empty. */
+  Optional<BucketRow> readBucket(QuotaKey key);
+
+  /**
+   * Overwrites the bucket's window start, as an operator with owner rights could: the way tests
+   * move a window into the past instead of sleeping through it.
+   */
+  void setWindowStart(QuotaKey key, long windowStartedAtMs);
+
+  /**
+   * Tries to store a bucket whose consumed count differs from its receipt array length.
+   *
+   * @return true if the database refused it (the CHECK constraint holds)
+   */
+  boolean databaseRejectsCountReceiptMismatch(QuotaKey key);
+
+  /**
+   * Tries to store a bucket with 1001 receipts.
+   *
+   * @return true if the database refused it
+   */
+  boolean databaseRejectsOversizedReceipts(QuotaKey key);
+
+  /** A stored bucket: window start, count and the receipt ids in stored order. */
+  record BucketRow(
+      long windowStartedAtMs,
+      int consumedCount,
+      java.util.List<String> receiptIds,
+      long updatedAtMs) {}
+
+  @Override
+  void close();
+}
