@@ -1,0 +1,53 @@
+package dev.qinglong.postgres;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
+
+/** Applies the base schema (Flyway, append-only) into schema {@value #SCHEMA}, as its owner. */
+public final class PostgresMigrations {
+  public static final String SCHEMA = "qinglong";
+  public static final String LOCATION = "classpath:db/postgres";
+  public static final String HISTORY_TABLE = "flyway_schema_history";
+
+  /** The base schema version this code needs. */
+  public static final int REQUIRED_VERSION = 1;
+
+  private PostgresMigrations() {}
+
+  /** A Flyway configured for the base schema over the owner's connection. */
+  public static Flyway flyway(DataSource owner) {
+    return Flyway.configure()
+        .dataSource(owner)
+        .schemas(SCHEMA)
+        .createSchemas(true)
+        .table(HISTORY_TABLE)
+        .locations(LOCATION)
+        .failOnMissingLocations(true)
+        .load();
+  }
+
+  /** Migrates; returns the number of migrations applied. */
+  public static int migrate(DataSource owner) {
+    return flyway(owner).migrate().migrationsExecuted;
+  }
+
+  /**
+   * The highest successfully applied base version, read through any role's connection.
+   *
+   * @throws SQLException if the database cannot be read
+   */
+  public static int appliedVersion(DataSource dataSource) throws SQLException {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                PostgresSql.SCHEMA_VERSION.replace(
+                    "flyway_schema_history", SCHEMA + "." + HISTORY_TABLE));
+        ResultSet rs = ps.executeQuery()) {
+      return rs.next() ? rs.getInt(1) : 0;
+    }
+  }
+}

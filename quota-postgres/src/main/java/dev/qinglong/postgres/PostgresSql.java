@@ -1,0 +1,156 @@
+package dev.qinglong.postgres;
+
+/** Every DML statement of the PostgreSQL adapter. DDL lives in {@code db/postgres} migrations. */
+final class PostgresSql {
+  private PostgresSql() {}
+
+  /** The database clock in epoch milliseconds. clock_timestamp(), not now(): ADR 000. */
+  static final String NOW_MS = "floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint";
+
+  /**
+   * ADR 000 decision in one statement. Parameters: project, subject type, subject id, operation,
+   * receipt id, window ms, limit. Returns a row only when the receipt was counted (fresh bucket,
+   * reset window or room left); a replay or a full window updates nothing and returns no row.
+   */
+  static final String CONSUME =
+      """
+      WITH input AS (
+        SELECT ?::text AS project_id, ?::text AS subject_type, ?::text AS subject_id,
+               ?::text AS operation, jsonb_build_array(?::text) AS receipt,
+               ?::bigint AS window_ms, ?::integer AS max_count, %s AS now_ms
+      )
+      INSERT INTO plugin_package_management_quota_buckets AS b
+        (project_id, subject_type, subject_id, operation,
+         window_started_at_ms, consumed_count, receipt_ids, updated_at_ms)
+      SELECT project_id, subject_type, subject_id, operation, now_ms, 1, receipt, now_ms
+      FROM input
+      ON CONFLICT (project_id, subject_type, subject_id, operation) DO UPDATE SET
+        window_started_at_ms =
+          CASE WHEN b.window_started_at_ms + (SELECT window_ms FROM input) <= excluded.updated_at_ms
+               THEN excluded.window_started_at_ms
+               ELSE b.window_started_at_ms END,
+        consumed_count =
+          CASE WHEN b.window_started_at_ms + (SELECT window_ms FROM input) <= excluded.updated_at_ms
+               THEN 1
+               ELSE b.consumed_count + 1 END,
+        receipt_ids =
+          CASE WHEN b.window_started_at_ms + (SELECT window_ms FROM input) <= excluded.updated_at_ms
+               THEN excluded.receipt_ids
+               ELSE b.receipt_ids || excluded.receipt_ids END,
+        updated_at_ms = excluded.updated_at_ms
+      WHERE b.window_started_at_ms + (SELECT window_ms FROM input) <= excluded.updated_at_ms
+         OR (b.consumed_count < (SELECT max_count FROM input)
+             AND NOT b.receipt_ids @> excluded.receipt_ids)
+      RETURNING window_started_at_ms, consumed_count
+      """
+          .formatted(NOW_MS);
+
+  /** The bucket after a statement that changed nothing, with the clock read at the same time. */
+  static final String READ_BUCKET =
+      """
+      SELECT window_started_at_ms, consumed_count,
+             receipt_ids @> jsonb_build_array(?::text) AS has_receipt, %s AS now_ms
+      FROM plugin_package_management_quota_buckets
+      WHERE project_id = ? AND subject_type = ? AND subject_id = ? AND operation = ?
+      """
+          .formatted(NOW_MS);
+
+  static final String PERMISSIONS_OF =
+      "SELECT permissions FROM project_members WHERE project_id = ? AND user_id = ?";
+
+  static final String REPLACE_MEMBER =
+      """
+      INSERT INTO project_members (project_id, user_id, permissions, updated_at_ms)
+      VALUES (?, ?, ?, %s)
+      ON CONFLICT (project_id, user_id) DO UPDATE SET
+        permissions = excluded.permissions, updated_at_ms = excluded.updated_at_ms
+      """
+          .formatted(NOW_MS);
+
+  static final String MEMBERS =
+      "SELECT user_id, permissions FROM project_members WHERE project_id = ? ORDER BY user_id";
+
+  static final String INSERT_PROPOSAL =
+      """
+      INSERT INTO plugin_package_proposals
+        (project_id, proposal_id, approval_id, action_ref, action_type, package_name,
+         package_version, artifact_digest, action_digest, proposed_by, state,
+         created_at_ms, updated_at_ms)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (project_id, action_ref) DO NOTHING
+      """;
+
+  static final String INSERT_APPROVAL =
+      """
+      INSERT INTO plugin_package_approvals
+        (project_id, approval_id, proposal_id, action_digest, proposed_by, state, created_at_ms)
+      VALUES (?, ?, ?, ?, ?, ?, ?)
+      """;
+
+  private static final String PROPOSAL_COLUMNS =
+      """
+      SELECT project_id, proposal_id, approval_id, action_ref, action_type, package_name,
+             package_version, artifact_digest, action_digest, proposed_by, state,
+             created_at_ms, updated_at_ms
+      FROM plugin_package_proposals
+      """;
+
+  static final String PROPOSAL_BY_ID =
+      PROPOSAL_COLUMNS + " WHERE project_id = ? AND proposal_id = ?";
+
+  static final String PROPOSAL_BY_REF =
+      PROPOSAL_COLUMNS + " WHERE project_id = ? AND action_ref = ?";
+
+  static final String APPROVAL_BY_ID =
+      """
+      SELECT project_id, approval_id, proposal_id, action_digest, proposed_by, state,
+             decision_id, decision, decided_by, decided_at_ms, created_at_ms
+      FROM plugin_package_approvals
+      WHERE project_id = ? AND approval_id = ?
+      """;
+
+  /**
+   * Decides a pending approval unless the decision id is already used in the Project. A racing use
+   * of the same id on another approval is caught by the unique index instead.
+   */
+  static final String DECIDE_APPROVAL =
+      """
+      UPDATE plugin_package_approvals
+      SET state = ?, decision_id = ?, decision = ?, decided_by = ?, decided_at_ms = ?
+      WHERE project_id = ? AND approval_id = ? AND state = 'pending'
+        AND NOT EXISTS (SELECT 1 FROM plugin_package_approvals d
+                        WHERE d.project_id = ? AND d.decision_id = ?)
+      """;
+
+  static final String FOLLOW_DECISION =
+      """
+      UPDATE plugin_package_proposals SET state = ?, updated_at_ms = ?
+      WHERE project_id = ?
+        AND proposal_id = (SELECT proposal_id FROM plugin_package_approvals
+                           WHERE project_id = ? AND approval_id = ?)
+      """;
+
+  // --- roles (run by the schema owner at start-up when qinglong.postgres.bootstrap-roles=true) ---
+
+  /**
+   * Creates a login role if it does not exist; tolerant of a concurrent bootstrap. The name is one
+   * of {@link PostgresRoles#ALL}, never user input.
+   */
+  static String createRoleIfMissing(String role) {
+    return """
+        DO $$
+        BEGIN
+          IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '%1$s') THEN
+            CREATE ROLE %1$s LOGIN NOINHERIT NOCREATEDB NOCREATEROLE;
+          END IF;
+        EXCEPTION WHEN duplicate_object OR unique_violation THEN
+          NULL;
+        END
+        $$
+        """
+        .formatted(role);
+  }
+
+  static final String SCHEMA_VERSION =
+      "SELECT max(version::integer) FROM flyway_schema_history WHERE success";
+}

@@ -1,0 +1,204 @@
+package dev.qinglong.postgres;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.qinglong.core.governance.GovernanceStore;
+import dev.qinglong.core.policy.ProjectPolicyStore;
+import dev.qinglong.core.quota.ManagementQuotaStore;
+import dev.qinglong.core.quota.QuotaKey;
+import dev.qinglong.testkit.StoreFixture;
+import dev.qinglong.testkit.postgres.PostgresTestServer;
+import dev.qinglong.testkit.postgres.TestDatabase;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import javax.sql.DataSource;
+
+/**
+ * A fresh PostgreSQL database per test class, migrated by its owner, with stores connected as the
+ * least-privileged roles the application uses: quota and governance as {@code ql3_package_manager},
+ * Project Policy writes as {@code ql3_admin}.
+ */
+final class PostgresFixture implements StoreFixture {
+  private final TestDatabase database;
+  private final HikariDataSource owner;
+  private final HikariDataSource admin;
+  private final List<HikariDataSource> pools = new CopyOnWriteArrayList<>();
+
+  PostgresFixture(String name) {
+    database = PostgresTestServer.get().createDatabase(name);
+    owner = database.newDataSource(4);
+    PostgresRoles.bootstrap(owner);
+    PostgresMigrations.migrate(owner);
+    admin = rolePool(PostgresRoles.ADMIN, 2);
+  }
+
+  TestDatabase database() {
+    return database;
+  }
+
+  HikariDataSource owner() {
+    return owner;
+  }
+
+  /** A pool that logs in as {@code role} with schema qinglong, as the application does. */
+  HikariDataSource rolePool(String role, int size) {
+    HikariConfig config = new HikariConfig();
+    config.setPoolName(role + "-" + database.name() + "-" + pools.size());
+    config.setJdbcUrl(database.jdbcUrl());
+    config.setUsername(role);
+    config.setSchema(PostgresMigrations.SCHEMA);
+    config.setMaximumPoolSize(size);
+    config.setConnectionInitSql("SET TIME ZONE '" + PostgresTestServer.TEST_TIME_ZONE + "'");
+    HikariDataSource pool = new HikariDataSource(config);
+    pools.add(pool);
+    return pool;
+  }
+
+  @Override
+  public DataSource newDataSource() {
+    return rolePool(PostgresRoles.PACKAGE_MANAGER, 8);
+  }
+
+  @Override
+  public ManagementQuotaStore quotaStore(DataSource dataSource) {
+    return new PostgresManagementQuotaStore(dataSource);
+  }
+
+  @Override
+  public GovernanceStore governanceStore(DataSource dataSource) {
+    return new PostgresGovernanceStore(dataSource);
+  }
+
+  @Override
+  public ProjectPolicyStore policyStore(DataSource dataSource) {
+    // Policy writes belong to ql3_admin; a foreign data source (e.g. unreachable) is used as is.
+    boolean ours = dataSource instanceof HikariDataSource h && pools.contains(h);
+    return new PostgresPolicyStore(ours ? admin : dataSource);
+  }
+
+  @Override
+  public long databaseNowMs() {
+    try (Connection c = owner.getConnection();
+        PreparedStatement ps = c.prepareStatement("SELECT " + PostgresSql.NOW_MS);
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return rs.getLong(1);
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Override
+  public Optional<BucketRow> readBucket(QuotaKey key) {
+    try (Connection c = owner.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT window_started_at_ms, consumed_count, updated_at_ms,"
+                    + " ARRAY(SELECT jsonb_array_elements_text(receipt_ids))"
+                    + " FROM qinglong.plugin_package_management_quota_buckets"
+                    + " WHERE project_id = ? AND subject_type = ? AND subject_id = ?"
+                    + " AND operation = ?")) {
+      bind(ps, key);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return Optional.empty();
+        }
+        List<String> receipts = new ArrayList<>();
+        for (Object id : (Object[]) rs.getArray(4).getArray()) {
+          receipts.add((String) id);
+        }
+        return Optional.of(new BucketRow(rs.getLong(1), rs.getInt(2), receipts, rs.getLong(3)));
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Override
+  public void setWindowStart(QuotaKey key, long windowStartedAtMs) {
+    update(
+        "UPDATE qinglong.plugin_package_management_quota_buckets SET window_started_at_ms = "
+            + windowStartedAtMs,
+        key);
+  }
+
+  @Override
+  public boolean databaseRejectsCountReceiptMismatch(QuotaKey key) {
+    return rejected(
+        () ->
+            update(
+                "UPDATE qinglong.plugin_package_management_quota_buckets"
+                    + " SET consumed_count = consumed_count + 1",
+                key));
+  }
+
+  @Override
+  public boolean databaseRejectsOversizedReceipts(QuotaKey key) {
+    return rejected(() -> insertBucket(key, 1001, 8))
+        && rejected(() -> insertBucket(key, 1000, 300));
+  }
+
+  private void insertBucket(QuotaKey key, int count, int idLength) {
+    try (Connection c = owner.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "INSERT INTO qinglong.plugin_package_management_quota_buckets (project_id,"
+                    + " subject_type, subject_id, operation, window_started_at_ms,"
+                    + " consumed_count, receipt_ids, updated_at_ms)"
+                    + " SELECT ?, ?, ?, ?, 0, ?, jsonb_agg(lpad(g::text, ?, '0')), 0"
+                    + " FROM generate_series(1, ?) g")) {
+      bind(ps, key);
+      ps.setInt(5, count);
+      ps.setInt(6, idLength);
+      ps.setInt(7, count);
+      ps.executeUpdate();
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static boolean rejected(Runnable write) {
+    try {
+      write.run();
+      return false;
+    } catch (IllegalStateException e) {
+      // 23514: check_violation, the constraint we expect to hold.
+      return e.getCause() instanceof SQLException s && "23514".equals(s.getSQLState());
+    }
+  }
+
+  private void update(String setClause, QuotaKey key) {
+    try (Connection c = owner.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                setClause
+                    + " WHERE project_id = ? AND subject_type = ? AND subject_id = ?"
+                    + " AND operation = ?")) {
+      bind(ps, key);
+      if (ps.executeUpdate() != 1) {
+        throw new AssertionError("no bucket for " + key);
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void bind(PreparedStatement ps, QuotaKey key) throws SQLException {
+    ps.setString(1, key.projectId());
+    ps.setString(2, key.subjectType().wireName());
+    ps.setString(3, key.subjectId());
+    ps.setString(4, key.operation().wireName());
+  }
+
+  @Override
+  public void close() {
+    pools.forEach(HikariDataSource::close);
+    owner.close();
+  }
+}
