@@ -1,0 +1,23 @@
+package dev.qinglong.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.qinglong.testkit.MigrationChecksums;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Released migrations are append-only: editing one changes its checksum and fails this test. A new
+ * migration is pinned here when it is added (value: {@code sha256sum} of the file).
+ */
+class PostgresMigrationChecksumTest {
+  private static final Map<String, String> RELEASED =
+      Map.of(
+          "V1__management_quota_and_governance.sql",
+          "c49e1e55a1e0057cc3e6ec287558eaee4de13f4748b834484c030ad022e4e2c5");
+
+  @Test
+  void releasedMigrationsAreUnchangedAndAllPinned() {
+    assertThat(MigrationChecksums.sha256("db/postgres")).isEqualTo(RELEASED);
+  }
+}
