@@ -38,6 +38,7 @@ class ArchitectureTest {
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage(
+            "dev.qinglong.jdbc..",
             "dev.qinglong.postgres..",
             "dev.qinglong.sqlite..",
             "dev.qinglong.testkit..",

@@ -3,6 +3,7 @@ package dev.qinglong.postgres;
 import dev.qinglong.core.policy.Permission;
 import dev.qinglong.core.policy.ProjectMember;
 import dev.qinglong.core.policy.ProjectPolicyStore;
+import dev.qinglong.jdbc.JdbcStoreException;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -36,7 +37,7 @@ public final class PostgresPolicyStore implements ProjectPolicyStore {
         return rs.next() ? decode(rs.getArray(1)) : EnumSet.noneOf(Permission.class);
       }
     } catch (SQLException e) {
-      throw PostgresStoreException.unavailable("policy read", e);
+      throw JdbcStoreException.unavailable("postgres", "policy read", e);
     }
   }
 
@@ -51,7 +52,7 @@ public final class PostgresPolicyStore implements ProjectPolicyStore {
       ps.setArray(3, c.createArrayOf("text", names));
       ps.executeUpdate();
     } catch (SQLException e) {
-      throw PostgresStoreException.unavailable("policy write", e);
+      throw JdbcStoreException.unavailable("postgres", "policy write", e);
     }
   }
 
@@ -68,7 +69,7 @@ public final class PostgresPolicyStore implements ProjectPolicyStore {
       }
       return members;
     } catch (SQLException e) {
-      throw PostgresStoreException.unavailable("policy list", e);
+      throw JdbcStoreException.unavailable("postgres", "policy list", e);
     }
   }
 

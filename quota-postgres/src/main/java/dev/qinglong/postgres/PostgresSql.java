@@ -1,5 +1,8 @@
 package dev.qinglong.postgres;
 
+import dev.qinglong.jdbc.GovernanceSql;
+import dev.qinglong.jdbc.QuotaSql;
+
 /** Every DML statement of the PostgreSQL adapter. DDL lives in {@code db/postgres} migrations. */
 final class PostgresSql {
   private PostgresSql() {}
@@ -153,4 +156,16 @@ final class PostgresSql {
 
   static final String SCHEMA_VERSION =
       "SELECT max(version::integer) FROM flyway_schema_history WHERE success";
+
+  static final QuotaSql QUOTA = new QuotaSql(CONSUME, READ_BUCKET);
+
+  static final GovernanceSql GOVERNANCE =
+      new GovernanceSql(
+          INSERT_PROPOSAL,
+          INSERT_APPROVAL,
+          PROPOSAL_BY_ID,
+          PROPOSAL_BY_REF,
+          APPROVAL_BY_ID,
+          DECIDE_APPROVAL,
+          FOLLOW_DECISION);
 }

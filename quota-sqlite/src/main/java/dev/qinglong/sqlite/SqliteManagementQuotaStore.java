@@ -1,96 +1,11 @@
 package dev.qinglong.sqlite;
 
-import dev.qinglong.core.model.StoreUnavailableException;
-import dev.qinglong.core.quota.BucketReading;
-import dev.qinglong.core.quota.ManagementQuotaStore;
-import dev.qinglong.core.quota.QuotaDecision;
-import dev.qinglong.core.quota.QuotaKey;
-import dev.qinglong.core.quota.ReceiptId;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.time.Duration;
-import java.util.Objects;
-import java.util.Optional;
+import dev.qinglong.jdbc.JdbcManagementQuotaStore;
 import javax.sql.DataSource;
 
-/** {@link ManagementQuotaStore} on SQLite: one UPSERT … RETURNING on SQLite's own clock. */
-public final class SqliteManagementQuotaStore implements ManagementQuotaStore {
-  /** A read that finds the bucket changed since the statement decides again, this often. */
-  private static final int ATTEMPTS = 3;
-
-  private final DataSource dataSource;
-
+/** {@link dev.qinglong.core.quota.ManagementQuotaStore} on SQLite, on SQLite's own clock. */
+public final class SqliteManagementQuotaStore extends JdbcManagementQuotaStore {
   public SqliteManagementQuotaStore(DataSource dataSource) {
-    this.dataSource = Objects.requireNonNull(dataSource);
-  }
-
-  @Override
-  public QuotaDecision consume(QuotaKey key, ReceiptId receipt, int limit, Duration window) {
-    Objects.requireNonNull(receipt, "receipt");
-    if (limit < 1 || limit > 1000) {
-      throw new IllegalArgumentException("limit must be 1..1000");
-    }
-    try (Connection c = dataSource.getConnection()) {
-      for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
-        Optional<QuotaDecision> counted = count(c, key, receipt, limit, window);
-        if (counted.isPresent()) {
-          return counted.get();
-        }
-        Optional<QuotaDecision> unchanged = read(c, key, receipt, limit, window);
-        if (unchanged.isPresent()) {
-          return unchanged.get();
-        }
-      }
-    } catch (SQLException e) {
-      throw SqliteStoreException.unavailable("quota decision", e);
-    }
-    throw new StoreUnavailableException("quota decision undetermined after " + ATTEMPTS + " tries");
-  }
-
-  private static Optional<QuotaDecision> count(
-      Connection c, QuotaKey key, ReceiptId receipt, int limit, Duration window)
-      throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(SqliteSql.CONSUME)) {
-      bindKey(ps, key, receipt);
-      ps.setLong(6, window.toMillis());
-      ps.setInt(7, limit);
-      try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next()) {
-          return Optional.empty();
-        }
-        long windowStart = rs.getLong(1);
-        int count = rs.getInt(2);
-        if (count < 1 || count > limit) {
-          throw new StoreUnavailableException("corrupt quota bucket: count out of range");
-        }
-        return Optional.of(new QuotaDecision.Allowed(windowStart, count));
-      }
-    }
-  }
-
-  private static Optional<QuotaDecision> read(
-      Connection c, QuotaKey key, ReceiptId receipt, int limit, Duration window)
-      throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(SqliteSql.READ_BUCKET)) {
-      bindKey(ps, key, receipt);
-      try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next()) {
-          return Optional.empty();
-        }
-        return new BucketReading(rs.getLong(1), rs.getInt(2), rs.getBoolean(3), rs.getLong(4))
-            .classify(limit, window);
-      }
-    }
-  }
-
-  private static void bindKey(PreparedStatement ps, QuotaKey key, ReceiptId receipt)
-      throws SQLException {
-    ps.setString(1, key.projectId());
-    ps.setString(2, key.subjectType().wireName());
-    ps.setString(3, key.subjectId());
-    ps.setString(4, key.operation().wireName());
-    ps.setString(5, receipt.value());
+    super(dataSource, SqliteSql.QUOTA, "sqlite");
   }
 }

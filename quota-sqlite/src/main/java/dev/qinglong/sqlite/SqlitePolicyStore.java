@@ -3,6 +3,7 @@ package dev.qinglong.sqlite;
 import dev.qinglong.core.policy.Permission;
 import dev.qinglong.core.policy.ProjectMember;
 import dev.qinglong.core.policy.ProjectPolicyStore;
+import dev.qinglong.jdbc.JdbcStoreException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -36,7 +37,7 @@ public final class SqlitePolicyStore implements ProjectPolicyStore {
         return rs.next() ? decode(rs.getString(1)) : EnumSet.noneOf(Permission.class);
       }
     } catch (SQLException e) {
-      throw SqliteStoreException.unavailable("policy read", e);
+      throw JdbcStoreException.unavailable("sqlite", "policy read", e);
     }
   }
 
@@ -49,7 +50,7 @@ public final class SqlitePolicyStore implements ProjectPolicyStore {
       ps.setString(3, encode(member.permissions()));
       ps.executeUpdate();
     } catch (SQLException e) {
-      throw SqliteStoreException.unavailable("policy write", e);
+      throw JdbcStoreException.unavailable("sqlite", "policy write", e);
     }
   }
 
@@ -66,7 +67,7 @@ public final class SqlitePolicyStore implements ProjectPolicyStore {
       }
       return members;
     } catch (SQLException e) {
-      throw SqliteStoreException.unavailable("policy list", e);
+      throw JdbcStoreException.unavailable("sqlite", "policy list", e);
     }
   }
 

@@ -1,5 +1,8 @@
 package dev.qinglong.sqlite;
 
+import dev.qinglong.jdbc.GovernanceSql;
+import dev.qinglong.jdbc.QuotaSql;
+
 /** Every DML statement of the SQLite adapter. DDL lives in {@code db/sqlite} migrations. */
 final class SqliteSql {
   private SqliteSql() {}
@@ -40,10 +43,10 @@ final class SqliteSql {
   static final String READ_BUCKET =
       """
       SELECT window_started_at_ms, consumed_count,
-             EXISTS (SELECT 1 FROM json_each(receipt_ids) WHERE value = ?5) AS has_receipt,
+             EXISTS (SELECT 1 FROM json_each(receipt_ids) WHERE value = ?1) AS has_receipt,
              %s AS now_ms
       FROM plugin_package_management_quota_buckets
-      WHERE project_id = ?1 AND subject_type = ?2 AND subject_id = ?3 AND operation = ?4
+      WHERE project_id = ?2 AND subject_type = ?3 AND subject_id = ?4 AND operation = ?5
       """
           .formatted(NOW_MS);
 
@@ -118,4 +121,16 @@ final class SqliteSql {
         AND proposal_id = (SELECT proposal_id FROM plugin_package_approvals
                            WHERE project_id = ? AND approval_id = ?)
       """;
+
+  static final QuotaSql QUOTA = new QuotaSql(CONSUME, READ_BUCKET);
+
+  static final GovernanceSql GOVERNANCE =
+      new GovernanceSql(
+          INSERT_PROPOSAL,
+          INSERT_APPROVAL,
+          PROPOSAL_BY_ID,
+          PROPOSAL_BY_REF,
+          APPROVAL_BY_ID,
+          DECIDE_APPROVAL,
+          FOLLOW_DECISION);
 }

@@ -1,0 +1,108 @@
+package dev.qinglong.jdbc;
+
+import dev.qinglong.core.model.StoreUnavailableException;
+import dev.qinglong.core.quota.BucketReading;
+import dev.qinglong.core.quota.ManagementQuotaStore;
+import dev.qinglong.core.quota.QuotaDecision;
+import dev.qinglong.core.quota.QuotaKey;
+import dev.qinglong.core.quota.ReceiptId;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import javax.sql.DataSource;
+
+/**
+ * {@link ManagementQuotaStore} over JDBC: the dialect's single ADR 000 statement, and when it
+ * changed nothing, one read-back with the database clock classified by {@link BucketReading}.
+ * Adapters subclass it with their SQL.
+ */
+public abstract class JdbcManagementQuotaStore implements ManagementQuotaStore {
+  /** A read that finds the bucket changed since the statement decides again, this often. */
+  private static final int ATTEMPTS = 3;
+
+  private final DataSource dataSource;
+  private final QuotaSql sql;
+  private final String storeName;
+
+  protected JdbcManagementQuotaStore(DataSource dataSource, QuotaSql sql, String storeName) {
+    this.dataSource = Objects.requireNonNull(dataSource);
+    this.sql = Objects.requireNonNull(sql);
+    this.storeName = Objects.requireNonNull(storeName);
+  }
+
+  @Override
+  public QuotaDecision consume(QuotaKey key, ReceiptId receipt, int limit, Duration window) {
+    Objects.requireNonNull(receipt, "receipt");
+    if (limit < 1 || limit > 1000) {
+      throw new IllegalArgumentException("limit must be 1..1000");
+    }
+    try (Connection c = dataSource.getConnection()) {
+      for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+        Optional<QuotaDecision> counted = count(c, key, receipt, limit, window);
+        if (counted.isPresent()) {
+          return counted.get();
+        }
+        Optional<QuotaDecision> unchanged = read(c, key, receipt, limit, window);
+        if (unchanged.isPresent()) {
+          return unchanged.get();
+        }
+      }
+    } catch (SQLException e) {
+      throw JdbcStoreException.unavailable(storeName, "quota decision", e);
+    }
+    throw new StoreUnavailableException("quota decision undetermined after " + ATTEMPTS + " tries");
+  }
+
+  private Optional<QuotaDecision> count(
+      Connection c, QuotaKey key, ReceiptId receipt, int limit, Duration window)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql.consume())) {
+      bindKey(ps, key, receipt);
+      ps.setLong(6, window.toMillis());
+      ps.setInt(7, limit);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return Optional.empty();
+        }
+        long windowStart = rs.getLong(1);
+        int count = rs.getInt(2);
+        if (count < 1 || count > limit) {
+          throw new StoreUnavailableException("corrupt quota bucket: count out of range");
+        }
+        return Optional.of(new QuotaDecision.Allowed(windowStart, count));
+      }
+    }
+  }
+
+  private Optional<QuotaDecision> read(
+      Connection c, QuotaKey key, ReceiptId receipt, int limit, Duration window)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql.readBucket())) {
+      ps.setString(1, receipt.value());
+      ps.setString(2, key.projectId());
+      ps.setString(3, key.subjectType().wireName());
+      ps.setString(4, key.subjectId());
+      ps.setString(5, key.operation().wireName());
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return Optional.empty();
+        }
+        return new BucketReading(rs.getLong(1), rs.getInt(2), rs.getBoolean(3), rs.getLong(4))
+            .classify(limit, window);
+      }
+    }
+  }
+
+  private static void bindKey(PreparedStatement ps, QuotaKey key, ReceiptId receipt)
+      throws SQLException {
+    ps.setString(1, key.projectId());
+    ps.setString(2, key.subjectType().wireName());
+    ps.setString(3, key.subjectId());
+    ps.setString(4, key.operation().wireName());
+    ps.setString(5, receipt.value());
+  }
+}
