@@ -1,0 +1,451 @@
+package dev.qinglong.app.config;
+
+import dev.qinglong.core.quota.ManagementQuotaPolicy;
+import dev.qinglong.core.quota.QuotaOperation;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.AssertTrue;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotNull;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.validation.annotation.Validated;
+
+/**
+ * Every {@code qinglong.*} property of DESIGN §10 this application reads. Bad values refuse to
+ * start with a message naming the property.
+ */
+@ConfigurationProperties("qinglong")
+@Validated
+public class QingLongProperties {
+
+  /** Store kinds of {@code qinglong.store}. */
+  public enum Store {
+    SQLITE,
+    POSTGRES
+  }
+
+  /** Authentication modes of {@code qinglong.auth.mode}. */
+  public enum AuthMode {
+    DEV_TOKENS,
+    JWT
+  }
+
+  /** Console log formats of {@code qinglong.log-format}. */
+  public enum LogFormat {
+    TEXT,
+    JSON
+  }
+
+  /** Directory of the SQLite file (qinglong.db), the dev tokens and the artifact storage root. */
+  @NotNull private Path dataDir = Path.of("./data");
+
+  /** Which store backs the ports: sqlite (embedded, default) or postgres. */
+  @NotNull private Store store = Store.SQLITE;
+
+  /** Process role: all, writer, reader or worker. */
+  @NotNull private String role = "all";
+
+  /** Console log format: text (default) or json (Elastic Common Schema, one object a line). */
+  @NotNull private LogFormat logFormat = LogFormat.TEXT;
+
+  @Valid private final Auth auth = new Auth();
+  @Valid private final ManagementQuota managementQuota = new ManagementQuota();
+  @Valid private final Shield shield = new Shield();
+  @Valid private final Postgres postgres = new Postgres();
+
+  public Path getDataDir() {
+    return dataDir;
+  }
+
+  public void setDataDir(Path dataDir) {
+    this.dataDir = dataDir;
+  }
+
+  public Store getStore() {
+    return store;
+  }
+
+  public void setStore(Store store) {
+    this.store = store;
+  }
+
+  public String getRole() {
+    return role;
+  }
+
+  public void setRole(String role) {
+    this.role = role;
+  }
+
+  public LogFormat getLogFormat() {
+    return logFormat;
+  }
+
+  public void setLogFormat(LogFormat logFormat) {
+    this.logFormat = logFormat;
+  }
+
+  public Auth getAuth() {
+    return auth;
+  }
+
+  public ManagementQuota getManagementQuota() {
+    return managementQuota;
+  }
+
+  public Shield getShield() {
+    return shield;
+  }
+
+  public Postgres getPostgres() {
+    return postgres;
+  }
+
+  /** {@code qinglong.auth.*}. */
+  public static class Auth {
+    /** dev-tokens (local default) or jwt (OAuth2 resource server). */
+    @NotNull private AuthMode mode = AuthMode.DEV_TOKENS;
+
+    /** Allow dev-tokens mode on a non-loopback server.address (never in production). */
+    private boolean devTokensOnNetwork = false;
+
+    /** User ids that are global administrators (implicit project.admin everywhere). */
+    @NotNull private List<String> globalAdmins = new ArrayList<>(List.of("admin"));
+
+    @Valid private final Jwt jwt = new Jwt();
+
+    public AuthMode getMode() {
+      return mode;
+    }
+
+    public void setMode(AuthMode mode) {
+      this.mode = mode;
+    }
+
+    public boolean isDevTokensOnNetwork() {
+      return devTokensOnNetwork;
+    }
+
+    public void setDevTokensOnNetwork(boolean devTokensOnNetwork) {
+      this.devTokensOnNetwork = devTokensOnNetwork;
+    }
+
+    public List<String> getGlobalAdmins() {
+      return globalAdmins;
+    }
+
+    public void setGlobalAdmins(List<String> globalAdmins) {
+      this.globalAdmins = globalAdmins;
+    }
+
+    public Jwt getJwt() {
+      return jwt;
+    }
+  }
+
+  /** {@code qinglong.auth.jwt.*}. */
+  public static class Jwt {
+    /** Expected "iss" claim; also used for OIDC discovery when jwk-set-uri is not set. */
+    private String issuerUri;
+
+    /** Where the signing keys are published (JWK Set). */
+    private String jwkSetUri;
+
+    /** A value the "aud" claim must contain. */
+    private String audience;
+
+    /** Allowed clock skew when checking exp and nbf. */
+    @NotNull private Duration clockSkew = Duration.ofSeconds(30);
+
+    public String getIssuerUri() {
+      return issuerUri;
+    }
+
+    public void setIssuerUri(String issuerUri) {
+      this.issuerUri = issuerUri;
+    }
+
+    public String getJwkSetUri() {
+      return jwkSetUri;
+    }
+
+    public void setJwkSetUri(String jwkSetUri) {
+      this.jwkSetUri = jwkSetUri;
+    }
+
+    public String getAudience() {
+      return audience;
+    }
+
+    public void setAudience(String audience) {
+      this.audience = audience;
+    }
+
+    public Duration getClockSkew() {
+      return clockSkew;
+    }
+
+    public void setClockSkew(Duration clockSkew) {
+      this.clockSkew = clockSkew;
+    }
+  }
+
+  /** {@code qinglong.management-quota.*} (ADR 000). */
+  public static class ManagementQuota {
+    /** Whether propose/decide/inspect consume the durable quota. */
+    private boolean enabled = true;
+
+    /** Fixed window length; at most 5m. */
+    @NotNull private Duration window = ManagementQuotaPolicy.DEFAULT_WINDOW;
+
+    @Valid private final Limits limits = new Limits();
+
+    @AssertTrue(
+        message =
+            "qinglong.management-quota.window must be between 1s and 5m (ADR 000 hard bound), in"
+                + " whole milliseconds")
+    public boolean isWindowWithinBounds() {
+      return window != null
+          && window.compareTo(Duration.ofSeconds(1)) >= 0
+          && window.compareTo(ManagementQuotaPolicy.MAX_WINDOW) <= 0
+          && window.getNano() % 1_000_000 == 0;
+    }
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public Duration getWindow() {
+      return window;
+    }
+
+    public void setWindow(Duration window) {
+      this.window = window;
+    }
+
+    public Limits getLimits() {
+      return limits;
+    }
+
+    /** The core policy these properties describe. */
+    public ManagementQuotaPolicy toPolicy() {
+      Map<QuotaOperation, Integer> map = new EnumMap<>(QuotaOperation.class);
+      map.put(QuotaOperation.PROPOSE, limits.propose);
+      map.put(QuotaOperation.DECIDE, limits.decide);
+      map.put(QuotaOperation.INSPECT, limits.inspect);
+      return new ManagementQuotaPolicy(enabled, window, map);
+    }
+  }
+
+  /** {@code qinglong.management-quota.limits.*}: requests per window, each 1..1000. */
+  public static class Limits {
+    @Min(1)
+    @Max(ManagementQuotaPolicy.MAX_LIMIT)
+    private int propose = QuotaOperation.PROPOSE.defaultLimit();
+
+    @Min(1)
+    @Max(ManagementQuotaPolicy.MAX_LIMIT)
+    private int decide = QuotaOperation.DECIDE.defaultLimit();
+
+    @Min(1)
+    @Max(ManagementQuotaPolicy.MAX_LIMIT)
+    private int inspect = QuotaOperation.INSPECT.defaultLimit();
+
+    public int getPropose() {
+      return propose;
+    }
+
+    public void setPropose(int propose) {
+      this.propose = propose;
+    }
+
+    public int getDecide() {
+      return decide;
+    }
+
+    public void setDecide(int decide) {
+      this.decide = decide;
+    }
+
+    public int getInspect() {
+      return inspect;
+    }
+
+    public void setInspect(int inspect) {
+      this.inspect = inspect;
+    }
+  }
+
+  /** {@code qinglong.shield.*}: the process-local pre-authentication shield. */
+  public static class Shield {
+    /** Largest accepted request body in bytes (JSON); larger gets 413 before it is read. */
+    @Min(1)
+    @Max(16 * 1024 * 1024)
+    private long maxBodyBytes = 64 * 1024;
+
+    /** Requests served at once by this process; excess gets 503 at once. */
+    @Min(1)
+    @Max(100_000)
+    private int maxConcurrentRequests = 64;
+
+    /** Requests served at once for one client address; excess gets 429 at once. */
+    @Min(1)
+    @Max(100_000)
+    private int maxConcurrentRequestsPerClient = 16;
+
+    public long getMaxBodyBytes() {
+      return maxBodyBytes;
+    }
+
+    public void setMaxBodyBytes(long maxBodyBytes) {
+      this.maxBodyBytes = maxBodyBytes;
+    }
+
+    public int getMaxConcurrentRequests() {
+      return maxConcurrentRequests;
+    }
+
+    public void setMaxConcurrentRequests(int maxConcurrentRequests) {
+      this.maxConcurrentRequests = maxConcurrentRequests;
+    }
+
+    public int getMaxConcurrentRequestsPerClient() {
+      return maxConcurrentRequestsPerClient;
+    }
+
+    public void setMaxConcurrentRequestsPerClient(int maxConcurrentRequestsPerClient) {
+      this.maxConcurrentRequestsPerClient = maxConcurrentRequestsPerClient;
+    }
+  }
+
+  /** {@code qinglong.postgres.*}. */
+  public static class Postgres {
+    /** JDBC URL of the PostgreSQL database. */
+    private String url;
+
+    /** Schema owner login; runs the migrations. */
+    private String username;
+
+    /** Schema owner password. */
+    private String password;
+
+    /** Create the ql3_* login roles if missing (needs CREATEROLE) — for dev and tests. */
+    private boolean bootstrapRoles = false;
+
+    /** Connections of the package-manager pool (governance, quota, policy reads). */
+    @Min(1)
+    @Max(64)
+    private int managerPoolSize = 2;
+
+    /** Connections of the admin pool (member writes). */
+    @Min(1)
+    @Max(64)
+    private int adminPoolSize = 1;
+
+    /** Logins per component role (package-manager, admin, runtime, package-executor, …). */
+    private Map<String, RoleLogin> roles = new LinkedHashMap<>();
+
+    public String getUrl() {
+      return url;
+    }
+
+    public void setUrl(String url) {
+      this.url = url;
+    }
+
+    public String getUsername() {
+      return username;
+    }
+
+    public void setUsername(String username) {
+      this.username = username;
+    }
+
+    public String getPassword() {
+      return password;
+    }
+
+    public void setPassword(String password) {
+      this.password = password;
+    }
+
+    public boolean isBootstrapRoles() {
+      return bootstrapRoles;
+    }
+
+    public void setBootstrapRoles(boolean bootstrapRoles) {
+      this.bootstrapRoles = bootstrapRoles;
+    }
+
+    public int getManagerPoolSize() {
+      return managerPoolSize;
+    }
+
+    public void setManagerPoolSize(int managerPoolSize) {
+      this.managerPoolSize = managerPoolSize;
+    }
+
+    public int getAdminPoolSize() {
+      return adminPoolSize;
+    }
+
+    public void setAdminPoolSize(int adminPoolSize) {
+      this.adminPoolSize = adminPoolSize;
+    }
+
+    public Map<String, RoleLogin> getRoles() {
+      return roles;
+    }
+
+    public void setRoles(Map<String, RoleLogin> roles) {
+      this.roles = roles;
+    }
+
+    /** The login of component role {@code role} (e.g. package-manager): its own name by default. */
+    public RoleLogin login(String role) {
+      RoleLogin configured = roles.get(role);
+      RoleLogin login = new RoleLogin();
+      login.setUsername("ql3_" + role.replace('-', '_'));
+      if (configured != null) {
+        if (configured.getUsername() != null && !configured.getUsername().isBlank()) {
+          login.setUsername(configured.getUsername());
+        }
+        login.setPassword(configured.getPassword());
+      }
+      return login;
+    }
+  }
+
+  /** A PostgreSQL login. */
+  public static class RoleLogin {
+    private String username;
+    private String password;
+
+    public String getUsername() {
+      return username;
+    }
+
+    public void setUsername(String username) {
+      this.username = username;
+    }
+
+    public String getPassword() {
+      return password;
+    }
+
+    public void setPassword(String password) {
+      this.password = password;
+    }
+  }
+}

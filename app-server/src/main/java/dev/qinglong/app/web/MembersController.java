@@ -1,0 +1,101 @@
+package dev.qinglong.app.web;
+
+import dev.qinglong.core.model.ConflictException;
+import dev.qinglong.core.model.Identifiers;
+import dev.qinglong.core.model.ValidationException;
+import dev.qinglong.core.policy.Permission;
+import dev.qinglong.core.policy.ProjectMember;
+import dev.qinglong.core.policy.ProjectPolicy;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.security.core.Authentication;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PutMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RestController;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/** Project Policy routes: memberships (DESIGN §3). */
+@RestController
+public class MembersController {
+  static final String BASE = "/v1/projects/{projectId}/members";
+
+  private final ProjectPolicy policy;
+  private final Views views;
+
+  public MembersController(ProjectPolicy policy, ObjectMapper mapper) {
+    this.policy = policy;
+    this.views = new Views(mapper);
+  }
+
+  @PutMapping(path = BASE + "/{userId}", consumes = MediaType.APPLICATION_JSON_VALUE)
+  ResponseEntity<String> replace(
+      @PathVariable String projectId,
+      @PathVariable String userId,
+      @RequestBody(required = false) JsonNode body,
+      Authentication authentication) {
+    Identifiers.require("projectId", projectId);
+    Identifiers.require("userId", userId);
+    JsonNode request = JsonBodies.object(body, "body", Set.of("permissions"));
+    JsonNode list = request.get("permissions");
+    if (list == null || list.isNull()) {
+      throw new ValidationException("permissions", "is required");
+    }
+    if (!list.isArray()) {
+      throw new ValidationException("permissions", "must be an array of permission names");
+    }
+    Set<Permission> permissions = EnumSet.noneOf(Permission.class);
+    for (JsonNode item : list) {
+      if (!item.isString()) {
+        throw new ValidationException("permissions", "must be an array of permission names");
+      }
+      permissions.add(Permission.fromWire(item.stringValue()));
+    }
+    ProjectMember member =
+        policy.replaceMember(
+            GovernanceController.caller(authentication),
+            new ProjectMember(projectId, userId, permissions));
+    return json(views.member(member));
+  }
+
+  @GetMapping(BASE)
+  ResponseEntity<String> list(@PathVariable String projectId, Authentication authentication) {
+    List<ProjectMember> members =
+        policy.members(GovernanceController.caller(authentication), projectId);
+    ObjectNode out = views.object();
+    out.put("projectId", projectId);
+    ArrayNode items = out.putArray("members");
+    for (ProjectMember m : members) {
+      items.add(views.member(m));
+    }
+    return json(out);
+  }
+
+  @GetMapping(BASE + "/{userId}")
+  ResponseEntity<String> get(
+      @PathVariable String projectId, @PathVariable String userId, Authentication authentication) {
+    Identifiers.require("userId", userId);
+    List<ProjectMember> members =
+        policy.members(GovernanceController.caller(authentication), projectId);
+    for (ProjectMember m : members) {
+      if (m.userId().equals(userId)) {
+        return json(views.member(m));
+      }
+    }
+    throw new ConflictException("no such member");
+  }
+
+  private ResponseEntity<String> json(Object node) {
+    return ResponseEntity.ok()
+        .contentType(MediaType.APPLICATION_JSON)
+        .header("Cache-Control", "no-store")
+        .body(views.write(node));
+  }
+}

@@ -1,0 +1,805 @@
+package dev.qinglong.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.qinglong.app.support.Http;
+import dev.qinglong.app.support.Http.Response;
+import dev.qinglong.app.support.StoreInspector;
+import dev.qinglong.app.support.TestApp;
+import java.net.http.HttpRequest;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The HTTP contract of DESIGN §3 and §4, run against each store: every status code, replays, four
+ * eyes, no existence oracle, the authorization matrix and the bad-input table.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class ApiContract {
+  static final String DIGEST = "sha256:" + "ab".repeat(32);
+  static final String OTHER_DIGEST = "sha256:" + "cd".repeat(32);
+
+  protected TestApp app;
+  protected StoreInspector store;
+  protected Http http;
+
+  /** Starts the app on the store under test with {@code properties} added. */
+  protected abstract TestApp startApp(Map<String, String> properties);
+
+  protected abstract StoreInspector inspector(TestApp app);
+
+  @BeforeAll
+  void startApp() {
+    app =
+        startApp(
+            Map.of(
+                "qinglong.management-quota.limits.propose", "20",
+                "qinglong.management-quota.limits.decide", "20",
+                "qinglong.management-quota.limits.inspect", "20"));
+    store = inspector(app);
+    http = app.http;
+  }
+
+  @AfterAll
+  void stopApp() {
+    if (app != null) {
+      app.close();
+    }
+  }
+
+  // ---- helpers --------------------------------------------------------------------------------
+
+  static String installJson(String ref, String pkg) {
+    return "{\"actionRef\":\""
+        + ref
+        + "\",\"action\":{\"type\":\"install\",\"package\":\""
+        + pkg
+        + "\",\"version\":\"1.2.3\",\"artifactDigest\":\""
+        + DIGEST
+        + "\"}}";
+  }
+
+  static String proposals(String project) {
+    return "/v1/projects/" + project + "/plugin-packages/proposals";
+  }
+
+  static String decisions(String project, String approvalId) {
+    return "/v1/projects/" + project + "/plugin-packages/approvals/" + approvalId + "/decisions";
+  }
+
+  static String inspections(String project, String proposalId) {
+    return "/v1/projects/" + project + "/plugin-packages/proposals/" + proposalId + "/inspections";
+  }
+
+  static String decisionJson(String id, String decision, String digest) {
+    return "{\"decisionId\":\""
+        + id
+        + "\",\"decision\":\""
+        + decision
+        + "\",\"actionDigest\":\""
+        + digest
+        + "\"}";
+  }
+
+  String token(String user) {
+    return app.token(user);
+  }
+
+  void grant(String project, String user, String... permissions) {
+    StringBuilder list = new StringBuilder();
+    for (String p : permissions) {
+      list.append(list.length() == 0 ? "" : ",").append('"').append(p).append('"');
+    }
+    Response r =
+        http.put(
+            "/v1/projects/" + project + "/members/" + user,
+            token("admin"),
+            "{\"permissions\":[" + list + "]}");
+    assertThat(r.status()).as(r.body()).isEqualTo(200);
+  }
+
+  JsonNode propose(String user, String project, String ref) {
+    Response r = http.post(proposals(project), token(user), installJson(ref, "pkg-" + ref));
+    assertThat(r.status()).as(r.body()).isEqualTo(201);
+    return r.json();
+  }
+
+  static void assertProblem(Response r, int status, String code) {
+    assertThat(r.status()).as(r.body()).isEqualTo(status);
+    assertThat(r.contentType()).startsWith("application/problem+json");
+    assertThat(r.json().get("status").asInt()).isEqualTo(status);
+    assertThat(r.json().get("type").asString()).isNotBlank();
+    assertThat(r.json().get("title").asString()).isNotBlank();
+    assertThat(r.json().get("detail").asString()).isNotBlank();
+    assertThat(r.code()).isEqualTo(code);
+    assertThat(r.body()).doesNotContain("Exception", "SQL", "at dev.", "at org.", "select ");
+  }
+
+  // ---- propose / decide / inspect ---------------------------------------------------------------
+
+  @Test
+  void proposeCreatesThenExactReplayReturns200AndAnotherActionIs409() {
+    Response created = http.post(proposals("demo"), token("alice"), installJson("c-1", "left-pad"));
+    assertThat(created.status()).isEqualTo(201);
+    assertThat(created.contentType()).startsWith("application/json");
+    JsonNode p = created.json();
+    assertThat(p.get("projectId").asString()).isEqualTo("demo");
+    assertThat(p.get("actionRef").asString()).isEqualTo("c-1");
+    assertThat(p.get("proposedBy").asString()).isEqualTo("alice");
+    assertThat(p.get("state").asString()).isEqualTo("pending");
+    assertThat(p.get("actionDigest").asString()).matches("sha256:[0-9a-f]{64}");
+    assertThat(p.get("action").get("type").asString()).isEqualTo("install");
+    assertThat(p.get("action").get("package").asString()).isEqualTo("left-pad");
+    assertThat(p.get("action").get("version").asString()).isEqualTo("1.2.3");
+    assertThat(p.get("action").get("artifactDigest").asString()).isEqualTo(DIGEST);
+    assertThat(p.get("proposalId").asString()).isNotBlank();
+    assertThat(p.get("approvalId").asString()).isNotBlank();
+    assertThat(p.get("createdAtMs").asLong()).isPositive();
+    assertThat(p.get("updatedAtMs").asLong()).isPositive();
+
+    Response replay = http.post(proposals("demo"), token("alice"), installJson("c-1", "left-pad"));
+    assertThat(replay.status()).isEqualTo(200);
+    assertThat(replay.json()).isEqualTo(p);
+
+    String before = store.snapshot();
+    Response other = http.post(proposals("demo"), token("alice"), installJson("c-1", "right-pad"));
+    assertProblem(other, 409, "conflict");
+    assertThat(store.snapshot()).isEqualTo(before);
+  }
+
+  @Test
+  void approveReplayThenSecondDecisionIs409AndInspectShowsBoth() {
+    JsonNode p = propose("alice", "demo", "d-1");
+    String approvalId = p.get("approvalId").asString();
+    String digest = p.get("actionDigest").asString();
+
+    Response approve =
+        http.post(
+            decisions("demo", approvalId), token("bob"), decisionJson("dec-1", "approve", digest));
+    assertThat(approve.status()).as(approve.body()).isEqualTo(200);
+    assertThat(approve.json().get("state").asString()).isEqualTo("approved");
+    assertThat(approve.json().get("decision").asString()).isEqualTo("approve");
+    assertThat(approve.json().get("decidedBy").asString()).isEqualTo("bob");
+    assertThat(approve.json().get("approvalId").asString()).isEqualTo(approvalId);
+
+    Response replay =
+        http.post(
+            decisions("demo", approvalId), token("bob"), decisionJson("dec-1", "approve", digest));
+    assertThat(replay.status()).isEqualTo(200);
+    assertThat(replay.json()).isEqualTo(approve.json());
+
+    String before = store.snapshot();
+    Response second =
+        http.post(
+            decisions("demo", approvalId), token("bob"), decisionJson("dec-2", "reject", digest));
+    assertProblem(second, 409, "conflict");
+    String afterSecond = store.snapshot();
+    // Only the decide bucket may have counted the new decisionId; governance rows are unchanged.
+    assertThat(governanceRows(afterSecond)).isEqualTo(governanceRows(before));
+
+    Response inspect =
+        http.post(
+            inspections("demo", p.get("proposalId").asString()),
+            token("alice"),
+            "{\"inspectionId\":\"ins-d-1\"}");
+    assertThat(inspect.status()).isEqualTo(200);
+    assertThat(inspect.json().get("proposal").get("state").asString()).isEqualTo("approved");
+    assertThat(inspect.json().get("approval").get("decisionId").asString()).isEqualTo("dec-1");
+    assertThat(inspect.json().get("proposal").get("proposalId").asString())
+        .isEqualTo(p.get("proposalId").asString());
+  }
+
+  static String governanceRows(String snapshot) {
+    return snapshot.substring(0, snapshot.indexOf("## plugin_package_management_quota_buckets"));
+  }
+
+  @Test
+  void decisionWithWrongDigestIs409AndLeavesApprovalPending() {
+    JsonNode p = propose("alice", "demo", "w-1");
+    Response r =
+        http.post(
+            decisions("demo", p.get("approvalId").asString()),
+            token("bob"),
+            decisionJson("dec-w-1", "approve", OTHER_DIGEST));
+    assertProblem(r, 409, "conflict");
+    Response inspect =
+        http.post(
+            inspections("demo", p.get("proposalId").asString()),
+            token("bob"),
+            "{\"inspectionId\":\"ins-w-1\"}");
+    assertThat(inspect.json().get("approval").get("state").asString()).isEqualTo("pending");
+  }
+
+  @Test
+  void fourEyesTheProposerCannotDecide() {
+    grant("four-eyes", "admin", "package.manage", "approval.decide");
+    JsonNode p = propose("admin", "four-eyes", "fe-1");
+    String before = store.snapshot();
+    Response r =
+        http.post(
+            decisions("four-eyes", p.get("approvalId").asString()),
+            token("admin"),
+            decisionJson("dec-fe-1", "approve", p.get("actionDigest").asString()));
+    assertProblem(r, 403, "forbidden");
+    assertThat(store.snapshot()).isEqualTo(before);
+  }
+
+  @Test
+  void noExistenceOracleAcrossProjects() {
+    grant("secret", "admin", "package.manage");
+    JsonNode foreign = propose("admin", "secret", "s-1");
+
+    // A proposal of another Project and an unknown proposal: identical 409 bodies.
+    Response viaDemo =
+        http.post(
+            inspections("demo", foreign.get("proposalId").asString()),
+            token("alice"),
+            "{\"inspectionId\":\"ins-o-1\"}");
+    Response unknown =
+        http.post(
+            inspections("demo", "prp-unknown"), token("alice"), "{\"inspectionId\":\"ins-o-2\"}");
+    assertProblem(viaDemo, 409, "conflict");
+    assertProblem(unknown, 409, "conflict");
+    assertThat(viaDemo.body()).isEqualTo(unknown.body());
+    assertThat(viaDemo.body())
+        .doesNotContain("secret", "admin", foreign.get("proposalId").asString());
+
+    Response decideForeign =
+        http.post(
+            decisions("demo", foreign.get("approvalId").asString()),
+            token("bob"),
+            decisionJson("dec-o-1", "approve", foreign.get("actionDigest").asString()));
+    Response decideUnknown =
+        http.post(
+            decisions("demo", "apr-unknown"),
+            token("bob"),
+            decisionJson("dec-o-2", "approve", foreign.get("actionDigest").asString()));
+    assertThat(decideForeign.body()).isEqualTo(decideUnknown.body());
+    assertProblem(decideForeign, 409, "conflict");
+
+    // A Project the caller cannot access and one that does not exist: identical 403 bodies.
+    Response existing =
+        http.post(
+            inspections("secret", foreign.get("proposalId").asString()),
+            token("alice"),
+            "{\"inspectionId\":\"ins-o-3\"}");
+    Response missing =
+        http.post(
+            inspections("no-such-project", "prp-x"),
+            token("alice"),
+            "{\"inspectionId\":\"ins-o-4\"}");
+    assertProblem(existing, 403, "forbidden");
+    assertThat(existing.body()).isEqualTo(missing.body());
+    assertThat(store.buckets("secret")).isEqualTo(1); // only admin's own propose
+    assertThat(store.buckets("no-such-project")).isZero();
+  }
+
+  @Test
+  void membersCanBeReplacedByAdminsAndListedByMembers() {
+    Response put =
+        http.put(
+            "/v1/projects/team/members/alice",
+            token("admin"),
+            "{\"permissions\":[\"package.read\",\"package.manage\"]}");
+    assertThat(put.status()).isEqualTo(200);
+    assertThat(put.json().get("userId").asString()).isEqualTo("alice");
+    assertThat(put.json().get("permissions").toString()).contains("package.manage", "package.read");
+
+    Response list = http.get("/v1/projects/team/members", token("alice"));
+    assertThat(list.status()).isEqualTo(200);
+    assertThat(list.json().get("members").size()).isEqualTo(1);
+    Response one = http.get("/v1/projects/team/members/alice", token("alice"));
+    assertThat(one.status()).isEqualTo(200);
+    assertThat(one.json().get("permissions").size()).isEqualTo(2);
+    assertProblem(http.get("/v1/projects/team/members/bob", token("alice")), 409, "conflict");
+    assertProblem(http.get("/v1/projects/team/members", token("bob")), 403, "forbidden");
+    assertProblem(
+        http.put("/v1/projects/team/members/bob", token("alice"), "{\"permissions\":[]}"),
+        403,
+        "forbidden");
+
+    Response demo = http.get("/v1/projects/demo/members", token("carol"));
+    // carol is a member of demo without any permission: she may not list it.
+    assertProblem(demo, 403, "forbidden");
+    Response demoAlice = http.get("/v1/projects/demo/members", token("alice"));
+    assertThat(demoAlice.json().get("members").toString()).contains("\"carol\"", "\"bob\"");
+  }
+
+  // ---- the remaining status codes -------------------------------------------------------------
+
+  @Test
+  void unauthenticatedRequestsAre401Problems() {
+    String before = store.snapshot();
+    assertProblem(
+        http.post(proposals("demo"), null, installJson("u-1", "x")), 401, "unauthenticated");
+    assertProblem(
+        http.post(proposals("demo"), "not-a-token", installJson("u-1", "x")),
+        401,
+        "unauthenticated");
+    assertProblem(
+        http.send(
+            http.builder(proposals("demo"), null).header("Authorization", "Basic YTpi").GET()),
+        401,
+        "unauthenticated");
+    assertProblem(http.get("/v1/no-such-route", null), 401, "unauthenticated");
+    assertThat(store.snapshot()).isEqualTo(before);
+  }
+
+  @Test
+  void unknownRouteIs404AndWrongMethodIs405WithAllow() {
+    assertProblem(http.get("/v1/no-such-route", token("alice")), 404, "not_found");
+    assertProblem(http.get("/no-such-route", null), 404, "not_found");
+    Response r = http.method("DELETE", proposals("demo"), token("alice"), null, null);
+    assertProblem(r, 405, "method_not_allowed");
+    assertThat(r.header("Allow")).contains("POST");
+    Response get = http.get(proposals("demo"), token("alice"));
+    assertProblem(get, 405, "method_not_allowed");
+  }
+
+  @Test
+  void oversizedBodyIs413() {
+    String huge =
+        installJson("big-1", "x")
+            .replace("\"1.2.3\"", "\"1.2.3\",\"pad\":\"" + "x".repeat(70_000) + "\"");
+    String before = store.snapshot();
+    assertProblem(http.post(proposals("demo"), token("alice"), huge), 413, "payload_too_large");
+    assertThat(store.snapshot()).isEqualTo(before);
+  }
+
+  @Test
+  void quotaExhaustionIs429WithRetryAfterAndRevealsNothing() {
+    grant("quota-project-77", "alice", "package.manage");
+    for (int i = 1; i <= 20; i++) {
+      propose("alice", "quota-project-77", "q-" + i);
+    }
+    String before = store.snapshot();
+    Response r = http.post(proposals("quota-project-77"), token("alice"), installJson("q-21", "x"));
+    assertProblem(r, 429, "quota_exceeded");
+    long retryAfter = Long.parseLong(r.header("Retry-After").orElseThrow());
+    assertThat(retryAfter).isBetween(1L, 60L);
+    assertThat(r.body()).doesNotContain("quota-project-77", "alice", "20", "21");
+    assertThat(store.snapshot()).isEqualTo(before);
+    // An admitted id replays within the window.
+    Response replay =
+        http.post(proposals("quota-project-77"), token("alice"), installJson("q-3", "pkg-q-3"));
+    assertThat(replay.status()).isEqualTo(200);
+    assertThat(store.consumed("quota-project-77", "alice", "plugin-package.propose")).isEqualTo(20);
+
+    String metrics = http.get("/actuator/prometheus", null).body();
+    assertThat(metrics)
+        .containsPattern(
+            "qinglong_quota_decisions_total\\{[^}]*operation=\"plugin-package.propose\",outcome=\"rejected\"\\} [1-9]");
+    assertThat(metrics)
+        .containsPattern(
+            "qinglong_quota_decisions_total\\{[^}]*operation=\"plugin-package.propose\",outcome=\"replayed\"\\} [1-9]");
+  }
+
+  @Test
+  void responseLostAfterCommitIsReplayedAndNotCountedAgain() {
+    grant("lost", "alice", "package.manage");
+    app.faults().forEach(f -> f.loseNextResponse(ApiContract::isQuotaUpsert));
+    Response lost = http.post(proposals("lost"), token("alice"), installJson("l-1", "x"));
+    assertProblem(lost, 503, "unavailable");
+    assertThat(app.faults().stream().mapToInt(f -> f.lostResponses()).sum()).isEqualTo(1);
+    assertThat(store.consumed("lost", "alice", "plugin-package.propose")).isEqualTo(1);
+
+    Response replay = http.post(proposals("lost"), token("alice"), installJson("l-1", "x"));
+    assertThat(replay.status()).as(replay.body()).isEqualTo(201);
+    assertThat(store.consumed("lost", "alice", "plugin-package.propose")).isEqualTo(1);
+    Response again = http.post(proposals("lost"), token("alice"), installJson("l-1", "x"));
+    assertThat(again.status()).isEqualTo(200);
+    assertThat(store.consumed("lost", "alice", "plugin-package.propose")).isEqualTo(1);
+
+    String proposalId = replay.json().get("proposalId").asString();
+    app.faults().forEach(f -> f.loseNextResponse(ApiContract::isQuotaUpsert));
+    assertProblem(
+        http.post(inspections("lost", proposalId), token("alice"), "{\"inspectionId\":\"li-1\"}"),
+        503,
+        "unavailable");
+    Response inspect =
+        http.post(inspections("lost", proposalId), token("alice"), "{\"inspectionId\":\"li-1\"}");
+    assertThat(inspect.status()).isEqualTo(200);
+    assertThat(store.consumed("lost", "alice", "plugin-package.inspect")).isEqualTo(1);
+  }
+
+  static boolean isQuotaUpsert(String sql) {
+    String s = sql.toLowerCase(java.util.Locale.ROOT);
+    return s.contains("plugin_package_management_quota_buckets") && s.contains("insert");
+  }
+
+  @Test
+  void databaseCutOffGives503AndReadinessDownThenRecoversWithoutRestart() throws Exception {
+    assertThat(http.get("/actuator/health/readiness", null).status()).isEqualTo(200);
+    app.cutDatabase();
+    try {
+      assertProblem(
+          http.post(proposals("demo"), token("alice"), installJson("cut-1", "x")),
+          503,
+          "unavailable");
+      assertProblem(
+          http.post(inspections("demo", "prp-any"), token("bob"), "{\"inspectionId\":\"cut-i\"}"),
+          503,
+          "unavailable");
+      Response ready = http.get("/actuator/health/readiness", null);
+      assertThat(ready.status()).isEqualTo(503);
+      assertThat(ready.body()).contains("DOWN").doesNotContain("Exception");
+      assertThat(http.get("/actuator/health/liveness", null).status()).isEqualTo(200);
+    } finally {
+      app.restoreDatabase();
+    }
+    assertThat(http.get("/actuator/health/readiness", null).status()).isEqualTo(200);
+    Response ok = http.post(proposals("demo"), token("alice"), installJson("cut-1", "x"));
+    assertThat(ok.status()).isEqualTo(201);
+  }
+
+  // ---- authorization matrix ---------------------------------------------------------------------
+
+  static Stream<Arguments> permissions() {
+    return Stream.of(
+        Arguments.of("none"),
+        Arguments.of("package.manage"),
+        Arguments.of("approval.decide"),
+        Arguments.of("package.read"),
+        Arguments.of("model.invoke"),
+        Arguments.of("model.usage.read"),
+        Arguments.of("project.admin"));
+  }
+
+  @ParameterizedTest(name = "alice holding only {0}")
+  @MethodSource("permissions")
+  void authorizationMatrix(String permission) {
+    String project = "mx-" + permission.replace('.', '-');
+    grant(project, "admin", "package.manage");
+    JsonNode target = propose("admin", project, "mx-target");
+    if (permission.equals("none")) {
+      grant(project, "alice");
+    } else {
+      grant(project, "alice", permission);
+    }
+    boolean manage = permission.equals("package.manage");
+    boolean decide = permission.equals("approval.decide");
+    boolean admin = permission.equals("project.admin");
+    boolean any = !permission.equals("none");
+    String alice = token("alice");
+
+    Response propose = http.post(proposals(project), alice, installJson("mx-1", "x"));
+    expect(propose, manage, 201);
+    Response inspect =
+        http.post(
+            inspections(project, target.get("proposalId").asString()),
+            alice,
+            "{\"inspectionId\":\"mx-i\"}");
+    expect(inspect, manage || decide, 200);
+    Response decision =
+        http.post(
+            decisions(project, target.get("approvalId").asString()),
+            alice,
+            decisionJson("mx-d", "approve", target.get("actionDigest").asString()));
+    expect(decision, decide, 200);
+    Response put =
+        http.put("/v1/projects/" + project + "/members/carol", alice, "{\"permissions\":[]}");
+    expect(put, admin, 200);
+    Response list = http.get("/v1/projects/" + project + "/members", alice);
+    expect(list, any, 200);
+    if (!manage && !decide) {
+      // Unauthorised requests create and consume no bucket.
+      assertThat(store.consumed(project, "alice", "plugin-package.propose")).isZero();
+      assertThat(store.consumed(project, "alice", "plugin-package.inspect")).isZero();
+      assertThat(store.consumed(project, "alice", "plugin-package.decide")).isZero();
+    }
+  }
+
+  static void expect(Response r, boolean allowed, int status) {
+    if (allowed) {
+      assertThat(r.status()).as(r.body()).isEqualTo(status);
+    } else {
+      assertProblem(r, 403, "forbidden");
+    }
+  }
+
+  // ---- bad input table --------------------------------------------------------------------------
+
+  static Stream<Arguments> badInputs() {
+    String p = proposals("demo");
+    String d = decisions("demo", "apr-x");
+    String i = inspections("demo", "prp-x");
+    String m = "/v1/projects/demo/members/dave";
+    String long129 = "a".repeat(129);
+    return Stream.of(
+        bad("malformed JSON", "alice", "POST", p, "application/json", "{\"actionRef\":", 400),
+        bad("empty body", "alice", "POST", p, "application/json", "", 400),
+        bad("body is an array", "alice", "POST", p, "application/json", "[]", 400),
+        bad("body is null", "alice", "POST", p, "application/json", "null", 400),
+        bad(
+            "actionRef is a number",
+            "alice",
+            "POST",
+            p,
+            "application/json",
+            installJson("r", "x").replace("\"r\"", "5"),
+            400),
+        bad(
+            "action is a string",
+            "alice",
+            "POST",
+            p,
+            "application/json",
+            "{\"actionRef\":\"r\",\"action\":\"install\"}",
+            400),
+        bad(
+            "missing actionRef",
+            "alice",
+            "POST",
+            p,
+            "application/json",
+            "{\"action\":{\"type\":\"remove\",\"package\":\"x\",\"version\":\"1\"}}",
+            400),
+        bad("missing action", "alice", "POST", p, "application/json", "{\"actionRef\":\"r\"}", 400),
+        bad(
+            "missing action.version",
+            "alice",
+            "POST",
+            p,
+            "application/json",
+            "{\"actionRef\":\"r\",\"action\":{\"type\":\"remove\",\"package\":\"x\"}}",
+            400),
+        bad(
+            "unknown action type",
+            "alice",
+            "POST",
+            p,
+            "application/json",
+            installJson("r", "x").replace("install", "explode"),
+            400),
+        bad(
+            "unknown member",
+            "alice",
+            "POST",
+            p,
+            "application/json",
+            installJson("r", "x").replace("{\"actionRef\"", "{\"extra\":1,\"actionRef\""),
+            400),
+        bad(
+            "over-long actionRef",
+            "alice",
+            "POST",
+            p,
+            "application/json",
+            installJson(long129, "x"),
+            400),
+        bad(
+            "ill-formed actionRef",
+            "alice",
+            "POST",
+            p,
+            "application/json",
+            installJson("a b", "x"),
+            400),
+        bad(
+            "non-ASCII actionRef",
+            "alice",
+            "POST",
+            p,
+            "application/json",
+            installJson("r\u00e9f", "x"),
+            400),
+        bad(
+            "over-long projectId",
+            "alice",
+            "POST",
+            proposals(long129),
+            "application/json",
+            installJson("r", "x"),
+            400),
+        bad(
+            "ill-formed projectId",
+            "alice",
+            "POST",
+            proposals("a%20b"),
+            "application/json",
+            installJson("r", "x"),
+            400),
+        bad(
+            "uppercase digest",
+            "alice",
+            "POST",
+            p,
+            "application/json",
+            installJson("r", "x").replace(DIGEST, DIGEST.toUpperCase().replace("SHA256", "sha256")),
+            400),
+        bad(
+            "short digest",
+            "alice",
+            "POST",
+            p,
+            "application/json",
+            installJson("r", "x").replace(DIGEST, "sha256:abc"),
+            400),
+        bad(
+            "md5 digest",
+            "alice",
+            "POST",
+            p,
+            "application/json",
+            installJson("r", "x").replace(DIGEST, "md5:" + "ab".repeat(16)),
+            400),
+        bad(
+            "remove with digest",
+            "alice",
+            "POST",
+            p,
+            "application/json",
+            installJson("r", "x").replace("install", "remove"),
+            400),
+        bad(
+            "install without digest",
+            "alice",
+            "POST",
+            p,
+            "application/json",
+            "{\"actionRef\":\"r\",\"action\":{\"type\":\"install\",\"package\":\"x\",\"version\":\"1\"}}",
+            400),
+        bad(
+            "bad package name",
+            "alice",
+            "POST",
+            p,
+            "application/json",
+            installJson("r", "X Y"),
+            400),
+        bad("wrong content type", "alice", "POST", p, "text/plain", installJson("r", "x"), 400),
+        bad(
+            "form content type",
+            "alice",
+            "POST",
+            p,
+            "application/x-www-form-urlencoded",
+            "a=b",
+            400),
+        bad("no content type", "alice", "POST", p, null, installJson("r", "x"), 400),
+        bad(
+            "oversized body",
+            "alice",
+            "POST",
+            p,
+            "application/json",
+            "{\"actionRef\":\"" + "r".repeat(70_000) + "\"}",
+            413),
+        bad(
+            "unknown decision",
+            "bob",
+            "POST",
+            d,
+            "application/json",
+            decisionJson("dd", "maybe", DIGEST),
+            400),
+        bad(
+            "bad actionDigest",
+            "bob",
+            "POST",
+            d,
+            "application/json",
+            decisionJson("dd", "approve", "sha256:xyz"),
+            400),
+        bad(
+            "missing decisionId",
+            "bob",
+            "POST",
+            d,
+            "application/json",
+            "{\"decision\":\"approve\",\"actionDigest\":\"" + DIGEST + "\"}",
+            400),
+        bad(
+            "over-long decisionId",
+            "bob",
+            "POST",
+            d,
+            "application/json",
+            decisionJson(long129, "approve", DIGEST),
+            400),
+        bad(
+            "over-long approvalId",
+            "bob",
+            "POST",
+            decisions("demo", long129),
+            "application/json",
+            decisionJson("dd", "approve", DIGEST),
+            400),
+        bad(
+            "inspectionId is a number",
+            "bob",
+            "POST",
+            i,
+            "application/json",
+            "{\"inspectionId\":7}",
+            400),
+        bad(
+            "over-long inspectionId",
+            "bob",
+            "POST",
+            i,
+            "application/json",
+            "{\"inspectionId\":\"" + long129 + "\"}",
+            400),
+        bad("missing inspectionId", "bob", "POST", i, "application/json", "{}", 400),
+        bad(
+            "ill-formed proposalId",
+            "bob",
+            "POST",
+            inspections("demo", "p%3Bx"),
+            "application/json",
+            "{\"inspectionId\":\"ii\"}",
+            400),
+        bad(
+            "unknown permission",
+            "admin",
+            "PUT",
+            m,
+            "application/json",
+            "{\"permissions\":[\"root\"]}",
+            400),
+        bad(
+            "permissions not a list",
+            "admin",
+            "PUT",
+            m,
+            "application/json",
+            "{\"permissions\":\"package.read\"}",
+            400),
+        bad(
+            "permission not a string",
+            "admin",
+            "PUT",
+            m,
+            "application/json",
+            "{\"permissions\":[1]}",
+            400),
+        bad(
+            "ill-formed userId",
+            "admin",
+            "PUT",
+            "/v1/projects/demo/members/a%2Cb",
+            "application/json",
+            "{\"permissions\":[]}",
+            400));
+  }
+
+  static Arguments bad(
+      String name,
+      String user,
+      String method,
+      String path,
+      String contentType,
+      String body,
+      int status) {
+    return Arguments.of(name, user, method, path, contentType, body, status);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("badInputs")
+  void badInputGetsItsProblemAndChangesNothing(
+      String name,
+      String user,
+      String method,
+      String path,
+      String contentType,
+      String body,
+      int status) {
+    String before = store.snapshot();
+    HttpRequest.Builder request = http.builder(path, token(user));
+    if (contentType != null) {
+      request.header("Content-Type", contentType);
+    }
+    Response r = http.send(request.method(method, HttpRequest.BodyPublishers.ofString(body)));
+    assertProblem(r, status, status == 413 ? "payload_too_large" : "invalid_request");
+    assertThat(store.snapshot()).as("store after " + name).isEqualTo(before);
+  }
+}

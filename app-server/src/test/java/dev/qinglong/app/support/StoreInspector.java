@@ -1,0 +1,103 @@
+package dev.qinglong.app.support;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/** Reads the store behind the app's back, to prove what changed and what did not. */
+public final class StoreInspector {
+  private static final String[][] TABLES = {
+    {"project_members", "project_id, user_id"},
+    {"plugin_package_proposals", "project_id, proposal_id"},
+    {"plugin_package_approvals", "project_id, approval_id"},
+    {"plugin_package_management_quota_buckets", "project_id, subject_type, subject_id, operation"},
+  };
+
+  private final String url;
+  private final String user;
+  private final String password;
+  private final String prefix;
+
+  public StoreInspector(String url, String user, String password, String schemaPrefix) {
+    this.url = url;
+    this.user = user;
+    this.password = password;
+    this.prefix = schemaPrefix;
+  }
+
+  public static StoreInspector sqlite(java.nio.file.Path dataDir) {
+    return new StoreInspector(
+        "jdbc:sqlite:" + dataDir.resolve("qinglong.db").toAbsolutePath(), null, null, "");
+  }
+
+  private Connection connect() throws SQLException {
+    return user == null
+        ? DriverManager.getConnection(url)
+        : DriverManager.getConnection(url, user, password);
+  }
+
+  /** Every row of every governance, policy and quota table, as text. */
+  public String snapshot() {
+    StringBuilder out = new StringBuilder();
+    try (Connection c = connect();
+        Statement st = c.createStatement()) {
+      for (String[] table : TABLES) {
+        out.append("## ").append(table[0]).append('\n');
+        try (ResultSet rs =
+            st.executeQuery("SELECT * FROM " + prefix + table[0] + " ORDER BY " + table[1])) {
+          int columns = rs.getMetaData().getColumnCount();
+          while (rs.next()) {
+            for (int i = 1; i <= columns; i++) {
+              out.append(rs.getString(i)).append('|');
+            }
+            out.append('\n');
+          }
+        }
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+    return out.toString();
+  }
+
+  /** The consumed count of a bucket, 0 if there is none. */
+  public int consumed(String projectId, String userId, String operation) {
+    try (Connection c = connect();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT consumed_count FROM "
+                    + prefix
+                    + "plugin_package_management_quota_buckets WHERE project_id = ? AND"
+                    + " subject_type = 'user' AND subject_id = ? AND operation = ?")) {
+      ps.setString(1, projectId);
+      ps.setString(2, userId);
+      ps.setString(3, operation);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getInt(1) : 0;
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** How many buckets a project has. */
+  public int buckets(String projectId) {
+    try (Connection c = connect();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT COUNT(*) FROM "
+                    + prefix
+                    + "plugin_package_management_quota_buckets WHERE project_id = ?")) {
+      ps.setString(1, projectId);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getInt(1);
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}
