@@ -34,7 +34,6 @@ final class FaultProxy implements AutoCloseable {
   private final Set<Link> links = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean loseNextInsert = new AtomicBoolean();
   private final AtomicInteger responsesLost = new AtomicInteger();
-  private final AtomicInteger accepted = new AtomicInteger();
   private final AtomicInteger refused = new AtomicInteger();
   private volatile InetSocketAddress target;
   private volatile boolean fenced;
@@ -115,7 +114,6 @@ final class FaultProxy implements AutoCloseable {
         closeQuietly(client);
         continue;
       }
-      accepted.incrementAndGet();
       Link link = new Link(client, upstream);
       links.add(link);
       if (fenced) {

@@ -94,7 +94,7 @@ final class PgNode {
             "fsync = off",
             "log_line_prefix = '%m [%p] %q%u@%d '",
             "");
-    appendAsServerUser(dataDir.resolve("postgresql.conf"), conf);
+    append(dataDir.resolve("postgresql.conf"), conf);
   }
 
   /** A physical streaming standby of {@code primary}: {@code pg_basebackup -R}. */
@@ -239,8 +239,8 @@ final class PgNode {
     }
   }
 
-  private void appendAsServerUser(Path file, String text) throws IOException {
-    // Root may write the file directly; ownership and mode stay the server user's.
+  private static void append(Path file, String text) throws IOException {
+    // Appending keeps the file's owner and mode (the server user's), also when the JVM is root.
     Files.writeString(
         file,
         text,
