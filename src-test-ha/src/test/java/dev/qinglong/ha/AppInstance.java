@@ -58,7 +58,7 @@ final class AppInstance implements AutoCloseable {
     c.setMaximumPoolSize(size);
     c.setMinimumIdle(size);
     // Fail fast while fenced: a request gets 503 (StoreUnavailable) instead of hanging.
-    c.setConnectionTimeout(3_000);
+    c.setConnectionTimeout(5_000);
     c.setValidationTimeout(1_000);
     c.setInitializationFailTimeout(-1);
     // Non-UTC and not a whole hour off UTC, as in the other PostgreSQL tests.
