@@ -1,0 +1,80 @@
+package dev.qinglong.ha;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.qinglong.core.governance.PluginPackageGovernance;
+import dev.qinglong.core.policy.ProjectPolicy;
+import dev.qinglong.core.quota.ManagementQuota;
+import dev.qinglong.core.quota.ManagementQuotaPolicy;
+import dev.qinglong.postgres.PostgresGovernanceStore;
+import dev.qinglong.postgres.PostgresManagementQuotaStore;
+import dev.qinglong.postgres.PostgresMigrations;
+import dev.qinglong.postgres.PostgresPolicyStore;
+import dev.qinglong.postgres.PostgresRoles;
+import java.io.IOException;
+import java.time.Clock;
+import java.util.Set;
+
+/**
+ * One "app service instance": its own Hikari pools (as {@code ql3_package_manager}, at most two
+ * connections like a replica, and {@code ql3_admin}), schema {@code qinglong}, the core services
+ * wired over the PostgreSQL stores, and its own {@link FaultProxy} in front of the primary.
+ */
+final class AppInstance implements AutoCloseable {
+  final String name;
+  final FaultProxy proxy;
+  final HikariDataSource manager;
+  final HikariDataSource admin;
+  final ProjectPolicy policy;
+  final PluginPackageGovernance governance;
+
+  AppInstance(String name, int primaryPort, ManagementQuotaPolicy quotaPolicy) throws IOException {
+    this.name = name;
+    this.proxy = new FaultProxy(name, primaryPort);
+    this.manager = pool(name + "-manager", PostgresRoles.PACKAGE_MANAGER, 2);
+    this.admin = pool(name + "-admin", PostgresRoles.ADMIN, 1);
+    this.policy = new ProjectPolicy(new PostgresPolicyStore(admin), Set.of("admin"));
+    ManagementQuota quota =
+        new ManagementQuota(
+            new PostgresManagementQuotaStore(manager), quotaPolicy, (operation, outcome) -> {});
+    this.governance =
+        new PluginPackageGovernance(
+            policy, quota, new PostgresGovernanceStore(manager), Clock.systemUTC());
+  }
+
+  private HikariDataSource pool(String poolName, String role, int size) {
+    HikariConfig c = new HikariConfig();
+    c.setPoolName(poolName);
+    c.setJdbcUrl(
+        "jdbc:postgresql://127.0.0.1:"
+            + proxy.port()
+            + "/"
+            + PgNode.DATABASE
+            + "?sslmode=disable&gssEncMode=disable&connectTimeout=5&socketTimeout=30"
+            + "&ApplicationName="
+            + poolName);
+    c.setUsername(role);
+    c.setSchema(PostgresMigrations.SCHEMA);
+    c.setMaximumPoolSize(size);
+    c.setMinimumIdle(size);
+    // Fail fast while fenced: a request gets 503 (StoreUnavailable) instead of hanging.
+    c.setConnectionTimeout(5_000);
+    c.setValidationTimeout(1_000);
+    c.setInitializationFailTimeout(-1);
+    // Non-UTC and not a whole hour off UTC, as in the other PostgreSQL tests.
+    c.setConnectionInitSql("SET TIME ZONE 'Asia/Kolkata'");
+    return new HikariDataSource(c);
+  }
+
+  @Override
+  public void close() {
+    manager.close();
+    admin.close();
+    proxy.close();
+  }
+
+  @Override
+  public String toString() {
+    return name;
+  }
+}
