@@ -14,7 +14,7 @@ public final class PostgresMigrations {
   public static final String HISTORY_TABLE = "flyway_schema_history";
 
   /** The base schema version this code needs. */
-  public static final int REQUIRED_VERSION = 1;
+  public static final int REQUIRED_VERSION = 2;
 
   private PostgresMigrations() {}
 

@@ -14,7 +14,9 @@ class PostgresMigrationChecksumTest {
   private static final Map<String, String> RELEASED =
       Map.of(
           "V1__management_quota_and_governance.sql",
-          "c49e1e55a1e0057cc3e6ec287558eaee4de13f4748b834484c030ad022e4e2c5");
+          "c49e1e55a1e0057cc3e6ec287558eaee4de13f4748b834484c030ad022e4e2c5",
+          "V2__model_usage_read_quota_operation.sql",
+          "f401b69955eebc1876c019c87c7692f05f0a1906ebf9163640b805b9f07afcbd");
 
   @Test
   void releasedMigrationsAreUnchangedAndAllPinned() {
