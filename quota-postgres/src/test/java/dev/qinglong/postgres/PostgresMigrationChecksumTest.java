@@ -18,8 +18,19 @@ class PostgresMigrationChecksumTest {
           "V2__model_usage_read_quota_operation.sql",
           "f401b69955eebc1876c019c87c7692f05f0a1906ebf9163640b805b9f07afcbd");
 
+  /** The optional AI feature's migrations (db/postgres-ai), pinned the same way. */
+  private static final Map<String, String> RELEASED_AI =
+      Map.of(
+          "V1__model_invocation_quota.sql",
+          "90d04563a6eb66d58342ec070394e33a03eb1465b916d5882ca94c850fbc2834");
+
   @Test
   void releasedMigrationsAreUnchangedAndAllPinned() {
     assertThat(MigrationChecksums.sha256("db/postgres")).isEqualTo(RELEASED);
+  }
+
+  @Test
+  void releasedAiMigrationsAreUnchangedAndAllPinned() {
+    assertThat(MigrationChecksums.sha256("db/postgres-ai")).isEqualTo(RELEASED_AI);
   }
 }
