@@ -49,10 +49,6 @@ final class SqliteFixture implements ModelQuotaFixture {
     }
   }
 
-  HikariDataSource owner() {
-    return owner;
-  }
-
   @Override
   public DataSource newRuntimeDataSource() {
     return newDataSource();
