@@ -13,8 +13,14 @@ public final class PostgresMigrations {
   public static final String LOCATION = "classpath:db/postgres";
   public static final String HISTORY_TABLE = "flyway_schema_history";
 
+  /** Flyway location of the optional AI feature (model-invocation quota). */
+  public static final String AI_LOCATION = "classpath:db/postgres-ai";
+
+  /** The AI feature's own history table, so enabling it later never disturbs the base history. */
+  public static final String AI_HISTORY_TABLE = "flyway_ai_schema_history";
+
   /** The base schema version this code needs. */
-  public static final int REQUIRED_VERSION = 1;
+  public static final int REQUIRED_VERSION = 2;
 
   private PostgresMigrations() {}
 
@@ -33,6 +39,28 @@ public final class PostgresMigrations {
   /** Migrates; returns the number of migrations applied. */
   public static int migrate(DataSource owner) {
     return flyway(owner).migrate().migrationsExecuted;
+  }
+
+  /**
+   * Applies the optional AI feature's migrations (own location and history table) as the schema
+   * owner. Call it only when {@code qinglong.ai.enabled=true}, after {@link #migrate}: without it
+   * no AI table exists. The schema already holds the base tables, so the AI history starts from an
+   * empty baseline (version 0) instead of Flyway refusing a non-empty schema.
+   *
+   * @return the number of AI migrations applied
+   */
+  public static int migrateAi(DataSource owner) {
+    return Flyway.configure()
+        .dataSource(owner)
+        .schemas(SCHEMA)
+        .table(AI_HISTORY_TABLE)
+        .locations(AI_LOCATION)
+        .baselineOnMigrate(true)
+        .baselineVersion("0")
+        .failOnMissingLocations(true)
+        .load()
+        .migrate()
+        .migrationsExecuted;
   }
 
   /**

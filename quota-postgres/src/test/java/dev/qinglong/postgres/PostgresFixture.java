@@ -2,11 +2,12 @@ package dev.qinglong.postgres;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.qinglong.core.ai.ModelQuotaStore;
 import dev.qinglong.core.governance.GovernanceStore;
 import dev.qinglong.core.policy.ProjectPolicyStore;
 import dev.qinglong.core.quota.ManagementQuotaStore;
 import dev.qinglong.core.quota.QuotaKey;
-import dev.qinglong.testkit.StoreFixture;
+import dev.qinglong.testkit.ModelQuotaFixture;
 import dev.qinglong.testkit.postgres.PostgresTestServer;
 import dev.qinglong.testkit.postgres.TestDatabase;
 import java.sql.Connection;
@@ -22,20 +23,55 @@ import javax.sql.DataSource;
 /**
  * A fresh PostgreSQL database per test class, migrated by its owner, with stores connected as the
  * least-privileged roles the application uses: quota and governance as {@code ql3_package_manager},
- * Project Policy writes as {@code ql3_admin}.
+ * Project Policy writes as {@code ql3_admin}, the model quota (when the AI feature is migrated) as
+ * {@code ql3_runtime}.
  */
-final class PostgresFixture implements StoreFixture {
+final class PostgresFixture implements ModelQuotaFixture {
   private final TestDatabase database;
   private final HikariDataSource owner;
   private final HikariDataSource admin;
   private final List<HikariDataSource> pools = new CopyOnWriteArrayList<>();
 
   PostgresFixture(String name) {
+    this(name, false);
+  }
+
+  PostgresFixture(String name, boolean ai) {
     database = PostgresTestServer.get().createDatabase(name);
     owner = database.newDataSource(4);
     PostgresRoles.bootstrap(owner);
     PostgresMigrations.migrate(owner);
+    if (ai) {
+      PostgresMigrations.migrateAi(owner);
+    }
     admin = rolePool(PostgresRoles.ADMIN, 2);
+  }
+
+  @Override
+  public DataSource newRuntimeDataSource() {
+    return rolePool(PostgresRoles.RUNTIME, 8);
+  }
+
+  @Override
+  public ModelQuotaStore modelQuotaStore(DataSource dataSource) {
+    return new PostgresModelQuotaStore(dataSource);
+  }
+
+  @Override
+  public int ownerUpdate(String sql, Object... parameters) {
+    try (Connection c = owner.getConnection()) {
+      c.setSchema(PostgresMigrations.SCHEMA);
+      try (PreparedStatement ps = c.prepareStatement(sql)) {
+        for (int i = 0; i < parameters.length; i++) {
+          ps.setObject(i + 1, parameters[i]);
+        }
+        return ps.executeUpdate();
+      } finally {
+        c.setSchema("public");
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   TestDatabase database() {

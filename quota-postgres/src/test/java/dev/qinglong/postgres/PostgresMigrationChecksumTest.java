@@ -14,10 +14,23 @@ class PostgresMigrationChecksumTest {
   private static final Map<String, String> RELEASED =
       Map.of(
           "V1__management_quota_and_governance.sql",
-          "c49e1e55a1e0057cc3e6ec287558eaee4de13f4748b834484c030ad022e4e2c5");
+          "c49e1e55a1e0057cc3e6ec287558eaee4de13f4748b834484c030ad022e4e2c5",
+          "V2__model_usage_read_quota_operation.sql",
+          "f401b69955eebc1876c019c87c7692f05f0a1906ebf9163640b805b9f07afcbd");
+
+  /** The optional AI feature's migrations (db/postgres-ai), pinned the same way. */
+  private static final Map<String, String> RELEASED_AI =
+      Map.of(
+          "V1__model_invocation_quota.sql",
+          "90d04563a6eb66d58342ec070394e33a03eb1465b916d5882ca94c850fbc2834");
 
   @Test
   void releasedMigrationsAreUnchangedAndAllPinned() {
     assertThat(MigrationChecksums.sha256("db/postgres")).isEqualTo(RELEASED);
+  }
+
+  @Test
+  void releasedAiMigrationsAreUnchangedAndAllPinned() {
+    assertThat(MigrationChecksums.sha256("db/postgres-ai")).isEqualTo(RELEASED_AI);
   }
 }

@@ -18,6 +18,12 @@ public final class SqliteDatabase {
   /** Flyway location of the base schema. */
   public static final String MIGRATIONS = "classpath:db/sqlite";
 
+  /** Flyway location of the optional AI feature (model-invocation quota). */
+  public static final String AI_MIGRATIONS = "classpath:db/sqlite-ai";
+
+  /** The AI feature's own history table, so enabling it later never disturbs the base history. */
+  public static final String AI_HISTORY_TABLE = "flyway_ai_schema_history";
+
   private SqliteDatabase() {}
 
   /** A one-connection pool to {@code file}, creating parent directories as needed. */
@@ -50,6 +56,28 @@ public final class SqliteDatabase {
         Flyway.configure()
             .dataSource(dataSource)
             .locations(MIGRATIONS)
+            .failOnMissingLocations(true)
+            .load()
+            .migrate();
+    return result.migrationsExecuted;
+  }
+
+  /**
+   * Applies the optional AI feature's migrations (own location and history table). Call it only
+   * when {@code qinglong.ai.enabled=true}, after {@link #migrate}: without it no AI table exists.
+   * The base schema is already there, so the AI history starts from an empty baseline (version 0)
+   * instead of Flyway refusing a non-empty schema.
+   *
+   * @return how many AI migrations were applied
+   */
+  public static int migrateAi(javax.sql.DataSource dataSource) {
+    MigrateResult result =
+        Flyway.configure()
+            .dataSource(dataSource)
+            .locations(AI_MIGRATIONS)
+            .table(AI_HISTORY_TABLE)
+            .baselineOnMigrate(true)
+            .baselineVersion("0")
             .failOnMissingLocations(true)
             .load()
             .migrate();

@@ -133,4 +133,187 @@ final class SqliteSql {
           APPROVAL_BY_ID,
           DECIDE_APPROVAL,
           FOLLOW_DECISION);
+
+  // --- model-invocation quota (optional AI feature, db/sqlite-ai) ---
+
+  static final String NOW = "SELECT " + NOW_MS;
+
+  private static final String MODEL_POLICY_COLUMNS =
+      "SELECT project_id, model_id, revision, max_total_tokens, max_cost_micros, created_at_ms"
+          + " FROM model_invocation_policies";
+
+  static final String LATEST_MODEL_POLICY =
+      MODEL_POLICY_COLUMNS
+          + " WHERE project_id = ? AND model_id = ? ORDER BY revision DESC LIMIT 1";
+
+  static final String INSERT_MODEL_POLICY =
+      """
+      INSERT INTO model_invocation_policies
+        (project_id, model_id, revision, max_total_tokens, max_cost_micros, created_at_ms)
+      VALUES (?, ?, ?, ?, ?, ?)
+      """;
+
+  static final String LATEST_QUOTA_POLICY =
+      """
+      SELECT project_id, revision, window_ms, max_invocations, max_tokens, max_cost_micros,
+             created_at_ms
+      FROM model_project_quota_policies
+      WHERE project_id = ? ORDER BY revision DESC LIMIT 1
+      """;
+
+  static final String INSERT_QUOTA_POLICY =
+      """
+      INSERT INTO model_project_quota_policies
+        (project_id, revision, window_ms, max_invocations, max_tokens, max_cost_micros,
+         created_at_ms)
+      VALUES (?, ?, ?, ?, ?, ?, ?)
+      """;
+
+  static final String INSERT_STEP_RUN =
+      """
+      INSERT INTO model_step_runs
+        (project_id, step_run_id, run_id, model_id, state, invocation_id,
+         created_at_ms, updated_at_ms)
+      VALUES (?, ?, ?, ?, 'ready', NULL, ?, ?)
+      ON CONFLICT (project_id, step_run_id) DO NOTHING
+      """;
+
+  static final String STEP_RUN =
+      """
+      SELECT project_id, step_run_id, run_id, model_id, state, invocation_id,
+             created_at_ms, updated_at_ms
+      FROM model_step_runs WHERE project_id = ? AND step_run_id = ?
+      """;
+
+  /** ready → running, binding the invocation. Parameters: invocation, now, project, step run. */
+  static final String START_STEP_RUN =
+      """
+      UPDATE model_step_runs SET state = 'running', invocation_id = ?, updated_at_ms = ?
+      WHERE project_id = ? AND step_run_id = ? AND state = 'ready'
+      """;
+
+  /** running → terminal. Parameters: state, now, project, step run, invocation. */
+  static final String END_STEP_RUN =
+      """
+      UPDATE model_step_runs SET state = ?, updated_at_ms = ?
+      WHERE project_id = ? AND step_run_id = ? AND state = 'running' AND invocation_id = ?
+      """;
+
+  private static final String RESERVATION_COLUMNS =
+      """
+      SELECT project_id, invocation_id, step_run_id, run_id, model_id, model_policy_revision,
+             quota_policy_revision, window_start_ms, window_ms, budget_max_invocations,
+             budget_max_tokens, budget_max_cost_micros, reserved_tokens, reserved_cost_micros,
+             window_seq, window_invocations, window_reserved_tokens,
+             window_reserved_cost_micros, reserved_at_ms, digest
+      FROM model_invocation_reservations
+      """;
+
+  static final String RESERVATION_BY_INVOCATION =
+      RESERVATION_COLUMNS + " WHERE project_id = ? AND invocation_id = ?";
+
+  static final String RESERVATION_BY_STEP_RUN =
+      RESERVATION_COLUMNS + " WHERE project_id = ? AND step_run_id = ?";
+
+  /** The window's latest reservation: one seek down the (project, window, seq) unique index. */
+  static final String WINDOW_HEAD_RESERVATION =
+      RESERVATION_COLUMNS
+          + " WHERE project_id = ? AND window_start_ms = ? AND window_ms = ?"
+          + " ORDER BY window_seq DESC LIMIT 1";
+
+  static final String INSERT_RESERVATION =
+      """
+      INSERT INTO model_invocation_reservations
+        (project_id, invocation_id, step_run_id, run_id, model_id, model_policy_revision,
+         quota_policy_revision, window_start_ms, window_ms, budget_max_invocations,
+         budget_max_tokens, budget_max_cost_micros, reserved_tokens, reserved_cost_micros,
+         window_seq, window_invocations, window_reserved_tokens,
+         window_reserved_cost_micros, reserved_at_ms, digest)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      """;
+
+  static final String START_BY_INVOCATION =
+      """
+      SELECT project_id, invocation_id, step_run_id, run_id, model_id, reservation_digest,
+             started_at_ms, digest
+      FROM model_invocation_starts WHERE project_id = ? AND invocation_id = ?
+      """;
+
+  static final String INSERT_START =
+      """
+      INSERT INTO model_invocation_starts
+        (project_id, invocation_id, step_run_id, run_id, model_id, reservation_digest,
+         started_at_ms, digest)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+      """;
+
+  static final String COMPLETION_BY_INVOCATION =
+      """
+      SELECT project_id, invocation_id, step_run_id, outcome, input_tokens, output_tokens,
+             total_tokens, cost_micros, completed_at_ms, digest
+      FROM model_invocation_completions WHERE project_id = ? AND invocation_id = ?
+      """;
+
+  static final String INSERT_COMPLETION =
+      """
+      INSERT INTO model_invocation_completions
+        (project_id, invocation_id, step_run_id, outcome, input_tokens, output_tokens,
+         total_tokens, cost_micros, completed_at_ms, digest)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      """;
+
+  private static final String LEDGER_COLUMNS =
+      """
+      SELECT project_id, ledger_seq, invocation_id, step_run_id, run_id, model_id, outcome,
+             input_tokens, output_tokens, total_tokens, cost_micros, completion_digest,
+             recorded_at_ms, digest
+      FROM model_usage_ledger
+      """;
+
+  static final String LEDGER_BY_INVOCATION =
+      LEDGER_COLUMNS + " WHERE project_id = ? AND invocation_id = ?";
+
+  static final String LEDGER_PAGE =
+      LEDGER_COLUMNS + " WHERE project_id = ? AND ledger_seq > ? ORDER BY ledger_seq LIMIT ?";
+
+  static final String LAST_LEDGER_SEQ =
+      "SELECT ledger_seq FROM model_usage_ledger WHERE project_id = ?"
+          + " ORDER BY ledger_seq DESC LIMIT 1";
+
+  static final String INSERT_LEDGER =
+      """
+      INSERT INTO model_usage_ledger
+        (project_id, ledger_seq, invocation_id, step_run_id, run_id, model_id, outcome,
+         input_tokens, output_tokens, total_tokens, cost_micros, completion_digest,
+         recorded_at_ms, digest)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      """;
+
+  private static final String SETTLEMENT_COLUMNS =
+      """
+      SELECT project_id, invocation_id, window_start_ms, window_ms, reservation_digest,
+             completion_digest, settled_tokens, settled_cost_micros, released_tokens,
+             released_cost_micros, window_settle_seq, window_released_tokens,
+             window_released_cost_micros, settled_at_ms, digest
+      FROM model_invocation_settlements
+      """;
+
+  static final String SETTLEMENT_BY_INVOCATION =
+      SETTLEMENT_COLUMNS + " WHERE project_id = ? AND invocation_id = ?";
+
+  /** The window's latest settlement: one seek down the (project, window, seq) unique index. */
+  static final String WINDOW_HEAD_SETTLEMENT =
+      SETTLEMENT_COLUMNS
+          + " WHERE project_id = ? AND window_start_ms = ? AND window_ms = ?"
+          + " ORDER BY window_settle_seq DESC LIMIT 1";
+
+  static final String INSERT_SETTLEMENT =
+      """
+      INSERT INTO model_invocation_settlements
+        (project_id, invocation_id, window_start_ms, window_ms, reservation_digest,
+         completion_digest, settled_tokens, settled_cost_micros, released_tokens,
+         released_cost_micros, window_settle_seq, window_released_tokens,
+         window_released_cost_micros, settled_at_ms, digest)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      """;
 }

@@ -1,11 +1,12 @@
 package dev.qinglong.sqlite;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.qinglong.core.ai.ModelQuotaStore;
 import dev.qinglong.core.governance.GovernanceStore;
 import dev.qinglong.core.policy.ProjectPolicyStore;
 import dev.qinglong.core.quota.ManagementQuotaStore;
 import dev.qinglong.core.quota.QuotaKey;
-import dev.qinglong.testkit.StoreFixture;
+import dev.qinglong.testkit.ModelQuotaFixture;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -20,14 +21,21 @@ import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
 
-/** A migrated SQLite file per test class, with owner-level probes for the contract suites. */
-final class SqliteFixture implements StoreFixture {
+/**
+ * A migrated SQLite file per test class (base schema, plus the AI feature when asked), with
+ * owner-level probes for the contract suites.
+ */
+final class SqliteFixture implements ModelQuotaFixture {
   private final Path dir;
   private final Path file;
   private final List<HikariDataSource> pools = new CopyOnWriteArrayList<>();
   private final HikariDataSource owner;
 
   SqliteFixture() {
+    this(false);
+  }
+
+  SqliteFixture(boolean ai) {
     try {
       dir = Files.createTempDirectory("qinglong-sqlite-test");
     } catch (IOException e) {
@@ -36,6 +44,32 @@ final class SqliteFixture implements StoreFixture {
     file = dir.resolve("qinglong.db");
     owner = (HikariDataSource) newDataSource();
     SqliteDatabase.migrate(owner);
+    if (ai) {
+      SqliteDatabase.migrateAi(owner);
+    }
+  }
+
+  @Override
+  public DataSource newRuntimeDataSource() {
+    return newDataSource();
+  }
+
+  @Override
+  public ModelQuotaStore modelQuotaStore(DataSource dataSource) {
+    return new SqliteModelQuotaStore(dataSource);
+  }
+
+  @Override
+  public int ownerUpdate(String sql, Object... parameters) {
+    try (Connection c = owner.getConnection();
+        PreparedStatement ps = c.prepareStatement(sql)) {
+      for (int i = 0; i < parameters.length; i++) {
+        ps.setObject(i + 1, parameters[i]);
+      }
+      return ps.executeUpdate();
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   Path file() {

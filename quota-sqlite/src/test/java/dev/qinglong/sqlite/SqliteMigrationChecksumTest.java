@@ -14,10 +14,23 @@ class SqliteMigrationChecksumTest {
   private static final Map<String, String> RELEASED =
       Map.of(
           "V1__management_quota_and_governance.sql",
-          "0c303a0109b709ef6ae4f63ff92bb9af3c36ca7bd8e90ac88a2d609806816cbb");
+          "0c303a0109b709ef6ae4f63ff92bb9af3c36ca7bd8e90ac88a2d609806816cbb",
+          "V2__model_usage_read_quota_operation.sql",
+          "199a90e82f3c4edfc3aad9d65fa5dc3837a6dbd4988a58d379cbf82f892f976f");
+
+  /** The optional AI feature's migrations (db/sqlite-ai), pinned the same way. */
+  private static final Map<String, String> RELEASED_AI =
+      Map.of(
+          "V1__model_invocation_quota.sql",
+          "ec924a158408a36f78b6c6e94884e081127cf932c7c9282a3962c02e93915c3a");
 
   @Test
   void releasedMigrationsAreUnchangedAndAllPinned() {
     assertThat(MigrationChecksums.sha256("db/sqlite")).isEqualTo(RELEASED);
+  }
+
+  @Test
+  void releasedAiMigrationsAreUnchangedAndAllPinned() {
+    assertThat(MigrationChecksums.sha256("db/sqlite-ai")).isEqualTo(RELEASED_AI);
   }
 }

@@ -126,6 +126,17 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
   }
 
   @Test
+  void everyOperationIsAcceptedByTheDatabase() {
+    // Guards the bucket table's CHECK on operation: a new QuotaOperation needs a migration.
+    for (QuotaOperation op : QuotaOperation.values()) {
+      QuotaKey key = key(op);
+      assertThat(store().consume(key, r("x1"), 5, WINDOW))
+          .isInstanceOf(QuotaDecision.Allowed.class);
+      assertThat(row(key).consumedCount()).isEqualTo(1);
+    }
+  }
+
+  @Test
   void replayWithinTheWindowIsAllowedAndNotCounted() {
     QuotaKey key = key(QuotaOperation.INSPECT);
     store().consume(key, r("i1"), 3, WINDOW);

@@ -4,7 +4,9 @@ package dev.qinglong.core.quota;
 public enum QuotaOperation {
   PROPOSE("plugin-package.propose", 30),
   DECIDE("plugin-package.decide", 60),
-  INSPECT("plugin-package.inspect", 600);
+  INSPECT("plugin-package.inspect", 600),
+  /** Reads of model usage (window and ledger), DESIGN §5. */
+  MODEL_USAGE_READ("model-usage.read", 600);
 
   private final String wireName;
   private final int defaultLimit;

@@ -1,0 +1,358 @@
+package dev.qinglong.core.ai;
+
+import dev.qinglong.core.model.ConflictException;
+import dev.qinglong.core.model.ForbiddenException;
+import dev.qinglong.core.model.Identifiers;
+import dev.qinglong.core.model.Principal;
+import dev.qinglong.core.model.QuotaExceededException;
+import dev.qinglong.core.model.StoreUnavailableException;
+import dev.qinglong.core.model.ValidationException;
+import dev.qinglong.core.policy.Permission;
+import dev.qinglong.core.policy.ProjectPolicy;
+import dev.qinglong.core.quota.ManagementQuota;
+import dev.qinglong.core.quota.QuotaOperation;
+import dev.qinglong.core.quota.ReceiptId;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Model-invocation quota (ADR 001, DESIGN §5): policies, StepRuns, atomic admission and settlement,
+ * and the usage reads.
+ *
+ * <p>Every operation runs in the same order: validate → Project Policy → (reads only) durable
+ * management quota {@code model-usage.read} under the request's id → store. A malformed or
+ * unauthorised request therefore touches nothing.
+ *
+ * <p>Exceptions, with the HTTP mapping the routes use: {@link ValidationException} 400, {@link
+ * ForbiddenException} 403, {@link ConflictException} 409 (unknown or foreign object, id reuse,
+ * state, drifted/missing/unexpected receipt, usage above the reservation), {@link
+ * ModelQuotaConfigurationException} 409 (cost limit without a cost cap), {@link
+ * ModelProjectQuotaExceededException} 429 {@code model_project_quota_exceeded}, {@link
+ * QuotaExceededException} 429 {@code quota_exceeded} (reads), {@link StoreUnavailableException}
+ * 503.
+ */
+public final class ModelInvocationQuota {
+  /** The largest ledger page. */
+  public static final int MAX_LEDGER_PAGE = 500;
+
+  /** The page size when the caller gives none. */
+  public static final int DEFAULT_LEDGER_PAGE = 100;
+
+  private final ProjectPolicy policy;
+  private final ManagementQuota managementQuota;
+  private final ModelQuotaStore store;
+  private final ModelQuotaListener listener;
+
+  public ModelInvocationQuota(
+      ProjectPolicy policy, ManagementQuota managementQuota, ModelQuotaStore store) {
+    this(policy, managementQuota, store, ModelQuotaListener.NONE);
+  }
+
+  public ModelInvocationQuota(
+      ProjectPolicy policy,
+      ManagementQuota managementQuota,
+      ModelQuotaStore store,
+      ModelQuotaListener listener) {
+    this.policy = Objects.requireNonNull(policy, "policy");
+    this.managementQuota = Objects.requireNonNull(managementQuota, "managementQuota");
+    this.store = Objects.requireNonNull(store, "store");
+    this.listener = Objects.requireNonNull(listener, "listener");
+  }
+
+  /**
+   * Sets the model's invocation policy (new immutable revision unless unchanged). Needs {@code
+   * project.admin}.
+   */
+  public ModelInvocationPolicy putModelPolicy(
+      Principal caller, String projectId, String modelId, long maxTotalTokens, Long maxCostMicros) {
+    Identifiers.require("projectId", projectId);
+    Identifiers.require("modelId", modelId);
+    Limits.require("maxTotalTokens", maxTotalTokens, 1, Limits.MAX_INVOCATION_TOKENS);
+    Limits.requireNullable("maxCostMicros", maxCostMicros, 0, Limits.MAX_AMOUNT);
+    policy.requireAny(caller, projectId, Permission.PROJECT_ADMIN);
+    return store.putModelPolicy(projectId, modelId, maxTotalTokens, maxCostMicros);
+  }
+
+  /**
+   * Sets the Project's quota policy (new immutable revision unless unchanged). Needs {@code
+   * project.admin}.
+   *
+   * @param window {@code 1m}, {@code 1h} or {@code 1d}
+   */
+  public ProjectQuotaPolicy putProjectQuota(
+      Principal caller,
+      String projectId,
+      String window,
+      long maxInvocations,
+      long maxTokens,
+      Long maxCostMicros) {
+    Identifiers.require("projectId", projectId);
+    if (window == null) {
+      throw new ValidationException("window", "is required");
+    }
+    QuotaWindow w = QuotaWindow.fromWire(window);
+    Limits.require("maxInvocations", maxInvocations, 1, Limits.MAX_INVOCATIONS);
+    Limits.require("maxTokens", maxTokens, 1, Limits.MAX_AMOUNT);
+    Limits.requireNullable("maxCostMicros", maxCostMicros, 0, Limits.MAX_AMOUNT);
+    policy.requireAny(caller, projectId, Permission.PROJECT_ADMIN);
+    return store.putProjectQuota(projectId, w, maxInvocations, maxTokens, maxCostMicros);
+  }
+
+  /**
+   * Creates a {@code ready} StepRun. Needs {@code model.invoke}.
+   *
+   * @return the StepRun and {@code created=true}, or the existing one on an exact replay
+   * @throws ConflictException if the id already names a StepRun of another run or model
+   */
+  public StepRunCreation createStepRun(
+      Principal caller, String projectId, String stepRunId, String runId, String modelId) {
+    Identifiers.require("projectId", projectId);
+    Identifiers.require("stepRunId", stepRunId);
+    Identifiers.require("runId", runId);
+    Identifiers.require("modelId", modelId);
+    policy.requireAny(caller, projectId, Permission.MODEL_INVOKE);
+    StepRunCreation result = store.createStepRun(projectId, stepRunId, runId, modelId);
+    StepRun s = result.stepRun();
+    if (!result.created() && (!s.runId().equals(runId) || !s.modelId().equals(modelId))) {
+      throw new ConflictException("stepRunId already used for another run or model");
+    }
+    return result;
+  }
+
+  /**
+   * Admits one invocation of a ready StepRun: reserves the model policy's worst case against the
+   * Project's current window and moves the StepRun to {@code running}, atomically. Needs {@code
+   * model.invoke}.
+   *
+   * @return the receipts; {@code created=false} on an exact replay (same invocationId and
+   *     stepRunId), with the stored receipts verified against their digests
+   * @throws ModelProjectQuotaExceededException if the window has no room (nothing reserved)
+   * @throws ModelQuotaConfigurationException if the Project limits cost and the model has no cap
+   * @throws ConflictException if the StepRun does not exist in the Project or is not ready, the
+   *     model has no policy, the invocationId is used for another StepRun, or a receipt is missing,
+   *     unexpected or drifted
+   */
+  public Admission admit(
+      Principal caller, String projectId, String invocationId, String stepRunId) {
+    AdmissionRequest request = new AdmissionRequest(projectId, invocationId, stepRunId);
+    policy.requireAny(caller, projectId, Permission.MODEL_INVOKE);
+    AdmissionOutcome outcome = observe(() -> store.admit(request));
+    if (outcome instanceof AdmissionOutcome.Admitted admitted) {
+      listener.observed(ModelQuotaListener.Event.ADMITTED);
+      return new Admission(admitted.reservation(), admitted.start(), true);
+    }
+    if (outcome instanceof AdmissionOutcome.Existing existing) {
+      return conflictObserved(() -> replayAdmission(request, existing));
+    }
+    if (outcome instanceof AdmissionOutcome.Refused refused) {
+      listener.observed(ModelQuotaListener.Event.REFUSED);
+      throw new ModelProjectQuotaExceededException(refused.retryAfterSeconds());
+    }
+    if (outcome instanceof AdmissionOutcome.Rejected rejected) {
+      listener.observed(ModelQuotaListener.Event.CONFLICT);
+      if (rejected.reason() == AdmissionOutcome.Reason.COST_CAP_MISSING) {
+        throw new ModelQuotaConfigurationException(
+            "the project limits cost but the model policy has no cost cap");
+      }
+      throw new ConflictException("invocation cannot be admitted: " + rejected.reason());
+    }
+    throw new StoreUnavailableException("model quota store returned no admission outcome");
+  }
+
+  private Admission replayAdmission(AdmissionRequest request, AdmissionOutcome.Existing existing) {
+    Reservation r = existing.reservation();
+    InvocationStart s = existing.start();
+    if (r == null || s == null) {
+      throw new ConflictException("admission receipt missing");
+    }
+    if (!r.digestMatches() || !s.digestMatches() || !s.reservationDigest().equals(r.digest())) {
+      throw new ConflictException("admission receipt drifted from its digest");
+    }
+    if (!r.stepRunId().equals(request.stepRunId())
+        || !s.stepRunId().equals(request.stepRunId())
+        || !s.invocationId().equals(r.invocationId())) {
+      throw new ConflictException("invocationId already used for another step run");
+    }
+    Optional<StepRun> step = store.stepRun(request.projectId(), request.stepRunId());
+    if (step.isEmpty()
+        || step.get().state() == StepRunState.READY
+        || !request.invocationId().equals(step.get().invocationId())) {
+      throw new ConflictException("step run does not bind the admitted invocation");
+    }
+    listener.observed(ModelQuotaListener.Event.ADMISSION_REPLAYED);
+    return new Admission(r, s, false);
+  }
+
+  /**
+   * Completes an admitted invocation: records the completion and UsageLedger entry, settles the
+   * reservation and ends the StepRun, atomically. Needs {@code model.invoke}.
+   *
+   * @param usage {@code null} when unknown: every reserved token stays reserved
+   * @param costMicros {@code null} when unknown: a cost reservation stays whole
+   * @return the receipts; {@code created=false} on an exact replay, verified against their digests
+   * @throws ConflictException if the invocation does not exist in the Project, was completed
+   *     differently, its StepRun is not running, usage exceeds the reservation (contract breach:
+   *     nothing recorded, the reservation stays), or a receipt is missing, unexpected or drifted
+   */
+  public Settled complete(
+      Principal caller,
+      String projectId,
+      String invocationId,
+      String outcome,
+      TokenUsage usage,
+      Long costMicros) {
+    Identifiers.require("projectId", projectId);
+    Identifiers.require("invocationId", invocationId);
+    if (outcome == null) {
+      throw new ValidationException("outcome", "is required");
+    }
+    CompletionRequest request =
+        new CompletionRequest(
+            projectId, invocationId, InvocationOutcome.fromWire(outcome), usage, costMicros);
+    policy.requireAny(caller, projectId, Permission.MODEL_INVOKE);
+    return complete(request);
+  }
+
+  /**
+   * Recovery of a StepRun left {@code running} (its runtime crashed or lost the provider's answer):
+   * completes it through the same quota-aware path with outcome {@code unknown}, so its whole
+   * reservation stays in the window. Needs {@code model.invoke}. An already completed StepRun
+   * returns its stored receipts only if it was completed as unknown; otherwise 409.
+   *
+   * @throws ConflictException if the StepRun does not exist in the Project or was never admitted
+   */
+  public Settled recoverUnknown(Principal caller, String projectId, String stepRunId) {
+    Identifiers.require("projectId", projectId);
+    Identifiers.require("stepRunId", stepRunId);
+    policy.requireAny(caller, projectId, Permission.MODEL_INVOKE);
+    StepRun step =
+        store
+            .stepRun(projectId, stepRunId)
+            .orElseThrow(() -> new ConflictException("no such step run in this project"));
+    if (step.invocationId() == null) {
+      throw new ConflictException("step run was never admitted");
+    }
+    return complete(
+        new CompletionRequest(
+            projectId, step.invocationId(), InvocationOutcome.UNKNOWN, null, null));
+  }
+
+  private Settled complete(CompletionRequest request) {
+    CompletionOutcome outcome = observe(() -> store.complete(request));
+    if (outcome instanceof CompletionOutcome.Completed done) {
+      listener.observed(ModelQuotaListener.Event.SETTLED);
+      return new Settled(
+          done.reservation(), done.completion(), done.ledgerEntry(), done.settlement(), true);
+    }
+    if (outcome instanceof CompletionOutcome.Existing existing) {
+      return conflictObserved(() -> replayCompletion(request, existing));
+    }
+    if (outcome instanceof CompletionOutcome.Rejected rejected) {
+      listener.observed(ModelQuotaListener.Event.CONFLICT);
+      if (rejected.reason() == CompletionOutcome.Reason.USAGE_ABOVE_RESERVATION) {
+        throw new ConflictException("usage above the reservation: contract breach");
+      }
+      throw new ConflictException("invocation cannot be completed: " + rejected.reason());
+    }
+    throw new StoreUnavailableException("model quota store returned no completion outcome");
+  }
+
+  private Settled replayCompletion(CompletionRequest request, CompletionOutcome.Existing e) {
+    Reservation r = e.reservation();
+    Completion c = e.completion();
+    UsageLedgerEntry l = e.ledgerEntry();
+    Settlement s = e.settlement();
+    if (r == null || c == null || l == null || s == null) {
+      throw new ConflictException("completion receipt missing");
+    }
+    if (!r.digestMatches() || !c.digestMatches() || !l.digestMatches() || !s.digestMatches()) {
+      throw new ConflictException("completion receipt drifted from its digest");
+    }
+    if (!l.completionDigest().equals(c.digest())
+        || !s.completionDigest().equals(c.digest())
+        || !s.reservationDigest().equals(r.digest())
+        || !c.invocationId().equals(r.invocationId())) {
+      throw new ConflictException("completion receipts do not bind each other");
+    }
+    if (!c.reports(request.outcome(), request.usage(), request.costMicros())) {
+      throw new ConflictException("invocation already completed differently");
+    }
+    Optional<StepRun> step = store.stepRun(r.projectId(), r.stepRunId());
+    if (step.isEmpty()
+        || step.get().state() != c.outcome().terminalState()
+        || !r.invocationId().equals(step.get().invocationId())) {
+      throw new ConflictException("step run does not bind the completed invocation");
+    }
+    listener.observed(ModelQuotaListener.Event.SETTLEMENT_REPLAYED);
+    return new Settled(r, c, l, s, false);
+  }
+
+  /**
+   * The Project's current window usage and limits. Needs {@code model.usage.read}; consumes one
+   * {@code model-usage.read} management quota unit under {@code requestId}.
+   */
+  public WindowUsageReading windowUsage(Principal caller, String projectId, String requestId) {
+    Identifiers.require("projectId", projectId);
+    ReceiptId receipt = new ReceiptId(requestId);
+    policy.requireAny(caller, projectId, Permission.MODEL_USAGE_READ);
+    managementQuota.consume(projectId, caller.userId(), QuotaOperation.MODEL_USAGE_READ, receipt);
+    return store.currentWindowUsage(projectId);
+  }
+
+  /**
+   * One page of the Project's UsageLedger. Needs {@code model.usage.read}; consumes one {@code
+   * model-usage.read} management quota unit under {@code requestId}.
+   *
+   * @param limit 1..{@value #MAX_LEDGER_PAGE}, or {@code null} for {@value #DEFAULT_LEDGER_PAGE}
+   * @param cursor {@code null} for the first page, else a {@code nextCursor} this service issued
+   */
+  public LedgerPage ledger(
+      Principal caller, String projectId, Integer limit, String cursor, String requestId) {
+    Identifiers.require("projectId", projectId);
+    int size = limit == null ? DEFAULT_LEDGER_PAGE : limit;
+    if (size < 1 || size > MAX_LEDGER_PAGE) {
+      throw new ValidationException("limit", "must be between 1 and " + MAX_LEDGER_PAGE);
+    }
+    long after = LedgerCursor.decode(cursor);
+    ReceiptId receipt = new ReceiptId(requestId);
+    policy.requireAny(caller, projectId, Permission.MODEL_USAGE_READ);
+    managementQuota.consume(projectId, caller.userId(), QuotaOperation.MODEL_USAGE_READ, receipt);
+    List<UsageLedgerEntry> rows = store.ledger(projectId, after, size + 1);
+    for (UsageLedgerEntry entry : rows) {
+      if (!entry.digestMatches() || !entry.projectId().equals(projectId)) {
+        throw new ConflictException("ledger entry drifted from its digest");
+      }
+    }
+    if (rows.size() <= size) {
+      return new LedgerPage(rows, null);
+    }
+    List<UsageLedgerEntry> page = rows.subList(0, size);
+    return new LedgerPage(page, LedgerCursor.encode(page.get(size - 1).ledgerSeq()));
+  }
+
+  private <T> T observe(java.util.function.Supplier<T> call) {
+    try {
+      T result = call.get();
+      if (result == null) {
+        throw new StoreUnavailableException("model quota store returned nothing");
+      }
+      return result;
+    } catch (StoreUnavailableException e) {
+      listener.observed(ModelQuotaListener.Event.UNAVAILABLE);
+      throw e;
+    } catch (ConflictException e) {
+      listener.observed(ModelQuotaListener.Event.CONFLICT);
+      throw e;
+    }
+  }
+
+  private <T> T conflictObserved(java.util.function.Supplier<T> call) {
+    try {
+      return call.get();
+    } catch (ConflictException e) {
+      listener.observed(ModelQuotaListener.Event.CONFLICT);
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,116 @@
+package dev.qinglong.core.ai;
+
+import dev.qinglong.core.model.ConflictException;
+import dev.qinglong.core.model.StoreUnavailableException;
+import java.util.Optional;
+
+/**
+ * Durable model-invocation quota (ADR 001): policy revisions, StepRuns and the append-only receipts
+ * (reservation, start, completion, ledger entry, settlement).
+ *
+ * <p>Windows are always chosen by the database clock. Admission and completion each run as ONE
+ * transaction serialised per Project window (SQLite {@code BEGIN IMMEDIATE}; PostgreSQL {@code
+ * pg_advisory_xact_lock} on {@link AdvisoryLockKeys#window}), and decide through {@link
+ * ModelQuotaRules}, so both stores apply the same rules. Receipts are never updated or deleted;
+ * only a StepRun's state changes.
+ *
+ * <p>Every method throws {@link StoreUnavailableException} when the store cannot give a definite
+ * answer (unreachable, statement failed, corrupt row, outcome unknown). Callers must fail closed:
+ * it never means "admitted" nor "settled".
+ */
+public interface ModelQuotaStore {
+
+  /**
+   * Appends a new revision of the model's invocation policy in the Project (revision = latest + 1,
+   * 1 for the first) unless the latest revision already has exactly these limits.
+   *
+   * @return the latest revision after the call: the new one, or the unchanged latest
+   */
+  ModelInvocationPolicy putModelPolicy(
+      String projectId, String modelId, long maxTotalTokens, Long maxCostMicros);
+
+  /** The latest revision of the model's policy in the Project, or empty. */
+  Optional<ModelInvocationPolicy> modelPolicy(String projectId, String modelId);
+
+  /**
+   * Appends a new revision of the Project's quota policy unless the latest one already has exactly
+   * these limits.
+   *
+   * @return the latest revision after the call
+   */
+  ProjectQuotaPolicy putProjectQuota(
+      String projectId,
+      QuotaWindow window,
+      long maxInvocations,
+      long maxTokens,
+      Long maxCostMicros);
+
+  /** The latest revision of the Project's quota policy, or empty (unfenced). */
+  Optional<ProjectQuotaPolicy> projectQuota(String projectId);
+
+  /**
+   * Inserts a {@code ready} StepRun unless the Project already has one with that id.
+   *
+   * @return the stored StepRun and {@code created=true} if this call inserted it; otherwise the
+   *     existing one and {@code created=false} (the caller compares run and model)
+   */
+  StepRunCreation createStepRun(String projectId, String stepRunId, String runId, String modelId);
+
+  /** The StepRun with that id in the Project, or empty. */
+  Optional<StepRun> stepRun(String projectId, String stepRunId);
+
+  /**
+   * Admits one invocation in ONE transaction: window from the database clock, the window's usage
+   * from its latest reservation and settlement (two index seeks), the quota fence, StepRun {@code
+   * ready → running}, the start receipt and the reservation receipt.
+   *
+   * <ul>
+   *   <li>{@link AdmissionOutcome.Admitted}: all of it committed.
+   *   <li>{@link AdmissionOutcome.Existing}: the invocation id already has a reservation or a start
+   *       (replay or reuse); nothing written; missing members are {@code null}.
+   *   <li>{@link AdmissionOutcome.Refused}: a window limit would be exceeded; nothing written.
+   *   <li>{@link AdmissionOutcome.Rejected}: no such ready StepRun, no model policy, a cost limit
+   *       without a cost cap, or an unexpected receipt; nothing written.
+   * </ul>
+   *
+   * @throws ConflictException if the window's latest stored receipt drifted from its digest
+   *     (nothing written)
+   */
+  AdmissionOutcome admit(AdmissionRequest request);
+
+  /**
+   * Completes one invocation in ONE transaction serialised with its reservation's window:
+   * completion receipt, UsageLedger entry, settlement receipt and StepRun {@code running →
+   * terminal}.
+   *
+   * <ul>
+   *   <li>{@link CompletionOutcome.Completed}: all of it committed.
+   *   <li>{@link CompletionOutcome.Existing}: the invocation already has a completion, ledger entry
+   *       or settlement; nothing written; missing members are {@code null}.
+   *   <li>{@link CompletionOutcome.Rejected}: no reservation, a missing start or StepRun, a StepRun
+   *       not running under it, or usage above the reservation; nothing written, the reservation
+   *       stays.
+   * </ul>
+   *
+   * @throws ConflictException if the reservation or the window's latest settlement drifted from its
+   *     digest (nothing written)
+   */
+  CompletionOutcome complete(CompletionRequest request);
+
+  /**
+   * The Project's current window (chosen by the database clock under its latest quota policy, or
+   * the unfenced day window) with its usage, read consistently.
+   *
+   * @throws ConflictException if the window's latest receipt drifted from its digest
+   */
+  WindowUsageReading currentWindowUsage(String projectId);
+
+  /**
+   * Up to {@code limit} ledger entries of the Project with a sequence number above {@code
+   * afterSeq}, in sequence order.
+   *
+   * @param limit 1..{@link ModelInvocationQuota#MAX_LEDGER_PAGE} + 1 (the service asks for one more
+   *     to know whether another page follows)
+   */
+  java.util.List<UsageLedgerEntry> ledger(String projectId, long afterSeq, int limit);
+}

@@ -1,0 +1,590 @@
+package dev.qinglong.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.qinglong.core.ai.Admission;
+import dev.qinglong.core.ai.LedgerPage;
+import dev.qinglong.core.ai.ModelInvocationQuota;
+import dev.qinglong.core.ai.ModelProjectQuotaExceededException;
+import dev.qinglong.core.ai.ModelQuotaConfigurationException;
+import dev.qinglong.core.ai.ModelQuotaStore;
+import dev.qinglong.core.ai.Reservation;
+import dev.qinglong.core.ai.Settled;
+import dev.qinglong.core.ai.StepRunState;
+import dev.qinglong.core.ai.TokenUsage;
+import dev.qinglong.core.ai.UsageLedgerEntry;
+import dev.qinglong.core.ai.WindowUsage;
+import dev.qinglong.core.ai.WindowUsageReading;
+import dev.qinglong.core.model.ConflictException;
+import dev.qinglong.core.model.ForbiddenException;
+import dev.qinglong.core.model.Principal;
+import dev.qinglong.core.model.QuotaExceededException;
+import dev.qinglong.core.model.StoreUnavailableException;
+import dev.qinglong.core.model.ValidationException;
+import dev.qinglong.core.policy.Permission;
+import dev.qinglong.core.policy.ProjectMember;
+import dev.qinglong.core.policy.ProjectPolicy;
+import dev.qinglong.core.quota.ManagementQuota;
+import dev.qinglong.core.quota.ManagementQuotaPolicy;
+import dev.qinglong.core.quota.QuotaDecisionListener;
+import dev.qinglong.core.quota.QuotaOperation;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Contract of {@link ModelQuotaStore} (ADR 001, DESIGN §5), exercised through {@link
+ * ModelInvocationQuota} over the adapter's real stores: fences per dimension, the configuration
+ * rule, settlement rules, exact replay, tamper detection, database-clock windows, the two-instance
+ * race and ledger paging.
+ */
+public abstract class ModelQuotaStoreContract extends StoreContractSupport {
+  private static final Principal ADMIN = new Principal("admin");
+  private static final Principal ALICE = new Principal("alice");
+  private static final Principal CAROL = new Principal("carol");
+  // Hour windows: a test crossing a window boundary mid-way would be a flake; hours make it rare.
+  private static final long HOUR_MS = 3_600_000L;
+
+  /** Rounds and threads of the race; each round is a fresh Project. */
+  protected static final int RACE_ROUNDS = 20;
+
+  protected static final int RACE_THREADS = 8;
+
+  private DataSource runtime;
+
+  @Override
+  protected abstract ModelQuotaFixture createFixture();
+
+  private ModelQuotaFixture ai() {
+    return (ModelQuotaFixture) fixture;
+  }
+
+  private DataSource runtime() {
+    if (runtime == null) {
+      runtime = ai().newRuntimeDataSource();
+    }
+    return runtime;
+  }
+
+  private ModelInvocationQuota service(DataSource runtimePool, int usageReadLimit) {
+    return new ModelInvocationQuota(
+        new ProjectPolicy(fixture.policyStore(dataSource), Set.of("admin")),
+        new ManagementQuota(
+            fixture.quotaStore(dataSource),
+            new ManagementQuotaPolicy(
+                true,
+                Duration.ofSeconds(60),
+                Map.of(QuotaOperation.MODEL_USAGE_READ, usageReadLimit)),
+            QuotaDecisionListener.NONE),
+        ai().modelQuotaStore(runtimePool));
+  }
+
+  private ModelInvocationQuota service() {
+    return service(runtime(), 600);
+  }
+
+  /** A Project where alice may invoke and read usage, carol is a member without permissions. */
+  private String project() {
+    String project = unique("prj");
+    fixture
+        .policyStore(dataSource)
+        .replaceMember(
+            new ProjectMember(
+                project, "alice", Set.of(Permission.MODEL_INVOKE, Permission.MODEL_USAGE_READ)));
+    fixture.policyStore(dataSource).replaceMember(new ProjectMember(project, "carol", Set.of()));
+    return project;
+  }
+
+  private static String id(String prefix) {
+    return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+  }
+
+  private Admission admit(ModelInvocationQuota s, String project, String model) {
+    String step = id("s");
+    s.createStepRun(ALICE, project, step, "run-1", model);
+    return s.admit(ALICE, project, id("inv"), step);
+  }
+
+  private WindowUsage usage(String project) {
+    return service().windowUsage(ALICE, project, id("read")).usage();
+  }
+
+  private StepRunState state(String project, String stepRunId) {
+    return ai().modelQuotaStore(runtime()).stepRun(project, stepRunId).orElseThrow().state();
+  }
+
+  @Test
+  void admissionWithinLimitsReservesTheWorstCaseOnTheDatabaseClock() {
+    ModelInvocationQuota s = service();
+    String project = project();
+    s.putModelPolicy(ADMIN, project, "m1", 4096, 70L);
+    s.putProjectQuota(ADMIN, project, "1h", 10, 100_000, 1_000L);
+    s.createStepRun(ALICE, project, "s1", "r1", "m1");
+
+    long before = fixture.databaseNowMs();
+    Admission a = s.admit(ALICE, project, "inv1", "s1");
+    long after = fixture.databaseNowMs();
+
+    Reservation r = a.reservation();
+    assertThat(a.created()).isTrue();
+    assertThat(r.type()).isEqualTo("qinglong/model-invocation-quota-reservation@v1");
+    assertThat(a.start().type()).isEqualTo("qinglong/model-invocation-quota-admission@v1");
+    assertThat(r.reservedTokens()).isEqualTo(4096);
+    assertThat(r.reservedCostMicros()).isEqualTo(70L);
+    assertThat(r.modelPolicyRevision()).isEqualTo(1);
+    assertThat(r.quotaPolicyRevision()).isEqualTo(1);
+    assertThat(r.windowMs()).isEqualTo(HOUR_MS);
+    assertThat(r.windowStartMs()).isIn(before - before % HOUR_MS, after - after % HOUR_MS);
+    assertThat(r.reservedAtMs()).isBetween(before, after);
+    assertThat(r.digestMatches()).isTrue();
+    assertThat(a.start().reservationDigest()).isEqualTo(r.digest());
+    assertThat(state(project, "s1")).isEqualTo(StepRunState.RUNNING);
+
+    WindowUsageReading reading = s.windowUsage(ALICE, project, "read-1");
+    assertThat(reading.usage().invocations()).isEqualTo(1);
+    assertThat(reading.usage().tokens()).isEqualTo(4096);
+    assertThat(reading.usage().costMicros()).isEqualTo(70);
+    assertThat(reading.quota().maxInvocations()).isEqualTo(10);
+  }
+
+  @Test
+  void policiesAreImmutableRevisions() {
+    ModelInvocationQuota s = service();
+    String project = project();
+    assertThat(s.putModelPolicy(ADMIN, project, "m1", 100, null).revision()).isEqualTo(1);
+    assertThat(s.putModelPolicy(ADMIN, project, "m1", 100, null).revision()).isEqualTo(1);
+    assertThat(s.putModelPolicy(ADMIN, project, "m1", 200, null).revision()).isEqualTo(2);
+    assertThat(s.putProjectQuota(ADMIN, project, "1h", 1, 1, null).revision()).isEqualTo(1);
+    assertThat(s.putProjectQuota(ADMIN, project, "1d", 1, 1, null).revision()).isEqualTo(2);
+    assertThatThrownBy(() -> s.putModelPolicy(ALICE, project, "m1", 1, null))
+        .isInstanceOf(ForbiddenException.class);
+    assertThatThrownBy(() -> s.putProjectQuota(ADMIN, project, "2m", 1, 1, null))
+        .isInstanceOf(ValidationException.class);
+  }
+
+  @Test
+  void invocationLimitRefusesUntilTheWindowEndsAndLeavesTheStepReady() {
+    ModelInvocationQuota s = service();
+    String project = project();
+    s.putModelPolicy(ADMIN, project, "m1", 10, null);
+    s.putProjectQuota(ADMIN, project, "1h", 2, 1_000, null);
+    admit(s, project, "m1");
+    admit(s, project, "m1");
+    s.createStepRun(ALICE, project, "s3", "r1", "m1");
+    assertThatThrownBy(() -> s.admit(ALICE, project, "inv3", "s3"))
+        .isInstanceOfSatisfying(
+            ModelProjectQuotaExceededException.class,
+            e -> assertThat(e.retryAfterSeconds()).isBetween(1L, 3600L));
+    assertThat(state(project, "s3")).isEqualTo(StepRunState.READY);
+    assertThat(usage(project).invocations()).isEqualTo(2);
+  }
+
+  @Test
+  void tokenLimitFences() {
+    ModelInvocationQuota s = service();
+    String project = project();
+    s.putModelPolicy(ADMIN, project, "m1", 400, null);
+    s.putProjectQuota(ADMIN, project, "1h", 100, 1_000, null);
+    admit(s, project, "m1");
+    admit(s, project, "m1");
+    assertThatThrownBy(() -> admit(s, project, "m1"))
+        .isInstanceOf(ModelProjectQuotaExceededException.class);
+    // A smaller model still fits the 200 tokens left.
+    s.putModelPolicy(ADMIN, project, "small", 200, null);
+    assertThat(admit(s, project, "small").reservation().windowReservedTokens()).isEqualTo(1000);
+  }
+
+  @Test
+  void costLimitFences() {
+    ModelInvocationQuota s = service();
+    String project = project();
+    s.putModelPolicy(ADMIN, project, "m1", 10, 600L);
+    s.putProjectQuota(ADMIN, project, "1d", 100, 1_000_000, 1_000L);
+    admit(s, project, "m1");
+    assertThatThrownBy(() -> admit(s, project, "m1"))
+        .isInstanceOf(ModelProjectQuotaExceededException.class);
+    assertThat(usage(project).costMicros()).isEqualTo(600);
+  }
+
+  @Test
+  void projectCostLimitWithoutAnInvocationCostCapFailsClosed() {
+    ModelInvocationQuota s = service();
+    String project = project();
+    s.putModelPolicy(ADMIN, project, "m1", 10, null);
+    s.putProjectQuota(ADMIN, project, "1h", 100, 1_000, 5_000L);
+    s.createStepRun(ALICE, project, "s1", "r1", "m1");
+    assertThatThrownBy(() -> s.admit(ALICE, project, "inv1", "s1"))
+        .isInstanceOf(ModelQuotaConfigurationException.class);
+    assertThat(state(project, "s1")).isEqualTo(StepRunState.READY);
+    assertThat(usage(project).invocations()).isZero();
+  }
+
+  @Test
+  void unknownOutcomeKeepsTokensAndCostReserved() {
+    ModelInvocationQuota s = service();
+    String project = project();
+    s.putModelPolicy(ADMIN, project, "m1", 1000, 50L);
+    s.putProjectQuota(ADMIN, project, "1h", 10, 10_000, 500L);
+    Admission a = admit(s, project, "m1");
+    Settled done =
+        s.complete(
+            ALICE, project, a.reservation().invocationId(), "unknown", new TokenUsage(1, 1, 2), 1L);
+    assertThat(done.settlement().settledTokens()).isEqualTo(1000);
+    assertThat(done.settlement().settledCostMicros()).isEqualTo(50L);
+    assertThat(done.settlement().releasedTokens()).isZero();
+    WindowUsage u = usage(project);
+    assertThat(u.tokens()).isEqualTo(1000);
+    assertThat(u.costMicros()).isEqualTo(50);
+    assertThat(state(project, a.reservation().stepRunId())).isEqualTo(StepRunState.UNKNOWN);
+
+    // Failed with unknown usage keeps everything too.
+    Admission b = admit(s, project, "m1");
+    s.complete(ALICE, project, b.reservation().invocationId(), "failed", null, null);
+    assertThat(usage(project).tokens()).isEqualTo(2000);
+    assertThat(usage(project).costMicros()).isEqualTo(100);
+  }
+
+  @Test
+  void knownUsageReleasesTheRestOfTheReservation() {
+    ModelInvocationQuota s = service();
+    String project = project();
+    s.putModelPolicy(ADMIN, project, "m1", 1000, 50L);
+    s.putProjectQuota(ADMIN, project, "1h", 10, 1_500, 500L);
+    Admission a = admit(s, project, "m1");
+    assertThatThrownBy(() -> admit(s, project, "m1"))
+        .isInstanceOf(ModelProjectQuotaExceededException.class);
+    Settled done =
+        s.complete(
+            ALICE,
+            project,
+            a.reservation().invocationId(),
+            "succeeded",
+            new TokenUsage(100, 200, 300),
+            20L);
+    assertThat(done.created()).isTrue();
+    assertThat(done.settlement().type()).isEqualTo("qinglong/model-invocation-quota-settlement@v1");
+    assertThat(done.settlement().reservationDigest()).isEqualTo(a.reservation().digest());
+    assertThat(done.settlement().completionDigest()).isEqualTo(done.completion().digest());
+    assertThat(done.ledgerEntry().costMicros()).isEqualTo(20L);
+    WindowUsage u = usage(project);
+    assertThat(u.invocations()).isEqualTo(1);
+    assertThat(u.tokens()).isEqualTo(300);
+    assertThat(u.costMicros()).isEqualTo(20);
+    assertThat(state(project, a.reservation().stepRunId())).isEqualTo(StepRunState.SUCCEEDED);
+    // The released 700 tokens make room for the next worst case.
+    assertThat(admit(s, project, "m1").reservation().windowReservedTokens()).isEqualTo(2000);
+    assertThat(usage(project).tokens()).isEqualTo(1300);
+  }
+
+  @Test
+  void usageAboveTheReservationIsRefusedAndTheReservationStays() {
+    ModelInvocationQuota s = service();
+    String project = project();
+    s.putModelPolicy(ADMIN, project, "m1", 100, 10L);
+    s.putProjectQuota(ADMIN, project, "1h", 10, 10_000, 1_000L);
+    Admission a = admit(s, project, "m1");
+    String inv = a.reservation().invocationId();
+    assertThatThrownBy(
+            () -> s.complete(ALICE, project, inv, "succeeded", new TokenUsage(0, 101, 101), 1L))
+        .isInstanceOf(ConflictException.class)
+        .hasMessageContaining("contract breach");
+    assertThatThrownBy(
+            () -> s.complete(ALICE, project, inv, "succeeded", new TokenUsage(0, 1, 1), 11L))
+        .isInstanceOf(ConflictException.class);
+    assertThat(state(project, a.reservation().stepRunId())).isEqualTo(StepRunState.RUNNING);
+    assertThat(usage(project).tokens()).isEqualTo(100);
+    assertThat(usage(project).costMicros()).isEqualTo(10);
+    // It can still be completed within the reservation.
+    assertThat(s.complete(ALICE, project, inv, "succeeded", new TokenUsage(1, 1, 2), 3L).created())
+        .isTrue();
+  }
+
+  @Test
+  void exactReplayReturnsTheStoredReceiptsAndAnyOtherReuseConflicts() {
+    ModelInvocationQuota s = service();
+    String project = project();
+    s.putModelPolicy(ADMIN, project, "m1", 100, 10L);
+    s.putProjectQuota(ADMIN, project, "1h", 10, 10_000, 1_000L);
+    s.createStepRun(ALICE, project, "s1", "r1", "m1");
+    s.createStepRun(ALICE, project, "s2", "r1", "m1");
+    Admission first = s.admit(ALICE, project, "inv1", "s1");
+    // A second instance (its own pool) answers the replay identically.
+    Admission replay =
+        service(ai().newRuntimeDataSource(), 600).admit(ALICE, project, "inv1", "s1");
+    assertThat(replay.created()).isFalse();
+    assertThat(replay.reservation()).isEqualTo(first.reservation());
+    assertThat(replay.start()).isEqualTo(first.start());
+    assertThat(replay.reservation().digest()).isEqualTo(first.reservation().digest());
+    assertThat(usage(project).invocations()).isEqualTo(1);
+    assertThatThrownBy(() -> s.admit(ALICE, project, "inv1", "s2"))
+        .isInstanceOf(ConflictException.class);
+    assertThatThrownBy(() -> s.admit(ALICE, project, "inv2", "s1"))
+        .isInstanceOf(ConflictException.class);
+    assertThatThrownBy(() -> s.createStepRun(ALICE, project, "s1", "r2", "m1"))
+        .isInstanceOf(ConflictException.class);
+
+    TokenUsage used = new TokenUsage(5, 5, 10);
+    Settled done = s.complete(ALICE, project, "inv1", "succeeded", used, 4L);
+    Settled again = s.complete(ALICE, project, "inv1", "succeeded", used, 4L);
+    assertThat(again.created()).isFalse();
+    assertThat(again.completion()).isEqualTo(done.completion());
+    assertThat(again.ledgerEntry()).isEqualTo(done.ledgerEntry());
+    assertThat(again.settlement()).isEqualTo(done.settlement());
+    assertThat(again.settlement().digest()).isEqualTo(done.settlement().digest());
+    assertThatThrownBy(() -> s.complete(ALICE, project, "inv1", "failed", used, 4L))
+        .isInstanceOf(ConflictException.class);
+    assertThatThrownBy(() -> s.complete(ALICE, project, "nope", "failed", null, null))
+        .isInstanceOf(ConflictException.class);
+    assertThat(usage(project).tokens()).isEqualTo(10);
+  }
+
+  @Test
+  void tamperedOrMissingReceiptsMakeReplayAConflict() {
+    ModelInvocationQuota s = service();
+    String project = project();
+    s.putModelPolicy(ADMIN, project, "m1", 100, null);
+    s.putProjectQuota(ADMIN, project, "1h", 10, 10_000, null);
+    Admission a = admit(s, project, "m1");
+    String inv = a.reservation().invocationId();
+    String step = a.reservation().stepRunId();
+    s.complete(ALICE, project, inv, "succeeded", new TokenUsage(1, 1, 2), null);
+    Admission b = admit(s, project, "m1");
+
+    ai().ownerUpdate(
+            "UPDATE model_invocation_settlements SET released_tokens = released_tokens - 1"
+                + " WHERE project_id = ? AND invocation_id = ?",
+            project,
+            inv);
+    assertThatThrownBy(
+            () -> s.complete(ALICE, project, inv, "succeeded", new TokenUsage(1, 1, 2), null))
+        .isInstanceOf(ConflictException.class);
+
+    ai().ownerUpdate(
+            "UPDATE model_invocation_reservations SET reserved_tokens = 99"
+                + " WHERE project_id = ? AND invocation_id = ?",
+            project,
+            inv);
+    assertThatThrownBy(() -> s.admit(ALICE, project, inv, step))
+        .isInstanceOf(ConflictException.class);
+
+    String invB = b.reservation().invocationId();
+    assertThat(
+            ai().ownerUpdate(
+                    "DELETE FROM model_invocation_starts WHERE project_id = ? AND invocation_id = ?",
+                    project,
+                    invB))
+        .isEqualTo(1);
+    assertThatThrownBy(() -> s.admit(ALICE, project, invB, b.reservation().stepRunId()))
+        .isInstanceOf(ConflictException.class);
+
+    // A tampered running total on the window's latest reservation blocks the window (fail closed).
+    ai().ownerUpdate(
+            "UPDATE model_invocation_reservations SET window_reserved_tokens = 0"
+                + " WHERE project_id = ? AND invocation_id = ?",
+            project,
+            invB);
+    assertThatThrownBy(() -> admit(s, project, "m1")).isInstanceOf(ConflictException.class);
+    assertThatThrownBy(() -> usage(project)).isInstanceOf(ConflictException.class);
+  }
+
+  @Test
+  void windowFollowsTheDatabaseClock() {
+    ModelInvocationQuota s = service();
+    String project = project();
+    s.putModelPolicy(ADMIN, project, "m1", 100, null);
+    s.putProjectQuota(ADMIN, project, "1h", 1, 10_000, null);
+    Admission a = admit(s, project, "m1");
+    assertThatThrownBy(() -> admit(s, project, "m1"))
+        .isInstanceOf(ModelProjectQuotaExceededException.class);
+
+    // Move the stored window one window into the past instead of sleeping through it.
+    int moved =
+        ai().ownerUpdate(
+                "UPDATE model_invocation_reservations SET window_start_ms = window_start_ms - ?"
+                    + " WHERE project_id = ?",
+                HOUR_MS,
+                project);
+    assertThat(moved).isEqualTo(1);
+    long before = fixture.databaseNowMs();
+    Admission next = admit(s, project, "m1");
+    long after = fixture.databaseNowMs();
+    assertThat(next.reservation().windowSeq()).isEqualTo(1);
+    assertThat(next.reservation().windowStartMs())
+        .isIn(before - before % HOUR_MS, after - after % HOUR_MS)
+        .isGreaterThan(a.reservation().windowStartMs() - HOUR_MS);
+    assertThat(usage(project).invocations()).isEqualTo(1);
+  }
+
+  @Test
+  void runningStepRunEndsOnlyThroughTheQuotaAwarePath() {
+    ModelInvocationQuota s = service();
+    String project = project();
+    s.putModelPolicy(ADMIN, project, "m1", 100, 7L);
+    s.putProjectQuota(ADMIN, project, "1h", 10, 10_000, 100L);
+    Admission a = admit(s, project, "m1");
+    String step = a.reservation().stepRunId();
+    assertThatThrownBy(
+            () ->
+                ai().ownerUpdate(
+                        "UPDATE model_step_runs SET state = 'succeeded'"
+                            + " WHERE project_id = ? AND step_run_id = ?",
+                        project,
+                        step))
+        .isInstanceOf(IllegalStateException.class);
+    assertThat(state(project, step)).isEqualTo(StepRunState.RUNNING);
+
+    Settled recovered = s.recoverUnknown(ALICE, project, step);
+    assertThat(recovered.completion().outcome().wireName()).isEqualTo("unknown");
+    assertThat(recovered.settlement().releasedTokens()).isZero();
+    assertThat(state(project, step)).isEqualTo(StepRunState.UNKNOWN);
+    assertThat(usage(project).tokens()).isEqualTo(100);
+    assertThat(usage(project).costMicros()).isEqualTo(7);
+    assertThat(s.recoverUnknown(ALICE, project, step).created()).isFalse();
+  }
+
+  @Test
+  void callersWithoutPermissionTouchNothing() {
+    ModelInvocationQuota s = service();
+    String project = project();
+    s.putModelPolicy(ADMIN, project, "m1", 100, null);
+    assertThatThrownBy(() -> s.createStepRun(CAROL, project, "s1", "r1", "m1"))
+        .isInstanceOf(ForbiddenException.class);
+    assertThat(ai().modelQuotaStore(runtime()).stepRun(project, "s1")).isEmpty();
+    s.createStepRun(ALICE, project, "s1", "r1", "m1");
+    assertThatThrownBy(() -> s.admit(CAROL, project, "inv1", "s1"))
+        .isInstanceOf(ForbiddenException.class);
+    assertThatThrownBy(() -> s.windowUsage(CAROL, project, "read-1"))
+        .isInstanceOf(ForbiddenException.class);
+    assertThat(state(project, "s1")).isEqualTo(StepRunState.READY);
+    // The step run of another Project is indistinguishable from a missing one.
+    String other = project();
+    assertThatThrownBy(() -> s.admit(ALICE, other, "inv1", "s1"))
+        .isInstanceOf(ConflictException.class);
+  }
+
+  @Test
+  void ledgerPagesAreBoundedOrderedAndQuotaLimited() {
+    ModelInvocationQuota s = service(runtime(), 5);
+    String project = project();
+    s.putModelPolicy(ADMIN, project, "m1", 100, null);
+    List<String> invocations = new ArrayList<>();
+    for (int i = 0; i < 7; i++) {
+      Admission a = admit(s, project, "m1");
+      invocations.add(a.reservation().invocationId());
+      s.complete(
+          ALICE,
+          project,
+          a.reservation().invocationId(),
+          "succeeded",
+          new TokenUsage(i, 0, i),
+          i * 1L);
+    }
+    List<UsageLedgerEntry> all = new ArrayList<>();
+    String cursor = null;
+    List<Integer> sizes = new ArrayList<>();
+    do {
+      LedgerPage page = s.ledger(ALICE, project, 3, cursor, id("read"));
+      sizes.add(page.items().size());
+      all.addAll(page.items());
+      cursor = page.nextCursor();
+    } while (cursor != null);
+    assertThat(sizes).containsExactly(3, 3, 1);
+    assertThat(all)
+        .extracting(UsageLedgerEntry::invocationId)
+        .containsExactlyElementsOf(invocations);
+    assertThat(all)
+        .extracting(UsageLedgerEntry::ledgerSeq)
+        .containsExactly(1L, 2L, 3L, 4L, 5L, 6L, 7L);
+    assertThat(all).allMatch(UsageLedgerEntry::digestMatches);
+
+    assertThatThrownBy(() -> s.ledger(ALICE, project, 501, null, "read-x"))
+        .isInstanceOf(ValidationException.class);
+    assertThatThrownBy(() -> s.ledger(ALICE, project, 10, "bogus", "read-y"))
+        .isInstanceOf(ValidationException.class);
+    // Three pages and two more reads spend the 5 model-usage.read units of the window.
+    s.ledger(ALICE, project, 500, null, "read-a");
+    s.windowUsage(ALICE, project, "read-b");
+    assertThatThrownBy(() -> s.ledger(ALICE, project, 500, null, "read-c"))
+        .isInstanceOf(QuotaExceededException.class);
+    // Another Project's ledger is empty for its own readers.
+    String other = project();
+    assertThat(s.ledger(ALICE, other, 10, null, "read-d").items()).isEmpty();
+  }
+
+  @Test
+  void twoInstancesRacingOnOneInvocationAdmitExactlyOneEveryRound() throws Exception {
+    ModelInvocationQuota instanceA = service(ai().newRuntimeDataSource(), 600);
+    ModelInvocationQuota instanceB = service(ai().newRuntimeDataSource(), 600);
+    ExecutorService pool = Executors.newFixedThreadPool(RACE_THREADS);
+    try {
+      for (int round = 0; round < RACE_ROUNDS; round++) {
+        String project = project();
+        instanceA.putModelPolicy(ADMIN, project, "m1", 100, 5L);
+        instanceA.putProjectQuota(ADMIN, project, "1h", 1, 1_000_000, 1_000_000L);
+        List<String> steps = new ArrayList<>();
+        for (int t = 0; t < RACE_THREADS; t++) {
+          String step = "s" + t;
+          instanceA.createStepRun(ALICE, project, step, "r1", "m1");
+          steps.add(step);
+        }
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<Boolean>> futures = new ArrayList<>();
+        for (int t = 0; t < RACE_THREADS; t++) {
+          ModelInvocationQuota instance = t % 2 == 0 ? instanceA : instanceB;
+          String step = steps.get(t);
+          String inv = "inv" + t;
+          Callable<Boolean> call =
+              () -> {
+                start.await();
+                try {
+                  return instance.admit(ALICE, project, inv, step).created();
+                } catch (ModelProjectQuotaExceededException e) {
+                  return false;
+                }
+              };
+          futures.add(pool.submit(call));
+        }
+        start.countDown();
+        int admitted = 0;
+        for (Future<Boolean> f : futures) {
+          admitted += f.get(60, TimeUnit.SECONDS) ? 1 : 0;
+        }
+        assertThat(admitted).as("round %d admissions", round).isEqualTo(1);
+        assertThat(usage(project).invocations()).as("round %d stored", round).isEqualTo(1);
+        Set<StepRunState> states = new HashSet<>();
+        int running = 0;
+        for (String step : steps) {
+          StepRunState st = state(project, step);
+          states.add(st);
+          running += st == StepRunState.RUNNING ? 1 : 0;
+        }
+        assertThat(running).isEqualTo(1);
+        assertThat(states).containsExactlyInAnyOrder(StepRunState.RUNNING, StepRunState.READY);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void unreachableDatabaseIsUnavailable() {
+    ModelQuotaStore broken = ai().modelQuotaStore(new UnreachableDataSource());
+    assertThatThrownBy(() -> broken.admit(new dev.qinglong.core.ai.AdmissionRequest("p", "i", "s")))
+        .isInstanceOf(StoreUnavailableException.class);
+    assertThatThrownBy(() -> broken.currentWindowUsage("p"))
+        .isInstanceOf(StoreUnavailableException.class);
+  }
+}
