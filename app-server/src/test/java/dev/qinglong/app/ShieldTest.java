@@ -91,17 +91,19 @@ class ShieldTest {
   }
 
   /**
-   * Holds a request from {@code source} and proves it is in flight: a probe from the same address
-   * is refused with 429 while the held request has had no answer. A probe that raced the held
-   * request may win the client's only slot instead; then the held request is answered, and the
-   * attempt is repeated.
+   * Holds a request from {@code source} and proves it is in flight: a probe (from the same address
+   * for the per-client bound, another one for the total) is refused with {@code refusal} while the
+   * held request has had no answer. A probe that raced the held request may win the last slot
+   * instead; then the held request is the one refused, and the attempt is repeated.
    */
-  static HeldRequest holdInFlight(String source, String token, String probePath) throws Exception {
+  static HeldRequest holdInFlight(
+      String source, String token, String probeSource, String probePath, String refusal)
+      throws Exception {
     for (int attempt = 0; attempt < 20; attempt++) {
       Socket held = hold(source, token);
       Thread.sleep(100);
-      String probe = request(source, probePath);
-      if (probe.startsWith("HTTP/1.1 429") && unanswered(held)) {
+      String probe = request(probeSource, probePath);
+      if (probe.startsWith("HTTP/1.1 " + refusal) && unanswered(held)) {
         return new HeldRequest(held, probe);
       }
       held.close();
@@ -130,13 +132,14 @@ class ShieldTest {
   @Test
   void concurrentRequestsAreBoundedPerClientAndInTotal() throws Exception {
     String token = app.token("alice");
-    try (HeldRequest a = holdInFlight("127.0.0.1", token, "/v1/projects/demo/members")) {
+    String members = "/v1/projects/demo/members";
+    try (HeldRequest a = holdInFlight("127.0.0.1", token, "127.0.0.1", members, "429")) {
       String perClient = a.probe();
       assertThat(perClient).startsWith("HTTP/1.1 429");
       assertThat(perClient).contains("application/problem+json", "\"code\":\"quota_exceeded\"");
       assertThat(perClient).containsIgnoringCase("Retry-After: 1");
-      try (Socket b = hold("127.0.0.2", token)) {
-        String total = awaitStatus("127.0.0.3", "/v1/projects/demo/members", "503");
+      try (HeldRequest b = holdInFlight("127.0.0.2", token, "127.0.0.3", members, "503")) {
+        String total = b.probe();
         assertThat(total).startsWith("HTTP/1.1 503");
         assertThat(total).contains("\"code\":\"unavailable\"");
         // Probes are not shielded.

@@ -26,6 +26,7 @@ import dev.qinglong.core.ai.WindowUsageReading;
 import dev.qinglong.core.model.Sha256Digest;
 import dev.qinglong.core.model.StoreUnavailableException;
 import dev.qinglong.core.model.ValidationException;
+import dev.qinglong.jdbc.JdbcStoreException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -98,13 +99,13 @@ public final class PostgresModelQuotaStore implements ModelQuotaStore {
           }
         }
       } catch (SQLException e) {
-        if (!PostgresStoreException.UNIQUE_VIOLATION.equals(e.getSQLState())) {
-          throw PostgresStoreException.unavailable(operation, e);
+        if (!"23505".equals(e.getSQLState())) {
+          throw JdbcStoreException.unavailable("postgres", operation, e);
         }
         last = e;
       }
     }
-    throw PostgresStoreException.unavailable(operation + " (still contended)", last);
+    throw JdbcStoreException.unavailable("postgres", operation + " (still contended)", last);
   }
 
   private static void lock(Connection c, long key) throws SQLException {

@@ -25,6 +25,7 @@ import dev.qinglong.core.ai.WindowUsageReading;
 import dev.qinglong.core.model.Sha256Digest;
 import dev.qinglong.core.model.StoreUnavailableException;
 import dev.qinglong.core.model.ValidationException;
+import dev.qinglong.jdbc.JdbcStoreException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -72,7 +73,7 @@ public final class SqliteModelQuotaStore implements ModelQuotaStore {
         c.setAutoCommit(true);
       }
     } catch (SQLException e) {
-      throw SqliteStoreException.unavailable(operation, e);
+      throw JdbcStoreException.unavailable("sqlite", operation, e);
     }
   }
 
