@@ -152,7 +152,10 @@ public final class DownloadGovernor {
 
   private static boolean consume(Bucket bucket, long tokens, long deadline)
       throws InterruptedException {
-    long waitNanos = Math.max(0, deadline - System.nanoTime());
+    long waitNanos = deadline - System.nanoTime();
+    if (waitNanos <= 0) {
+      return bucket.tryConsume(tokens);
+    }
     // Reserves only if the wait fits the bound; parks interruptibly.
     return bucket.asBlocking().tryConsume(tokens, waitNanos);
   }
@@ -175,11 +178,12 @@ public final class DownloadGovernor {
     synchronized (principals) {
       Tracked tracked = principals.get(principal);
       if (tracked == null) {
-        tracked = new Tracked(newBucket(rates.perPrincipalBytesPerSecond(), principalParking));
+        tracked = new Tracked(newBucket(rates.perPrincipalBytesPerSecond(), principalParking), now);
         principals.put(principal, tracked);
         evict(now);
+      } else {
+        tracked.lastUsedNanos = now;
       }
-      tracked.lastUsedNanos = now;
       return tracked.bucket;
     }
   }
@@ -240,8 +244,9 @@ public final class DownloadGovernor {
     final Bucket bucket;
     long lastUsedNanos; // guarded by the principals lock
 
-    Tracked(Bucket bucket) {
+    Tracked(Bucket bucket, long now) {
       this.bucket = bucket;
+      this.lastUsedNanos = now;
     }
   }
 }
