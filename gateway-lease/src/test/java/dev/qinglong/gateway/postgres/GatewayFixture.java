@@ -77,6 +77,11 @@ final class GatewayFixture implements AutoCloseable {
     }
   }
 
+  /** The database's JDBC URL through {@code proxy}. */
+  String urlThrough(TcpProxy proxy) {
+    return "jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + databaseName;
+  }
+
   /** Dedicated connections as ql3_reader through {@code proxy}. */
   DedicatedConnectionFactory reader(LeaseTimings timings, TcpProxy proxy) {
     return PostgresDownloadLease.connections(
