@@ -9,8 +9,8 @@ import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 /**
- * Dependencies point inwards only (DESIGN §2): adapters → core; the app → adapters + core. Run
- * here because only app-server has every module on its class path.
+ * Dependencies point inwards only (DESIGN §2): adapters → core; the app → adapters + core. Run here
+ * because only app-server has every module on its class path.
  */
 class ModuleDependencyTest {
   private static final JavaClasses ALL =
@@ -42,7 +42,8 @@ class ModuleDependencyTest {
         .resideInAPackage("dev.qinglong.sqlite..")
         .should()
         .dependOnClassesThat()
-        .resideInAnyPackage("dev.qinglong.postgres..", "dev.qinglong.app..", "org.springframework..")
+        .resideInAnyPackage(
+            "dev.qinglong.postgres..", "dev.qinglong.app..", "org.springframework..")
         .check(ALL);
     noClasses()
         .that()
@@ -55,7 +56,8 @@ class ModuleDependencyTest {
 
   @Test
   void everyModuleIsImported() {
-    for (String pkg : new String[] {"dev.qinglong.core", "dev.qinglong.sqlite", "dev.qinglong.postgres"}) {
+    for (String pkg :
+        new String[] {"dev.qinglong.core", "dev.qinglong.sqlite", "dev.qinglong.postgres"}) {
       Assertions.assertThat(ALL.stream().anyMatch(c -> c.getPackageName().startsWith(pkg)))
           .as(pkg)
           .isTrue();
