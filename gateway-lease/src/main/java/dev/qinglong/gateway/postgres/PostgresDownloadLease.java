@@ -465,8 +465,9 @@ public final class PostgresDownloadLease implements ServingGate, AutoCloseable {
           return;
         }
         LeaseWindow.Start start = window.begin();
-        next = start.nanos() + heartbeatNanos;
-        renewOnce(start);
+        // After a failed attempt retry sooner: the window keeps running, and a quick second try
+        // on a fresh connection rides out a short outage.
+        next = start.nanos() + (renewOnce(start) ? heartbeatNanos : heartbeatNanos / 4);
       }
     } catch (InterruptedException e) {
       // close() interrupts.
@@ -475,50 +476,53 @@ public final class PostgresDownloadLease implements ServingGate, AutoCloseable {
     }
   }
 
-  private void renewOnce(LeaseWindow.Start start) {
+  /** One renewal attempt; {@code false} only if it failed with a database error. */
+  private boolean renewOnce(LeaseWindow.Start start) {
     try {
       Connection c = connection;
       if (c == null) {
         c = openWithBarrier();
         if (c == null) {
           lose("the download mode barrier could not be retaken after a reconnect");
-          return;
+          return true;
         }
         connection = c;
         if (state.get() != LeaseState.ACTIVE) {
           dropConnection();
-          return;
+          return true;
         }
       }
       boolean renewed = renew(c);
       if (state.get() == LeaseState.CLOSED) {
-        return;
+        return true;
       }
       if (!renewed) {
         lose(
             "the database refused the renewal: the reservation expired or another owner holds"
                 + " the slot");
-        return;
+        return true;
       }
       if (!window.renewed(start)) {
         // The database said yes, but too late: the window had already closed. Never revive.
         lateAnswers.incrementAndGet();
         lose("a renewal answer arrived after the local validity window had ended");
-        return;
+        return true;
       }
       renewals.incrementAndGet();
       notifyListener(() -> listener.onRenewed(slot, generation));
+      return true;
     } catch (SQLException e) {
       if (state.get() != LeaseState.ACTIVE) {
-        return; // close() aborted the connection, or the lease is already lost.
+        return true; // close() aborted the connection, or the lease is already lost.
       }
       failedRenewals.incrementAndGet();
       log.warn(
-          "renewal of download slot {} failed (SQLState {}); reconnecting on the next heartbeat",
+          "renewal of download slot {} failed (SQLState {}); retrying soon on a new connection",
           slot,
           e.getSQLState());
       dropConnection();
       notifyListener(() -> listener.onRenewalFailed(slot, e));
+      return false;
     }
   }
 
