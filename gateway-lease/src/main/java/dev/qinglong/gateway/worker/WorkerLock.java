@@ -9,6 +9,27 @@ import dev.qinglong.core.model.StoreUnavailableException;
 public interface WorkerLock extends AutoCloseable {
 
   /**
+   * The lock of an embedded (SQLite) deployment, where one process is the whole system: always
+   * held. Never use it with a shared database.
+   */
+  static WorkerLock singleProcess() {
+    return new WorkerLock() {
+      @Override
+      public boolean tryAcquire() {
+        return true;
+      }
+
+      @Override
+      public boolean isHeld() {
+        return true;
+      }
+
+      @Override
+      public void close() {}
+    };
+  }
+
+  /**
    * Tries once to take the lock, without waiting.
    *
    * @return {@code true} if this process holds the lock now (also if it already held it); {@code
