@@ -1,0 +1,29 @@
+package dev.qinglong.gateway.lease;
+
+/**
+ * The two local clocks a lease window is checked against. The monotonic clock cannot jump but
+ * stands still while the host sleeps; the wall clock keeps running during sleep but can jump. A
+ * window is valid only while both say it is (ADR 002 addendum).
+ */
+public interface LeaseClock {
+
+  /** {@link System#nanoTime()} and {@link System#currentTimeMillis()}. */
+  LeaseClock SYSTEM =
+      new LeaseClock() {
+        @Override
+        public long nanoTime() {
+          return System.nanoTime();
+        }
+
+        @Override
+        public long wallMillis() {
+          return System.currentTimeMillis();
+        }
+      };
+
+  /** Monotonic nanoseconds, as {@link System#nanoTime()}. */
+  long nanoTime();
+
+  /** Wall-clock epoch milliseconds, as {@link System#currentTimeMillis()}. */
+  long wallMillis();
+}

@@ -1,0 +1,61 @@
+package dev.qinglong.gateway;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The governor, lease rules, worker loop and artifact store are pure: only the {@code postgres}
+ * package talks to a database (ADR 002: "the local governor stays the executor and knows no SQL").
+ */
+class ArchitectureTest {
+  private static final JavaClasses GATEWAY =
+      new ClassFileImporter()
+          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+          .importPackages("dev.qinglong.gateway");
+
+  @Test
+  void onlyThePostgresPackageTouchesTheDatabase() {
+    noClasses()
+        .that()
+        .resideOutsideOfPackage("dev.qinglong.gateway.postgres..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "java.sql..",
+            "javax.sql..",
+            "org.postgresql..",
+            "org.flywaydb..",
+            "com.zaxxer..",
+            "org.springframework..",
+            "dev.qinglong.gateway.postgres..")
+        .check(GATEWAY);
+  }
+
+  @Test
+  void theGovernorKnowsNothingOfLeasesOrStorage() {
+    noClasses()
+        .that()
+        .resideInAPackage("dev.qinglong.gateway.governor..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "dev.qinglong.gateway.lease..",
+            "dev.qinglong.gateway.artifacts..",
+            "dev.qinglong.gateway.worker..")
+        .check(GATEWAY);
+  }
+
+  @Test
+  void theRulesSeeTheModule() {
+    // Guards the rules above against passing vacuously on an empty import.
+    assertThat(GATEWAY.stream().filter(c -> c.getPackageName().endsWith(".governor")).count())
+        .isGreaterThan(3);
+    assertThat(GATEWAY.stream().filter(c -> c.getPackageName().endsWith(".postgres")).count())
+        .isGreaterThan(3);
+  }
+}
