@@ -1,6 +1,7 @@
 package dev.qinglong.sqlite;
 
 import dev.qinglong.jdbc.GovernanceSql;
+import dev.qinglong.jdbc.ModelQuotaSql;
 import dev.qinglong.jdbc.QuotaSql;
 
 /** Every DML statement of the SQLite adapter. DDL lives in {@code db/sqlite} migrations. */
@@ -316,4 +317,31 @@ final class SqliteSql {
          window_released_cost_micros, settled_at_ms, digest)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       """;
+
+  static final ModelQuotaSql MODEL_QUOTA =
+      new ModelQuotaSql(
+          NOW,
+          LATEST_MODEL_POLICY,
+          INSERT_MODEL_POLICY,
+          LATEST_QUOTA_POLICY,
+          INSERT_QUOTA_POLICY,
+          INSERT_STEP_RUN,
+          STEP_RUN,
+          START_STEP_RUN,
+          END_STEP_RUN,
+          RESERVATION_BY_INVOCATION,
+          RESERVATION_BY_STEP_RUN,
+          WINDOW_HEAD_RESERVATION,
+          INSERT_RESERVATION,
+          START_BY_INVOCATION,
+          INSERT_START,
+          COMPLETION_BY_INVOCATION,
+          INSERT_COMPLETION,
+          LEDGER_BY_INVOCATION,
+          LEDGER_PAGE,
+          LAST_LEDGER_SEQ,
+          INSERT_LEDGER,
+          SETTLEMENT_BY_INVOCATION,
+          WINDOW_HEAD_SETTLEMENT,
+          INSERT_SETTLEMENT);
 }
