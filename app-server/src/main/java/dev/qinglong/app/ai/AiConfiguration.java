@@ -86,7 +86,7 @@ public class AiConfiguration {
     QingLongProperties.Postgres pg = properties.getPostgres();
     int applied;
     try (HikariDataSource owner =
-        pool("qinglong-owner-ai", pg.getUrl(), pg.getUsername(), pg.getPassword(), 1, null)) {
+        pool("qinglong-owner-ai", pg.getUrl(), pg.getUsername(), pg.getPassword(), 3, null)) {
       applied = PostgresMigrations.migrateAi(owner);
     }
     QingLongProperties.RoleLogin login = pg.login("runtime");

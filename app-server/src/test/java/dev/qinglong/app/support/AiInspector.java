@@ -136,7 +136,7 @@ public final class AiInspector {
     }
     String out = sql;
     for (String[] t : TABLES) {
-      out = out.replaceAll("\\b" + t[0] + "\\b", schema + "." + t[0]);
+      out = out.replaceAll("(?<![.\\w])" + t[0] + "\\b", schema + "." + t[0]);
     }
     return out;
   }
