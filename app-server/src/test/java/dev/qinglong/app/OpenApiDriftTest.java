@@ -21,6 +21,10 @@ import tools.jackson.databind.JsonNode;
 /**
  * The OpenAPI document: the app serves exactly the checked-in docs/openapi.json, and that document
  * describes exactly the /v1 routes the app has (method and path). Fails when either drifts.
+ *
+ * <p>The document describes every route, including those of optional features (operations marked
+ * {@code x-qinglong-feature}, e.g. {@code ai}). So the app under test runs with every feature on,
+ * and a second app with the defaults (features off) must have exactly the unmarked routes.
  */
 class OpenApiDriftTest {
   static final Path CHECKED_IN = Path.of("..", "docs", "openapi.json");
@@ -30,7 +34,7 @@ class OpenApiDriftTest {
 
   @BeforeAll
   static void start() {
-    app = TestApp.start(dataDir, Map.of());
+    app = TestApp.start(dataDir, Map.of("qinglong.ai.enabled", "true"));
   }
 
   @AfterAll
@@ -48,8 +52,7 @@ class OpenApiDriftTest {
     assertThat(served.json().get("openapi").asString()).isEqualTo("3.1.0");
   }
 
-  @Test
-  void documentDescribesExactlyTheV1RoutesOfTheApp() throws Exception {
+  static TreeSet<String> v1Routes(TestApp app) {
     TreeSet<String> actual = new TreeSet<>();
     RequestMappingHandlerMapping mapping =
         app.bean("requestMappingHandlerMapping", RequestMappingHandlerMapping.class);
@@ -62,6 +65,12 @@ class OpenApiDriftTest {
         }
       }
     }
+    return actual;
+  }
+
+  @Test
+  void documentDescribesExactlyTheV1RoutesOfTheApp() throws Exception {
+    TreeSet<String> actual = v1Routes(app);
     TreeSet<String> documented = new TreeSet<>();
     JsonNode doc = Http.JSON.readTree(Files.readString(CHECKED_IN));
     for (Map.Entry<String, JsonNode> path : doc.get("paths").properties()) {
@@ -75,5 +84,31 @@ class OpenApiDriftTest {
     }
     assertThat(actual).isNotEmpty();
     assertThat(documented).isEqualTo(actual);
+  }
+
+  @Test
+  void withOptionalFeaturesOffTheAppHasExactlyTheUnmarkedRoutes(@TempDir Path offDir)
+      throws Exception {
+    TreeSet<String> always = new TreeSet<>();
+    TreeSet<String> ai = new TreeSet<>();
+    JsonNode doc = Http.JSON.readTree(Files.readString(CHECKED_IN));
+    for (Map.Entry<String, JsonNode> path : doc.get("paths").properties()) {
+      for (String method : path.getValue().propertyNames()) {
+        String route = method.toUpperCase(java.util.Locale.ROOT) + " " + path.getKey();
+        JsonNode op = path.getValue().get(method);
+        JsonNode feature = op.get("x-qinglong-feature");
+        if (feature == null) {
+          always.add(route);
+        } else {
+          assertThat(feature.asString()).as(route).isEqualTo("ai");
+          assertThat(op.get("responses").propertyNames()).as(route).contains("404");
+          ai.add(route);
+        }
+      }
+    }
+    assertThat(ai).hasSize(7);
+    try (TestApp off = TestApp.start(offDir, Map.of())) {
+      assertThat(v1Routes(off)).isEqualTo(always);
+    }
   }
 }

@@ -9,6 +9,7 @@ import dev.qinglong.core.quota.ManagementQuotaPolicy;
 import dev.qinglong.postgres.PostgresGovernanceStore;
 import dev.qinglong.postgres.PostgresManagementQuotaStore;
 import dev.qinglong.postgres.PostgresMigrations;
+import dev.qinglong.postgres.PostgresModelQuotaStore;
 import dev.qinglong.postgres.PostgresPolicyStore;
 import dev.qinglong.postgres.PostgresRoles;
 import java.io.IOException;
@@ -17,14 +18,17 @@ import java.util.Set;
 
 /**
  * One "app service instance": its own Hikari pools (as {@code ql3_package_manager}, at most two
- * connections like a replica, and {@code ql3_admin}), schema {@code qinglong}, the core services
- * wired over the PostgreSQL stores, and its own {@link FaultProxy} in front of the primary.
+ * connections like a replica, {@code ql3_admin}, and {@code ql3_runtime} for the model quota
+ * store), schema {@code qinglong}, the core services wired over the PostgreSQL stores, and its own
+ * {@link FaultProxy} in front of the primary.
  */
 final class AppInstance implements AutoCloseable {
   final String name;
   final FaultProxy proxy;
   final HikariDataSource manager;
   final HikariDataSource admin;
+  final HikariDataSource runtime;
+  final PostgresModelQuotaStore modelQuota;
   final ProjectPolicy policy;
   final PluginPackageGovernance governance;
 
@@ -33,6 +37,8 @@ final class AppInstance implements AutoCloseable {
     this.proxy = new FaultProxy(name, primaryPort);
     this.manager = pool(name + "-manager", PostgresRoles.PACKAGE_MANAGER, 2);
     this.admin = pool(name + "-admin", PostgresRoles.ADMIN, 1);
+    this.runtime = pool(name + "-runtime", PostgresRoles.RUNTIME, 2);
+    this.modelQuota = new PostgresModelQuotaStore(runtime);
     this.policy = new ProjectPolicy(new PostgresPolicyStore(admin), Set.of("admin"));
     ManagementQuota quota =
         new ManagementQuota(
@@ -70,6 +76,7 @@ final class AppInstance implements AutoCloseable {
   public void close() {
     manager.close();
     admin.close();
+    runtime.close();
     proxy.close();
   }
 

@@ -1,5 +1,8 @@
 package dev.qinglong.ha;
 
+import dev.qinglong.core.ai.AdmissionOutcome;
+import dev.qinglong.core.ai.AdmissionRequest;
+import dev.qinglong.core.ai.QuotaWindow;
 import dev.qinglong.core.governance.Approval;
 import dev.qinglong.core.governance.Inspection;
 import dev.qinglong.core.governance.PluginPackageAction;
@@ -88,6 +91,8 @@ final class PostgresHaGate {
   private static final String PROJECT = "ha-gate";
   private static final int INSPECT_LIMIT = 8;
   private static final Duration WINDOW = Duration.ofSeconds(60);
+  private static final int MODEL_ROUNDS = 5;
+  private static final int MODEL_RACERS = 4;
   private static final List<String> APP_TABLES =
       List.of(
           "project_members",
@@ -136,6 +141,10 @@ final class PostgresHaGate {
   private final List<String> fenceProblems = new ArrayList<>();
   private String fenceDetail = "";
 
+  // The model reservation race before failover, judged together with the one after.
+  private String modelRaceBefore;
+  private String modelRaceBeforeFailure;
+
   GateReport run() {
     try {
       Runtime.getRuntime().addShutdownHook(shutdownHook);
@@ -144,11 +153,10 @@ final class PostgresHaGate {
       } catch (Exception | AssertionError e) {
         log.error("HA gate setup failed", e);
         for (String name : GATES) {
-          if (!name.equals(NO_RESIDUE) && !name.equals(MODEL_RACE)) {
+          if (!name.equals(NO_RESIDUE)) {
             report.fail(name, "setup failed: " + describe(e) + nodeLogs());
           }
         }
-        skipModelRace();
         return report;
       }
       gate(CONCURRENT, this::concurrentInspections);
@@ -156,9 +164,10 @@ final class PostgresHaGate {
       gate(RESPONSE_LOSS, this::responseLossReplay);
       gate(WINDOW_RESET, this::windowResetOnDatabaseClock);
       gate(REMOTE_APPLY, this::remoteApply);
+      modelRaceBeforeFailover();
       failover();
       gate(REWIND, this::rewindAndRejoin);
-      skipModelRace();
+      gate(MODEL_RACE, this::modelRaceAfterFailover);
     } finally {
       cleanup();
       try {
@@ -170,11 +179,6 @@ final class PostgresHaGate {
       report.finish();
     }
     return report;
-  }
-
-  private void skipModelRace() {
-    // The AI feature store (ADR 001) is not on this branch; a skip is not a pass.
-    report.skip(MODEL_RACE, "AI feature store not present");
   }
 
   private interface Check {
@@ -227,6 +231,8 @@ final class PostgresHaGate {
     owner.setUser(PgNode.SUPERUSER);
     PostgresRoles.bootstrap(owner);
     PostgresMigrations.migrate(owner);
+    // The optional AI feature (ADR 001): its own migrations, as the schema owner.
+    PostgresMigrations.migrateAi(owner);
 
     ManagementQuotaPolicy quota =
         new ManagementQuotaPolicy(true, WINDOW, Map.of(QuotaOperation.INSPECT, INSPECT_LIMIT));
@@ -517,6 +523,127 @@ final class PostgresHaGate {
         + " is streaming/sync, app sessions run synchronous_commit=remote_apply; the decision"
         + " dec-1, its quota receipt and 10/10 proposals were readable on the standby right after"
         + " they were acknowledged, without waiting";
+  }
+
+  // ---------------------------------------------------------------- model reservation race
+
+  private void modelRaceBeforeFailover() {
+    try {
+      modelRaceBefore = modelRace("before", nodeA, nodeB);
+    } catch (Exception | AssertionError e) {
+      log.error("model reservation race before failover failed", e);
+      modelRaceBeforeFailure = describe(e);
+    }
+  }
+
+  private String modelRaceAfterFailover() throws Exception {
+    require(
+        modelRaceBeforeFailure == null,
+        "before failover: " + modelRaceBeforeFailure + " (after failover not run)");
+    require(modelRaceBefore != null, "the race before failover never ran");
+    String survived =
+        queryOne(
+            nodeB,
+            "SELECT count(*) || '/' || count(DISTINCT project_id)"
+                + " FROM qinglong.model_invocation_reservations WHERE project_id LIKE"
+                + " 'ha-model-before-%'");
+    require(
+        (MODEL_ROUNDS + "/" + MODEL_ROUNDS).equals(survived),
+        "reservations admitted before failover on the new primary: " + survived);
+    String after = modelRace("after", nodeB, nodeA);
+    return "before failover: "
+        + modelRaceBefore
+        + "; all "
+        + MODEL_ROUNDS
+        + " reservations survived promotion; after promotion: "
+        + after;
+  }
+
+  /**
+   * {@value #MODEL_ROUNDS} rounds on {@code primary}: per round a fresh Project with {@code
+   * maxInvocations=1} (day window), {@value #MODEL_RACERS} ready StepRuns, and as many admissions
+   * released at once, alternating between the two instances (each its own {@code ql3_runtime}
+   * pool). Exactly one must be admitted and the rest refused, durably on the primary and, by
+   * remote_apply, on the synchronous standby.
+   */
+  private String modelRace(String phase, PgNode primary, PgNode standby) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(MODEL_RACERS);
+    int[] perInstance = new int[2];
+    long maxRetry = 0;
+    try {
+      for (int round = 1; round <= MODEL_ROUNDS; round++) {
+        String project = "ha-model-" + phase + "-" + round;
+        retryUntilAvailable(() -> app1.modelQuota.putModelPolicy(project, "m1", 10, null));
+        retryUntilAvailable(
+            () -> app2.modelQuota.putProjectQuota(project, QuotaWindow.ONE_DAY, 1, 1_000, null));
+        for (int i = 0; i < MODEL_RACERS; i++) {
+          AppInstance app = i % 2 == 0 ? app1 : app2;
+          String step = "s" + i;
+          retryUntilAvailable(() -> app.modelQuota.createStepRun(project, step, "run", "m1"));
+        }
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<AdmissionOutcome>> futures = new ArrayList<>();
+        for (int i = 0; i < MODEL_RACERS; i++) {
+          AppInstance app = i % 2 == 0 ? app1 : app2;
+          AdmissionRequest request = new AdmissionRequest(project, "inv" + i, "s" + i);
+          futures.add(
+              pool.submit(
+                  () -> {
+                    start.await();
+                    return app.modelQuota.admit(request);
+                  }));
+        }
+        start.countDown();
+        int admitted = 0;
+        int refused = 0;
+        List<String> other = new ArrayList<>();
+        for (int i = 0; i < MODEL_RACERS; i++) {
+          AdmissionOutcome outcome;
+          try {
+            outcome = futures.get(i).get(60, TimeUnit.SECONDS);
+          } catch (java.util.concurrent.ExecutionException e) {
+            other.add("inv" + i + ": " + describe(e.getCause()));
+            continue;
+          }
+          if (outcome instanceof AdmissionOutcome.Admitted) {
+            admitted++;
+            perInstance[i % 2]++;
+          } else if (outcome instanceof AdmissionOutcome.Refused r) {
+            refused++;
+            maxRetry = Math.max(maxRetry, r.retryAfterSeconds());
+          } else {
+            other.add("inv" + i + ": " + outcome);
+          }
+        }
+        require(other.isEmpty(), phase + " round " + round + ": unexpected outcomes " + other);
+        require(
+            admitted == 1 && refused == MODEL_RACERS - 1,
+            phase + " round " + round + ": " + admitted + " admitted, " + refused + " refused");
+        String where =
+            " FROM qinglong.model_invocation_reservations WHERE project_id = '" + project + "'";
+        require(
+            "1".equals(queryOne(primary, "SELECT count(*)" + where)),
+            phase + " round " + round + ": the primary holds not exactly one reservation");
+        require(
+            "1".equals(queryOne(standby, "SELECT count(*)" + where)),
+            phase + " round " + round + ": the synchronous standby does not show the reservation");
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    return MODEL_ROUNDS
+        + " rounds of "
+        + MODEL_RACERS
+        + " concurrent admissions (2 instances, ql3_runtime pools) on "
+        + primary.name()
+        + " with maxInvocations=1: exactly 1 admitted every round (app1 "
+        + perInstance[0]
+        + ", app2 "
+        + perInstance[1]
+        + "), the rest refused (Retry-After <= "
+        + maxRetry
+        + " s); one reservation per round on the primary and on standby "
+        + standby.name();
   }
 
   // ---------------------------------------------------------------- failover
@@ -837,7 +964,8 @@ final class PostgresHaGate {
       left.add("directory " + baseDir);
     }
     for (AppInstance app : new AppInstance[] {app1, app2}) {
-      if (app != null && (!app.manager.isClosed() || !app.admin.isClosed())) {
+      if (app != null
+          && (!app.manager.isClosed() || !app.admin.isClosed() || !app.runtime.isClosed())) {
         left.add("open pool in " + app);
       }
       if (app != null && app.proxy.openLinks() > 0) {

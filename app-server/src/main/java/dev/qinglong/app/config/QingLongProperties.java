@@ -59,6 +59,7 @@ public class QingLongProperties {
   @Valid private final ManagementQuota managementQuota = new ManagementQuota();
   @Valid private final Shield shield = new Shield();
   @Valid private final Postgres postgres = new Postgres();
+  @Valid private final Ai ai = new Ai();
 
   public Path getDataDir() {
     return dataDir;
@@ -106,6 +107,40 @@ public class QingLongProperties {
 
   public Postgres getPostgres() {
     return postgres;
+  }
+
+  public Ai getAi() {
+    return ai;
+  }
+
+  /** {@code qinglong.ai.*}: the optional model-invocation quota feature (ADR 001, DESIGN §5). */
+  public static class Ai {
+    /**
+     * Load the feature: apply its migrations, wire its store and serve its routes. Disabled (the
+     * default) none of it exists and its routes answer 404.
+     */
+    private boolean enabled = false;
+
+    /** PostgreSQL: connections of the runtime pool (logs in as ql3_runtime). */
+    @Min(1)
+    @Max(64)
+    private int runtimePoolSize = 2;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public int getRuntimePoolSize() {
+      return runtimePoolSize;
+    }
+
+    public void setRuntimePoolSize(int runtimePoolSize) {
+      this.runtimePoolSize = runtimePoolSize;
+    }
   }
 
   /** {@code qinglong.auth.*}. */
@@ -244,6 +279,7 @@ public class QingLongProperties {
       map.put(QuotaOperation.PROPOSE, limits.propose);
       map.put(QuotaOperation.DECIDE, limits.decide);
       map.put(QuotaOperation.INSPECT, limits.inspect);
+      map.put(QuotaOperation.MODEL_USAGE_READ, limits.modelUsageRead);
       return new ManagementQuotaPolicy(enabled, window, map);
     }
   }
@@ -261,6 +297,19 @@ public class QingLongProperties {
     @Min(1)
     @Max(ManagementQuotaPolicy.MAX_LIMIT)
     private int inspect = QuotaOperation.INSPECT.defaultLimit();
+
+    /** Reads of model usage (window and ledger) per window, when qinglong.ai.enabled. */
+    @Min(1)
+    @Max(ManagementQuotaPolicy.MAX_LIMIT)
+    private int modelUsageRead = QuotaOperation.MODEL_USAGE_READ.defaultLimit();
+
+    public int getModelUsageRead() {
+      return modelUsageRead;
+    }
+
+    public void setModelUsageRead(int modelUsageRead) {
+      this.modelUsageRead = modelUsageRead;
+    }
 
     public int getPropose() {
       return propose;

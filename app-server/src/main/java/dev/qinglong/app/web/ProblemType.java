@@ -10,7 +10,9 @@ public enum ProblemType {
   CONFLICT(409, "conflict", "Conflict"),
   PAYLOAD_TOO_LARGE(413, "payload_too_large", "Payload too large"),
   QUOTA_EXCEEDED(429, "quota_exceeded", "Quota exceeded"),
-  UNAVAILABLE(503, "unavailable", "Service unavailable");
+  UNAVAILABLE(503, "unavailable", "Service unavailable"),
+  // After QUOTA_EXCEEDED, so forStatus(429) keeps answering quota_exceeded.
+  MODEL_PROJECT_QUOTA_EXCEEDED(429, "model_project_quota_exceeded", "Model project quota exceeded");
 
   private final int status;
   private final String code;

@@ -99,6 +99,11 @@ public final class TestApp implements AutoCloseable {
     return context.getBean(name, type);
   }
 
+  /** How many beans of {@code type} the context holds (0 when a feature is not loaded). */
+  public int beanCount(Class<?> type) {
+    return context.getBeanNamesForType(type).length;
+  }
+
   public Path dataDir() {
     return dataDir;
   }
