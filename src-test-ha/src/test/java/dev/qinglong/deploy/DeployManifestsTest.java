@@ -39,7 +39,9 @@ class DeployManifestsTest {
           "QINGLONG_MANAGEMENT_QUOTA_WINDOW", "60s",
           "QINGLONG_MANAGEMENT_QUOTA_LIMITS_PROPOSE", "30",
           "QINGLONG_MANAGEMENT_QUOTA_LIMITS_DECIDE", "60",
-          "QINGLONG_MANAGEMENT_QUOTA_LIMITS_INSPECT", "600");
+          "QINGLONG_MANAGEMENT_QUOTA_LIMITS_INSPECT", "600",
+          "QINGLONG_MANAGEMENT_QUOTA_LIMITS_MODELUSAGEREAD", "600",
+          "QINGLONG_AI_ENABLED", "false");
   private static final Set<String> MANAGED_ROLES =
       Set.of(
           "ql3_admin",

@@ -461,9 +461,19 @@ public class QingLongProperties {
       this.roles = roles;
     }
 
-    /** The login of component role {@code role} (e.g. package-manager): its own name by default. */
+    /**
+     * The login of component role {@code role} (e.g. package-manager): its own name by default.
+     * Keys match without dashes too, because an environment variable such as {@code
+     * QINGLONG_POSTGRES_ROLES_PACKAGEMANAGER_PASSWORD} binds the map key {@code packagemanager}.
+     */
     public RoleLogin login(String role) {
-      RoleLogin configured = roles.get(role);
+      String wanted = canonicalRole(role);
+      RoleLogin configured =
+          roles.entrySet().stream()
+              .filter(e -> canonicalRole(e.getKey()).equals(wanted))
+              .map(Map.Entry::getValue)
+              .findFirst()
+              .orElse(null);
       RoleLogin login = new RoleLogin();
       login.setUsername("ql3_" + role.replace('-', '_'));
       if (configured != null) {
@@ -473,6 +483,10 @@ public class QingLongProperties {
         login.setPassword(configured.getPassword());
       }
       return login;
+    }
+
+    private static String canonicalRole(String key) {
+      return key.replace("-", "").replace("_", "").toLowerCase(java.util.Locale.ROOT);
     }
   }
 
