@@ -34,7 +34,9 @@ class TwoInstancesPostgresTest {
     TestDatabase db = PostgresTestServer.get().createDatabase("app_two");
     Map<String, String> limits = Map.of("qinglong.management-quota.limits.inspect", "8");
     try (TestApp a = PgApps.start(db, dirA, limits);
-        TestApp b = PgApps.start(db, dirB, limits)) {
+        // The second instance is a writer: two "all" processes would both serve standalone
+        // downloads, which the mode barrier refuses (one standalone download server per database).
+        TestApp b = PgApps.start(db, dirB, withRole(limits, "writer"))) {
       StoreInspector store = PgApps.inspector(db);
       Response proposal =
           a.http.post(
@@ -91,5 +93,11 @@ class TwoInstancesPostgresTest {
       Response fresh = b.http.post(path, b.token("alice"), "{\"inspectionId\":\"two-new\"}");
       assertThat(fresh.status()).isEqualTo(429);
     }
+  }
+
+  private static Map<String, String> withRole(Map<String, String> props, String role) {
+    Map<String, String> all = new java.util.HashMap<>(props);
+    all.put("qinglong.role", role);
+    return all;
   }
 }

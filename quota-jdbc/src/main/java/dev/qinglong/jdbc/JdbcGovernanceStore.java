@@ -17,6 +17,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import javax.sql.DataSource;
@@ -27,6 +29,31 @@ import javax.sql.DataSource;
  * indexes) settles races. Adapters subclass it with their SQL.
  */
 public abstract class JdbcGovernanceStore implements GovernanceStore {
+  // Portable SQL (PostgreSQL and SQLite >= 3.15 both compare row values).
+  private static final String APPROVED_UNPUBLISHED =
+      """
+      SELECT project_id, proposal_id, approval_id, action_ref, action_type, package_name,
+             package_version, artifact_digest, action_digest, proposed_by, state,
+             created_at_ms, updated_at_ms
+      FROM plugin_package_proposals
+      WHERE state = 'approved' AND artifact_digest IS NOT NULL
+        AND (project_id, proposal_id) > (?, ?)
+      ORDER BY project_id, proposal_id
+      LIMIT ?
+      """;
+  private static final String MARK_PUBLISHED =
+      """
+      UPDATE plugin_package_proposals SET state = 'published', updated_at_ms = ?
+      WHERE project_id = ? AND proposal_id = ? AND state = 'approved'
+        AND artifact_digest IS NOT NULL
+      """;
+  private static final String ARTIFACT_PUBLISHED =
+      """
+      SELECT 1 FROM plugin_package_proposals
+      WHERE project_id = ? AND artifact_digest = ? AND state = 'published'
+      LIMIT 1
+      """;
+
   private final DataSource dataSource;
   private final GovernanceSql sql;
   private final String storeName;
@@ -157,6 +184,60 @@ public abstract class JdbcGovernanceStore implements GovernanceStore {
       }
     } catch (SQLException e) {
       throw JdbcStoreException.unavailable(storeName, "decision", e);
+    }
+  }
+
+  @Override
+  public List<Proposal> listApprovedUnpublished(
+      String afterProjectId, String afterProposalId, int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be >= 1, was " + limit);
+    }
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(APPROVED_UNPUBLISHED)) {
+      ps.setString(1, Objects.requireNonNull(afterProjectId, "afterProjectId"));
+      ps.setString(2, Objects.requireNonNull(afterProposalId, "afterProposalId"));
+      ps.setInt(3, limit);
+      List<Proposal> out = new ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          try {
+            out.add(mapProposal(rs));
+          } catch (ValidationException | IllegalStateException e) {
+            throw new StoreUnavailableException("corrupt proposal row", e);
+          }
+        }
+      }
+      return out;
+    } catch (SQLException e) {
+      throw JdbcStoreException.unavailable(storeName, "approved proposals read", e);
+    }
+  }
+
+  @Override
+  public boolean markPublished(String projectId, String proposalId, long publishedAtMs) {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(MARK_PUBLISHED)) {
+      ps.setLong(1, publishedAtMs);
+      ps.setString(2, projectId);
+      ps.setString(3, proposalId);
+      return ps.executeUpdate() == 1;
+    } catch (SQLException e) {
+      throw JdbcStoreException.unavailable(storeName, "proposal publish", e);
+    }
+  }
+
+  @Override
+  public boolean isArtifactPublished(String projectId, Sha256Digest artifactDigest) {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(ARTIFACT_PUBLISHED)) {
+      ps.setString(1, projectId);
+      ps.setString(2, artifactDigest.value());
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next();
+      }
+    } catch (SQLException e) {
+      throw JdbcStoreException.unavailable(storeName, "published artifact read", e);
     }
   }
 

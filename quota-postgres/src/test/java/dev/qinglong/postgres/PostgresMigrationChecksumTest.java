@@ -16,7 +16,9 @@ class PostgresMigrationChecksumTest {
           "V1__management_quota_and_governance.sql",
           "c49e1e55a1e0057cc3e6ec287558eaee4de13f4748b834484c030ad022e4e2c5",
           "V2__model_usage_read_quota_operation.sql",
-          "f401b69955eebc1876c019c87c7692f05f0a1906ebf9163640b805b9f07afcbd");
+          "f401b69955eebc1876c019c87c7692f05f0a1906ebf9163640b805b9f07afcbd",
+          "V3__completion_worker_publication.sql",
+          "225f30cc6104f2c96b5e44a7c86df72ac00e288c976e04c0d646b8ccc10bf102");
 
   /** The optional AI feature's migrations (db/postgres-ai), pinned the same way. */
   private static final Map<String, String> RELEASED_AI =

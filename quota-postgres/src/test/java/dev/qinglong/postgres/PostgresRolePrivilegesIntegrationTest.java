@@ -78,6 +78,40 @@ class PostgresRolePrivilegesIntegrationTest {
   }
 
   @Test
+  void packageExecutorMayOnlyReadProposalsAndChangeTheirState() throws SQLException {
+    String executor = PostgresRoles.PACKAGE_EXECUTOR;
+    String proposals = "plugin_package_proposals";
+    assertThat(hasTablePrivilege(executor, proposals, "SELECT")).isTrue();
+    assertThat(hasTablePrivilege(executor, proposals, "INSERT")).isFalse();
+    assertThat(
+            query(
+                "SELECT has_column_privilege('"
+                    + executor
+                    + "', 'qinglong."
+                    + proposals
+                    + "', 'state', 'UPDATE')"))
+        .isTrue();
+    assertThat(
+            query(
+                "SELECT has_column_privilege('"
+                    + executor
+                    + "', 'qinglong."
+                    + proposals
+                    + "', 'action_digest', 'UPDATE')"))
+        .isFalse();
+    for (String table : List.of("plugin_package_approvals", "project_members")) {
+      for (String privilege : List.of("SELECT", "INSERT", "UPDATE")) {
+        assertThat(hasTablePrivilege(executor, table, privilege))
+            .as(executor + " " + privilege + " " + table)
+            .isFalse();
+      }
+    }
+    HikariDataSource pool = fixture.rolePool(executor, 1);
+    assertDenied(pool, "UPDATE qinglong." + proposals + " SET action_digest = action_digest");
+    assertDenied(pool, "SELECT count(*) FROM qinglong.plugin_package_approvals");
+  }
+
+  @Test
   void catalogShowsExactlyTheGrantsOfTheDesign() throws SQLException {
     for (String privilege : List.of("SELECT", "INSERT", "UPDATE")) {
       assertThat(hasTablePrivilege(PostgresRoles.PACKAGE_MANAGER, BUCKETS, privilege)).isTrue();

@@ -164,6 +164,120 @@ public abstract class GovernanceStoreContract extends StoreContractSupport {
     assertThat(store().findApproval(p.projectId(), p.approvalId())).contains(decided);
   }
 
+  private Proposal approved(String project, String ref, PluginPackageAction action) {
+    Proposal p = proposal(project, ref, action);
+    create(p);
+    store()
+        .recordDecision(
+            new DecisionCommand(project, p.approvalId(), "d-" + ref, Decision.APPROVE, "bob", 50L));
+    return store().findProposal(project, p.proposalId()).orElseThrow();
+  }
+
+  private List<Proposal> approvedUnpublishedOf(String project) {
+    List<Proposal> out = new ArrayList<>();
+    String afterProject = "";
+    String afterProposal = "";
+    while (true) {
+      List<Proposal> page = store().listApprovedUnpublished(afterProject, afterProposal, 2);
+      for (Proposal p : page) {
+        if (p.projectId().equals(project)) {
+          out.add(p);
+        }
+      }
+      if (page.size() < 2) {
+        return out;
+      }
+      Proposal last = page.get(page.size() - 1);
+      afterProject = last.projectId();
+      afterProposal = last.proposalId();
+    }
+  }
+
+  @Test
+  void approvedInstallsAreListedPublishedOnceAndThenServed() {
+    String project = unique("prj");
+    Proposal a = approved(project, "ref-a", install("1.0.0"));
+    Proposal b = approved(project, "ref-b", install("2.0.0"));
+    Proposal pending = proposal(project, "ref-p", install("3.0.0"));
+    create(pending);
+    approved(project, "ref-rm", PluginPackageAction.of("remove", "acme-lint", "1.0.0", null));
+    Proposal rejected = proposal(project, "ref-r", install("4.0.0"));
+    create(rejected);
+    store()
+        .recordDecision(
+            new DecisionCommand(
+                project, rejected.approvalId(), "d-r", Decision.REJECT, "bob", 51L));
+
+    // Only approved install/upgrade proposals, paged by keyset in (project, proposal) order.
+    List<Proposal> listed = approvedUnpublishedOf(project);
+    assertThat(listed)
+        .extracting(Proposal::proposalId)
+        .containsExactlyElementsOf(
+            List.of(a.proposalId(), b.proposalId()).stream().sorted().toList());
+    assertThat(store().isArtifactPublished(project, a.action().artifactDigest())).isFalse();
+
+    assertThat(store().markPublished(project, a.proposalId(), 99L)).isTrue();
+    // Idempotent: a second publication (a repeated pass, a second worker) changes nothing.
+    assertThat(store().markPublished(project, a.proposalId(), 100L)).isFalse();
+    Proposal published = store().findProposal(project, a.proposalId()).orElseThrow();
+    assertThat(published.state()).isEqualTo(ProposalState.PUBLISHED);
+    assertThat(published.updatedAtMs()).isEqualTo(99L);
+    assertThat(approvedUnpublishedOf(project))
+        .extracting(Proposal::proposalId)
+        .containsExactly(b.proposalId());
+    assertThat(store().isArtifactPublished(project, a.action().artifactDigest())).isTrue();
+
+    // Neither pending, rejected, absent nor another Project's proposals can be published.
+    assertThat(store().markPublished(project, pending.proposalId(), 101L)).isFalse();
+    assertThat(store().markPublished(project, rejected.proposalId(), 101L)).isFalse();
+    assertThat(store().markPublished(project, "prp-missing", 101L)).isFalse();
+    assertThat(store().markPublished(unique("prj"), b.proposalId(), 101L)).isFalse();
+    assertThat(store().findProposal(project, pending.proposalId()).orElseThrow().state())
+        .isEqualTo(ProposalState.PENDING);
+    assertThat(store().findProposal(project, rejected.proposalId()).orElseThrow().state())
+        .isEqualTo(ProposalState.REJECTED);
+    // Published in one Project means nothing for another.
+    assertThat(store().isArtifactPublished(unique("prj"), a.action().artifactDigest())).isFalse();
+  }
+
+  @Test
+  void concurrentPublicationsOfOneProposalPublishItExactlyOnce() throws Exception {
+    String project = unique("prj");
+    Proposal p = approved(project, "ref-c", install("1.0.0"));
+    DataSource second = fixture.newDataSource();
+    GovernanceStore[] stores = {store(), fixture.governanceStore(second)};
+    ExecutorService pool = Executors.newFixedThreadPool(8);
+    try {
+      CountDownLatch go = new CountDownLatch(1);
+      List<Future<Boolean>> results = new ArrayList<>();
+      for (int i = 0; i < 8; i++) {
+        GovernanceStore s = stores[i % 2];
+        long at = 200L + i;
+        results.add(
+            pool.submit(
+                () -> {
+                  go.await();
+                  return s.markPublished(project, p.proposalId(), at);
+                }));
+      }
+      go.countDown();
+      int won = 0;
+      for (Future<Boolean> f : results) {
+        if (f.get(30, TimeUnit.SECONDS)) {
+          won++;
+        }
+      }
+      assertThat(won).isEqualTo(1);
+    } finally {
+      pool.shutdownNow();
+      if (second instanceof AutoCloseable closeable) {
+        closeable.close();
+      }
+    }
+    assertThat(store().findProposal(project, p.proposalId()).orElseThrow().state())
+        .isEqualTo(ProposalState.PUBLISHED);
+  }
+
   @Test
   void decisionIdAlreadyUsedInTheProjectDoesNotDecideAnotherApproval() {
     String project = unique("prj");

@@ -37,6 +37,20 @@ public class QingLongProperties {
     JWT
   }
 
+  /** Process roles of {@code qinglong.role} (DESIGN §6). */
+  public enum Role {
+    ALL,
+    WRITER,
+    READER,
+    WORKER
+  }
+
+  /** Download modes of {@code qinglong.downloads.mode} (ADR 002). */
+  public enum DownloadMode {
+    STANDALONE,
+    SHARED
+  }
+
   /** Console log formats of {@code qinglong.log-format}. */
   public enum LogFormat {
     TEXT,
@@ -50,7 +64,7 @@ public class QingLongProperties {
   @NotNull private Store store = Store.SQLITE;
 
   /** Process role: all, writer, reader or worker. */
-  @NotNull private String role = "all";
+  @NotNull private Role role = Role.ALL;
 
   /** Console log format: text (default) or json (Elastic Common Schema, one object a line). */
   @NotNull private LogFormat logFormat = LogFormat.TEXT;
@@ -60,6 +74,100 @@ public class QingLongProperties {
   @Valid private final Shield shield = new Shield();
   @Valid private final Postgres postgres = new Postgres();
   @Valid private final Ai ai = new Ai();
+  @Valid private final Artifacts artifacts = new Artifacts();
+  @Valid private final Downloads downloads = new Downloads();
+
+  public Artifacts getArtifacts() {
+    return artifacts;
+  }
+
+  public Downloads getDownloads() {
+    return downloads;
+  }
+
+  /** {@code qinglong.artifacts.*}. */
+  public static class Artifacts {
+    /** Largest accepted artifact upload in bytes; larger gets 413. */
+    @Min(1)
+    private long maxBytes = 268_435_456L;
+
+    public long getMaxBytes() {
+      return maxBytes;
+    }
+
+    public void setMaxBytes(long maxBytes) {
+      this.maxBytes = maxBytes;
+    }
+  }
+
+  /** {@code qinglong.downloads.*} (ADR 002). */
+  public static class Downloads {
+    /** standalone (one download server per database) or shared (fixed-share leases). */
+    @NotNull private DownloadMode mode = DownloadMode.STANDALONE;
+
+    /** Total payload budget in bytes per second (shared: of all gateways); 0 = no limit. */
+    @Min(0)
+    private long rateBytesPerSecond = 0;
+
+    /** Per-principal payload budget in bytes per second (shared: in total); 0 = no limit. */
+    @Min(0)
+    private long perPrincipalBytesPerSecond = 0;
+
+    /** Shared mode: number of slots (shares), 1..1024. */
+    @Min(1)
+    @Max(1024)
+    private int slots = 1;
+
+    /** Shared mode: this process's slot, 0 <= slot < slots. */
+    @Min(0)
+    @Max(1023)
+    private int slot = 0;
+
+    @AssertTrue(message = "qinglong.downloads.slot must be below qinglong.downloads.slots")
+    public boolean isSlotWithinSlots() {
+      return slot < slots;
+    }
+
+    public DownloadMode getMode() {
+      return mode;
+    }
+
+    public void setMode(DownloadMode mode) {
+      this.mode = mode;
+    }
+
+    public long getRateBytesPerSecond() {
+      return rateBytesPerSecond;
+    }
+
+    public void setRateBytesPerSecond(long rateBytesPerSecond) {
+      this.rateBytesPerSecond = rateBytesPerSecond;
+    }
+
+    public long getPerPrincipalBytesPerSecond() {
+      return perPrincipalBytesPerSecond;
+    }
+
+    public void setPerPrincipalBytesPerSecond(long perPrincipalBytesPerSecond) {
+      this.perPrincipalBytesPerSecond = perPrincipalBytesPerSecond;
+    }
+
+    public int getSlots() {
+      return slots;
+    }
+
+    public void setSlots(int slots) {
+      this.slots = slots;
+    }
+
+    public int getSlot() {
+      return slot;
+    }
+
+    public void setSlot(int slot) {
+      this.slot = slot;
+    }
+  }
 
   public Path getDataDir() {
     return dataDir;
@@ -77,11 +185,11 @@ public class QingLongProperties {
     this.store = store;
   }
 
-  public String getRole() {
+  public Role getRole() {
     return role;
   }
 
-  public void setRole(String role) {
+  public void setRole(Role role) {
     this.role = role;
   }
 

@@ -57,7 +57,10 @@ public class SecurityConfiguration {
           tokens.file(),
           tokens.created(),
           tokens.users());
-      seedDemoProject(stores.policyStore());
+      if (properties.getRole() == QingLongProperties.Role.ALL
+          || properties.getRole() == QingLongProperties.Role.WRITER) {
+        seedDemoProject(stores.policyStore()); // readers and workers write nothing
+      }
       manager = devTokenManager(tokens);
     }
     return request -> manager;

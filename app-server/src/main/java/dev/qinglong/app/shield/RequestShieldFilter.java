@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
+import java.util.function.Predicate;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
@@ -37,7 +38,24 @@ public final class RequestShieldFilter extends OncePerRequestFilter {
   // every change happens inside the map's per-key compute, so no count can be lost or detached.
   private final ConcurrentHashMap<String, Integer> inFlight = new ConcurrentHashMap<>();
 
+  // Routes that stream a large body and enforce their own cap (artifact uploads), and that cap.
+  private final Predicate<HttpServletRequest> ownBodyCap;
+  private final long ownMaxBodyBytes;
+
   public RequestShieldFilter(QingLongProperties.Shield shield) {
+    this(shield, request -> false, 0);
+  }
+
+  /**
+   * @param ownBodyCap requests whose body is bounded by {@code ownMaxBodyBytes} (checked here
+   *     against Content-Length) and by the route itself while streaming, instead of the JSON cap
+   */
+  public RequestShieldFilter(
+      QingLongProperties.Shield shield,
+      Predicate<HttpServletRequest> ownBodyCap,
+      long ownMaxBodyBytes) {
+    this.ownBodyCap = ownBodyCap;
+    this.ownMaxBodyBytes = ownMaxBodyBytes;
     this.maxBodyBytes = shield.getMaxBodyBytes();
     this.perClient = shield.getMaxConcurrentRequestsPerClient();
     this.total = new Semaphore(shield.getMaxConcurrentRequests());
@@ -59,7 +77,8 @@ public final class RequestShieldFilter extends OncePerRequestFilter {
       HttpServletRequest request, HttpServletResponse response, FilterChain chain)
       throws ServletException, IOException {
     long declared = request.getContentLengthLong();
-    if (declared > maxBodyBytes) {
+    boolean ownCap = ownBodyCap.test(request);
+    if (declared > (ownCap ? ownMaxBodyBytes : maxBodyBytes)) {
       response.setHeader("Connection", "close");
       Problems.write(response, ProblemType.PAYLOAD_TOO_LARGE, TOO_LARGE_DETAIL, Map.of());
       return;
@@ -83,7 +102,7 @@ public final class RequestShieldFilter extends OncePerRequestFilter {
         return;
       }
       try {
-        chain.doFilter(new BoundedRequest(request, maxBodyBytes), response);
+        chain.doFilter(ownCap ? request : new BoundedRequest(request, maxBodyBytes), response);
       } finally {
         total.release();
       }

@@ -1,5 +1,6 @@
 package dev.qinglong.app.shield;
 
+import dev.qinglong.app.artifacts.ArtifactRoutes;
 import dev.qinglong.app.config.QingLongProperties;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
@@ -12,7 +13,11 @@ public class ShieldConfiguration {
   @Bean
   FilterRegistrationBean<RequestShieldFilter> requestShieldFilter(QingLongProperties properties) {
     FilterRegistrationBean<RequestShieldFilter> registration =
-        new FilterRegistrationBean<>(new RequestShieldFilter(properties.getShield()));
+        new FilterRegistrationBean<>(
+            new RequestShieldFilter(
+                properties.getShield(),
+                ArtifactRoutes::isUpload,
+                properties.getArtifacts().getMaxBytes()));
     registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 1);
     registration.addUrlPatterns("/*");
     return registration;

@@ -9,6 +9,7 @@ public enum ProblemType {
   METHOD_NOT_ALLOWED(405, "method_not_allowed", "Method not allowed"),
   CONFLICT(409, "conflict", "Conflict"),
   PAYLOAD_TOO_LARGE(413, "payload_too_large", "Payload too large"),
+  RANGE_NOT_SATISFIABLE(416, "range_not_satisfiable", "Range not satisfiable"),
   QUOTA_EXCEEDED(429, "quota_exceeded", "Quota exceeded"),
   UNAVAILABLE(503, "unavailable", "Service unavailable"),
   // After QUOTA_EXCEEDED, so forStatus(429) keeps answering quota_exceeded.

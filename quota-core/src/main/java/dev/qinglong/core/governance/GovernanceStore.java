@@ -1,6 +1,8 @@
 package dev.qinglong.core.governance;
 
+import dev.qinglong.core.model.Sha256Digest;
 import dev.qinglong.core.model.StoreUnavailableException;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -35,4 +37,27 @@ public interface GovernanceStore {
    *     from a conflict); empty if the approval does not exist in the Project
    */
   Optional<Approval> recordDecision(DecisionCommand command);
+
+  /**
+   * Approved install/upgrade proposals (those with an artifact digest) that are not yet published,
+   * over all Projects, in (projectId, proposalId) order strictly after the given key: a keyset page
+   * for the completion worker. Pass empty strings to start from the beginning.
+   *
+   * @param limit at most this many, {@code >= 1}
+   */
+  List<Proposal> listApprovedUnpublished(String afterProjectId, String afterProposalId, int limit);
+
+  /**
+   * Moves an approved install/upgrade proposal to {@code published}. Idempotent: a proposal that is
+   * already published (or not approved, or absent) is left as it is.
+   *
+   * @return {@code true} if this call published it, {@code false} if nothing changed
+   */
+  boolean markPublished(String projectId, String proposalId, long publishedAtMs);
+
+  /**
+   * Whether the Project has a published proposal for this artifact digest: the download routes
+   * serve only published artifacts, and only in a Project that published them.
+   */
+  boolean isArtifactPublished(String projectId, Sha256Digest artifactDigest);
 }

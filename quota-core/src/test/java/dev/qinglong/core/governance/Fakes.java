@@ -122,5 +122,33 @@ final class Fakes {
       approvals.put(key, decided);
       return Optional.of(decided);
     }
+
+    @Override
+    public java.util.List<Proposal> listApprovedUnpublished(
+        String afterProjectId, String afterProposalId, int limit) {
+      return proposalsByRef.values().stream()
+          .filter(p -> p.state() == ProposalState.APPROVED && p.action().artifactDigest() != null)
+          .filter(
+              p -> {
+                int c = p.projectId().compareTo(afterProjectId);
+                return c > 0 || (c == 0 && p.proposalId().compareTo(afterProposalId) > 0);
+              })
+          .sorted(
+              java.util.Comparator.comparing(Proposal::projectId)
+                  .thenComparing(Proposal::proposalId))
+          .limit(limit)
+          .toList();
+    }
+
+    @Override
+    public boolean markPublished(String projectId, String proposalId, long publishedAtMs) {
+      return false;
+    }
+
+    @Override
+    public boolean isArtifactPublished(
+        String projectId, dev.qinglong.core.model.Sha256Digest artifactDigest) {
+      return false;
+    }
   }
 }

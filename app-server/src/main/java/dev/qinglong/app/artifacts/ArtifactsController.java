@@ -1,0 +1,289 @@
+package dev.qinglong.app.artifacts;
+
+import dev.qinglong.app.downloads.DownloadServer;
+import dev.qinglong.app.store.QingLongStores;
+import dev.qinglong.app.web.ProblemType;
+import dev.qinglong.app.web.Problems;
+import dev.qinglong.core.governance.GovernanceStore;
+import dev.qinglong.core.model.ConflictException;
+import dev.qinglong.core.model.Identifiers;
+import dev.qinglong.core.model.Principal;
+import dev.qinglong.core.model.Sha256Digest;
+import dev.qinglong.core.policy.Permission;
+import dev.qinglong.core.policy.ProjectPolicy;
+import dev.qinglong.gateway.artifacts.ArtifactDigestMismatchException;
+import dev.qinglong.gateway.artifacts.ArtifactTooLargeException;
+import dev.qinglong.gateway.artifacts.FileArtifactStore;
+import dev.qinglong.gateway.artifacts.StoredArtifact;
+import dev.qinglong.gateway.governor.DownloadsHaltedException;
+import dev.qinglong.gateway.governor.ThrottleTimeoutException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.security.core.Authentication;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PutMapping;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestMethod;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * Artifact routes (DESIGN §6).
+ *
+ * <ul>
+ *   <li>{@code PUT}: streamed, verified upload (needs {@code package.manage}); 201 for a fresh
+ *       upload and for a verified re-upload of stored content alike (the content store is shared,
+ *       so the answer must not say whether some Project already uploaded it).
+ *   <li>{@code GET|HEAD}: published artifacts only (needs {@code package.read}); unknown,
+ *       unpublished and other Projects' artifacts give the same 409. {@code ETag}, {@code
+ *       Content-Length}, one {@code Range} → 206; several ranges or a malformed Range → the whole
+ *       artifact (200); one range outside the artifact → 416. Payload passes the download governor
+ *       chunk by chunk.
+ * </ul>
+ */
+@RestController
+public class ArtifactsController {
+  private static final Logger log = LoggerFactory.getLogger(ArtifactsController.class);
+  static final int CHUNK_BYTES = 16 * 1024;
+  static final Duration MAX_CHUNK_WAIT = Duration.ofSeconds(30);
+
+  private final ProjectPolicy policy;
+  private final GovernanceStore governance;
+  private final FileArtifactStore artifacts;
+  private final DownloadServer downloads;
+
+  public ArtifactsController(
+      ProjectPolicy policy,
+      QingLongStores stores,
+      FileArtifactStore artifacts,
+      DownloadServer downloads) {
+    this.policy = policy;
+    this.governance = stores.governanceStore();
+    this.artifacts = artifacts;
+    this.downloads = downloads;
+  }
+
+  @PutMapping(ArtifactRoutes.PATH)
+  ResponseEntity<String> upload(
+      @PathVariable String projectId,
+      @PathVariable String digest,
+      HttpServletRequest request,
+      Authentication authentication)
+      throws IOException {
+    Identifiers.require("projectId", projectId);
+    Sha256Digest d = Sha256Digest.parse("digest", digest);
+    policy.requireAny(caller(authentication), projectId, Permission.PACKAGE_MANAGE);
+    if (request.getContentLengthLong() > artifacts.maxBytes()) {
+      return tooLarge();
+    }
+    long size;
+    try (InputStream body = request.getInputStream()) {
+      artifacts.store(d, body);
+    }
+    try (StoredArtifact stored = artifacts.open(d).orElseThrow()) {
+      size = stored.length();
+    }
+    log.info("artifact.uploaded project={} artifact={} bytes={}", projectId, d.value(), size);
+    return ResponseEntity.status(201)
+        .contentType(MediaType.APPLICATION_JSON)
+        .header(HttpHeaders.CACHE_CONTROL, "no-store")
+        .header(HttpHeaders.ETAG, etag(d))
+        .body(
+            "{\"projectId\":\""
+                + projectId
+                + "\",\"digest\":\""
+                + d.value()
+                + "\",\"sizeBytes\":"
+                + size
+                + "}");
+  }
+
+  @RequestMapping(
+      path = ArtifactRoutes.PATH,
+      method = {RequestMethod.GET, RequestMethod.HEAD})
+  void download(
+      @PathVariable String projectId,
+      @PathVariable String digest,
+      HttpServletRequest request,
+      HttpServletResponse response,
+      Authentication authentication)
+      throws IOException, InterruptedException {
+    Identifiers.require("projectId", projectId);
+    Sha256Digest d = Sha256Digest.parse("digest", digest);
+    Principal caller = caller(authentication);
+    policy.requireAny(caller, projectId, Permission.PACKAGE_READ);
+    if (!governance.isArtifactPublished(projectId, d)) {
+      throw new ConflictException("artifact not published in project");
+    }
+    if (!downloads.mayServe()) {
+      Problems.write(
+          response,
+          ProblemType.UNAVAILABLE,
+          "This server does not serve downloads now; retry on another read gateway.",
+          Map.of("Retry-After", "1"));
+      return;
+    }
+    Optional<StoredArtifact> opened = artifacts.open(d);
+    if (opened.isEmpty()) {
+      // Published but not on this storage root: same answer as unpublished (no oracle).
+      log.warn("artifact.missing project={} artifact={}", projectId, d.value());
+      throw new ConflictException("artifact not stored");
+    }
+    try (StoredArtifact artifact = opened.get()) {
+      String etag = etag(d);
+      long size = artifact.length();
+      response.setHeader(HttpHeaders.ETAG, etag);
+      response.setHeader(HttpHeaders.ACCEPT_RANGES, "bytes");
+      response.setHeader(HttpHeaders.CACHE_CONTROL, "private, no-cache");
+      if (matches(request.getHeader(HttpHeaders.IF_NONE_MATCH), etag)) {
+        response.setStatus(304);
+        return;
+      }
+      String ifRange = request.getHeader(HttpHeaders.IF_RANGE);
+      ByteRange range =
+          ifRange == null || ifRange.trim().equals(etag)
+              ? ByteRange.parse(request.getHeader(HttpHeaders.RANGE), size)
+              : ByteRange.parse(null, size);
+      if (range.kind() == ByteRange.Kind.UNSATISFIABLE) {
+        Problems.write(
+            response,
+            ProblemType.RANGE_NOT_SATISFIABLE,
+            "The requested range is outside the artifact.",
+            Map.of(HttpHeaders.CONTENT_RANGE, "bytes */" + size));
+        return;
+      }
+      response.setContentType(MediaType.APPLICATION_OCTET_STREAM_VALUE);
+      response.setContentLengthLong(range.length());
+      if (range.kind() == ByteRange.Kind.PARTIAL) {
+        response.setStatus(206);
+        response.setHeader(
+            HttpHeaders.CONTENT_RANGE,
+            "bytes " + range.start() + "-" + (range.start() + range.length() - 1) + "/" + size);
+      } else {
+        response.setStatus(200);
+      }
+      if ("HEAD".equals(request.getMethod()) || range.length() == 0) {
+        return;
+      }
+      stream(artifact, range, caller.userId(), response);
+    }
+  }
+
+  private void stream(
+      StoredArtifact artifact, ByteRange range, String principal, HttpServletResponse response)
+      throws IOException, InterruptedException {
+    byte[] buffer = new byte[CHUNK_BYTES];
+    long sent = 0;
+    try (InputStream in = artifact.openRange(range.start(), range.length())) {
+      OutputStream out = response.getOutputStream();
+      while (sent < range.length()) {
+        int want = (int) Math.min(buffer.length, range.length() - sent);
+        try {
+          downloads.governor().acquire(principal, want, MAX_CHUNK_WAIT);
+        } catch (DownloadsHaltedException | ThrottleTimeoutException e) {
+          if (!response.isCommitted()) {
+            response.reset();
+            Problems.write(
+                response,
+                ProblemType.UNAVAILABLE,
+                "This server stopped serving downloads; retry on another read gateway.",
+                Map.of("Retry-After", "1"));
+            return;
+          }
+          // Headers are out: cut the connection so the client sees a short, failed transfer.
+          throw new DownloadAbortedException(sent, e);
+        }
+        int n = in.readNBytes(buffer, 0, want);
+        if (n < want) {
+          throw new DownloadAbortedException(sent, new IOException("artifact shorter than stated"));
+        }
+        out.write(buffer, 0, n);
+        sent += n;
+      }
+    }
+  }
+
+  /**
+   * Rethrown so the exception leaves MVC: the container then closes the connection of a response
+   * that is already committed, instead of anything being appended to the payload.
+   */
+  @ExceptionHandler(DownloadAbortedException.class)
+  void aborted(DownloadAbortedException e) {
+    log.warn("download.aborted afterBytes={} reason={}", e.sent(), e.getCause().getMessage());
+    throw e;
+  }
+
+  @ExceptionHandler(ArtifactTooLargeException.class)
+  ResponseEntity<String> tooLargeWhileStreaming(ArtifactTooLargeException e) {
+    return tooLarge();
+  }
+
+  @ExceptionHandler(ArtifactDigestMismatchException.class)
+  ResponseEntity<String> mismatch(ArtifactDigestMismatchException e) {
+    return Problems.entity(
+        ProblemType.INVALID_REQUEST, "The uploaded bytes do not hash to the digest in the path.");
+  }
+
+  @ExceptionHandler(IOException.class)
+  ResponseEntity<String> io(IOException e) {
+    log.warn("artifact.io-failure reason={}", e.getMessage());
+    return Problems.entity(
+        ProblemType.UNAVAILABLE, "The artifact could not be transferred; retry later.");
+  }
+
+  private static ResponseEntity<String> tooLarge() {
+    return Problems.entity(
+        ProblemType.PAYLOAD_TOO_LARGE,
+        "The artifact is larger than this server accepts.",
+        Map.of(HttpHeaders.CONNECTION, "close"));
+  }
+
+  private static boolean matches(String ifNoneMatch, String etag) {
+    if (ifNoneMatch == null) {
+      return false;
+    }
+    for (String candidate : ifNoneMatch.split(",")) {
+      String c = candidate.trim();
+      if (c.startsWith("W/")) {
+        c = c.substring(2);
+      }
+      if (c.equals("*") || c.equals(etag)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  static String etag(Sha256Digest d) {
+    return "\"" + d.value() + "\"";
+  }
+
+  private static Principal caller(Authentication authentication) {
+    return new Principal(authentication.getName());
+  }
+
+  /** A download cut off after its headers were sent. */
+  static final class DownloadAbortedException extends RuntimeException {
+    private final long sent;
+
+    DownloadAbortedException(long sent, Exception cause) {
+      super("download aborted after " + sent + " bytes", cause);
+      this.sent = sent;
+    }
+
+    long sent() {
+      return sent;
+    }
+  }
+}

@@ -1,0 +1,180 @@
+package dev.qinglong.app.process;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A loopback TCP proxy between a client and PostgreSQL, to break the network on purpose: add
+ * latency to the answers, swallow traffic without closing (a silent partition), or cut every
+ * connection and refuse new ones. Plain sockets, two threads per direction (a reader that stamps
+ * each chunk with its release time and a writer that waits for it), so latency delays bytes without
+ * reordering them.
+ */
+final class TcpProxy implements AutoCloseable {
+  private final InetSocketAddress target;
+  private final ServerSocket server;
+  private final List<Link> links = new CopyOnWriteArrayList<>();
+  private final Thread acceptor;
+  private volatile long responseLatencyNanos;
+  private volatile boolean silent;
+  private volatile boolean refusing;
+  private volatile boolean closed;
+
+  TcpProxy(String targetHost, int targetPort) throws IOException {
+    this.target = new InetSocketAddress(targetHost, targetPort);
+    this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    this.acceptor = new Thread(this::acceptLoop, "tcp-proxy-accept-" + server.getLocalPort());
+    this.acceptor.setDaemon(true);
+    this.acceptor.start();
+  }
+
+  int port() {
+    return server.getLocalPort();
+  }
+
+  /** Delays every byte from PostgreSQL to the client by {@code latency} (from now on). */
+  void setResponseLatency(Duration latency) {
+    responseLatencyNanos = latency.toNanos();
+  }
+
+  /** Swallows nothing but forwards nothing either while on: bytes are held, sockets stay open. */
+  void setSilent(boolean on) {
+    silent = on;
+  }
+
+  /** Closes every open connection and refuses (accepts and closes at once) new ones. */
+  void cut() {
+    refusing = true;
+    for (Link link : links) {
+      link.close();
+    }
+  }
+
+  /** Lets new connections through again after {@link #cut()}. */
+  void heal() {
+    refusing = false;
+  }
+
+  @Override
+  public void close() throws IOException {
+    closed = true;
+    server.close();
+    cut();
+  }
+
+  private void acceptLoop() {
+    while (!closed) {
+      Socket client;
+      try {
+        client = server.accept();
+      } catch (IOException e) {
+        return;
+      }
+      if (refusing) {
+        closeQuietly(client);
+        continue;
+      }
+      try {
+        Socket upstream = new Socket();
+        upstream.connect(target, 5_000);
+        Link link = new Link(client, upstream);
+        links.add(link);
+        link.start();
+      } catch (IOException e) {
+        closeQuietly(client);
+      }
+    }
+  }
+
+  private final class Link {
+    private final Socket client;
+    private final Socket upstream;
+
+    Link(Socket client, Socket upstream) {
+      this.client = client;
+      this.upstream = upstream;
+    }
+
+    void start() throws IOException {
+      pump(client.getInputStream(), upstream.getOutputStream(), false, "up");
+      pump(upstream.getInputStream(), client.getOutputStream(), true, "down");
+    }
+
+    void close() {
+      closeQuietly(client);
+      closeQuietly(upstream);
+      links.remove(this);
+    }
+
+    private void pump(InputStream in, OutputStream out, boolean isResponse, String name) {
+      BlockingQueue<Chunk> queue = new LinkedBlockingQueue<>();
+      Thread reader =
+          new Thread(
+              () -> {
+                byte[] buffer = new byte[16 * 1024];
+                try {
+                  int n;
+                  while ((n = in.read(buffer)) != -1) {
+                    long delay = isResponse ? responseLatencyNanos : 0;
+                    queue.add(new Chunk(System.nanoTime() + delay, Arrays.copyOf(buffer, n)));
+                  }
+                } catch (IOException e) {
+                  // Socket closed: end of this direction.
+                }
+                queue.add(Chunk.END);
+              },
+              "tcp-proxy-" + name + "-read");
+      Thread writer =
+          new Thread(
+              () -> {
+                try {
+                  while (true) {
+                    Chunk chunk = queue.take();
+                    if (chunk == Chunk.END) {
+                      break;
+                    }
+                    long wait;
+                    while ((wait = chunk.releaseAtNanos - System.nanoTime()) > 0 || silent) {
+                      TimeUnit.NANOSECONDS.sleep(
+                          silent ? 20_000_000L : Math.min(wait, 50_000_000L));
+                    }
+                    out.write(chunk.bytes);
+                    out.flush();
+                  }
+                } catch (IOException | InterruptedException e) {
+                  // Closed or interrupted: fall through to close the link.
+                }
+                close();
+              },
+              "tcp-proxy-" + name + "-write");
+      reader.setDaemon(true);
+      writer.setDaemon(true);
+      reader.start();
+      writer.start();
+    }
+  }
+
+  private record Chunk(long releaseAtNanos, byte[] bytes) {
+    static final Chunk END = new Chunk(0, new byte[0]);
+  }
+
+  private static void closeQuietly(Socket s) {
+    try {
+      s.close();
+    } catch (IOException e) {
+      // Already closed.
+    }
+  }
+}
