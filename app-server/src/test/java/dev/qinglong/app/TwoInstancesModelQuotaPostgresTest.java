@@ -38,8 +38,12 @@ class TwoInstancesModelQuotaPostgresTest {
     Map<String, String> ai = Map.of("qinglong.ai.enabled", "true");
     AiInspector inspector = AiInspector.postgres(db.jdbcUrl(), db.username(), db.password());
     ExecutorService pool = Executors.newFixedThreadPool(RACERS);
+    // The second instance is a writer: two "all" processes would both claim the standalone
+    // download server of the database, which ADR 002 allows only once.
     try (TestApp a = PgApps.start(db, dirA, ai);
-        TestApp b = PgApps.start(db, dirB, ai)) {
+        TestApp b =
+            PgApps.start(
+                db, dirB, Map.of("qinglong.ai.enabled", "true", "qinglong.role", "writer"))) {
       for (int round = 1; round <= ROUNDS; round++) {
         String p = "race-" + round;
         put(a, "/v1/projects/" + p + "/members/alice", "{\"permissions\":[\"model.invoke\"]}");
