@@ -1,9 +1,9 @@
 package dev.qinglong.app.ai;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.qinglong.app.config.QingLongProperties;
 import dev.qinglong.app.store.DataSourceDecorator;
+import dev.qinglong.app.store.PostgresStores;
 import dev.qinglong.app.store.QingLongStores;
 import dev.qinglong.core.ai.ModelInvocationQuota;
 import dev.qinglong.core.ai.ModelQuotaListener;
@@ -86,12 +86,13 @@ public class AiConfiguration {
     QingLongProperties.Postgres pg = properties.getPostgres();
     int applied;
     try (HikariDataSource owner =
-        pool("qinglong-owner-ai", pg.getUrl(), pg.getUsername(), pg.getPassword(), 3, null)) {
+        PostgresStores.pool(
+            "qinglong-owner-ai", pg.getUrl(), pg.getUsername(), pg.getPassword(), 3, null)) {
       applied = PostgresMigrations.migrateAi(owner);
     }
     QingLongProperties.RoleLogin login = pg.login("runtime");
     HikariDataSource runtime =
-        pool(
+        PostgresStores.pool(
             "qinglong-runtime",
             pg.getUrl(),
             login.getUsername(),
@@ -110,27 +111,5 @@ public class AiConfiguration {
       runtime.close();
       throw e;
     }
-  }
-
-  /** A pool as the base store opens them (same timeouts: fail fast, start while the DB is away). */
-  static HikariDataSource pool(
-      String name, String url, String username, String password, int size, String schema) {
-    HikariConfig config = new HikariConfig();
-    config.setPoolName(name);
-    config.setJdbcUrl(url);
-    config.setUsername(username);
-    if (password != null && !password.isEmpty()) {
-      config.setPassword(password);
-    }
-    config.setMaximumPoolSize(size);
-    config.setMinimumIdle(0);
-    config.setConnectionTimeout(3_000);
-    config.setValidationTimeout(1_000);
-    config.setInitializationFailTimeout(schema == null ? 1 : -1);
-    if (schema != null) {
-      config.setSchema(schema);
-    }
-    config.addDataSourceProperty("ApplicationName", name);
-    return new HikariDataSource(config);
   }
 }

@@ -1,5 +1,6 @@
 package dev.qinglong.app.ai;
 
+import dev.qinglong.app.web.JsonBodies;
 import dev.qinglong.core.ai.Admission;
 import dev.qinglong.core.ai.LedgerPage;
 import dev.qinglong.core.ai.ModelInvocationPolicy;
@@ -54,14 +55,14 @@ public class ModelQuotaController {
       @PathVariable String modelId,
       @RequestBody(required = false) JsonNode body,
       Authentication authentication) {
-    JsonNode request = AiBodies.object(body, "body", Set.of("maxTotalTokens", "maxCostMicros"));
+    JsonNode request = JsonBodies.object(body, "body", Set.of("maxTotalTokens", "maxCostMicros"));
     ModelInvocationPolicy policy =
         quota.putModelPolicy(
             caller(authentication),
             projectId,
             modelId,
-            AiBodies.requiredLong(request, "maxTotalTokens", "maxTotalTokens"),
-            AiBodies.optionalLong(request, "maxCostMicros", "maxCostMicros"));
+            JsonBodies.requiredLong(request, "maxTotalTokens", "maxTotalTokens"),
+            JsonBodies.optionalLong(request, "maxCostMicros", "maxCostMicros"));
     return json(200, views.modelPolicy(policy));
   }
 
@@ -71,16 +72,16 @@ public class ModelQuotaController {
       @RequestBody(required = false) JsonNode body,
       Authentication authentication) {
     JsonNode request =
-        AiBodies.object(
+        JsonBodies.object(
             body, "body", Set.of("window", "maxInvocations", "maxTokens", "maxCostMicros"));
     ProjectQuotaPolicy policy =
         quota.putProjectQuota(
             caller(authentication),
             projectId,
-            AiBodies.string(request, "window", "window"),
-            AiBodies.requiredLong(request, "maxInvocations", "maxInvocations"),
-            AiBodies.requiredLong(request, "maxTokens", "maxTokens"),
-            AiBodies.optionalLong(request, "maxCostMicros", "maxCostMicros"));
+            JsonBodies.string(request, "window", "window"),
+            JsonBodies.requiredLong(request, "maxInvocations", "maxInvocations"),
+            JsonBodies.requiredLong(request, "maxTokens", "maxTokens"),
+            JsonBodies.optionalLong(request, "maxCostMicros", "maxCostMicros"));
     return json(200, views.projectQuota(policy));
   }
 
@@ -89,14 +90,14 @@ public class ModelQuotaController {
       @PathVariable String projectId,
       @RequestBody(required = false) JsonNode body,
       Authentication authentication) {
-    JsonNode request = AiBodies.object(body, "body", Set.of("stepRunId", "runId", "modelId"));
+    JsonNode request = JsonBodies.object(body, "body", Set.of("stepRunId", "runId", "modelId"));
     StepRunCreation result =
         quota.createStepRun(
             caller(authentication),
             projectId,
-            AiBodies.string(request, "stepRunId", "stepRunId"),
-            AiBodies.string(request, "runId", "runId"),
-            AiBodies.string(request, "modelId", "modelId"));
+            JsonBodies.string(request, "stepRunId", "stepRunId"),
+            JsonBodies.string(request, "runId", "runId"),
+            JsonBodies.string(request, "modelId", "modelId"));
     return json(result.created() ? 201 : 200, views.stepRun(result.stepRun()));
   }
 
@@ -105,9 +106,9 @@ public class ModelQuotaController {
       @PathVariable String projectId,
       @RequestBody(required = false) JsonNode body,
       Authentication authentication) {
-    JsonNode request = AiBodies.object(body, "body", Set.of("invocationId", "stepRunId"));
-    String invocationId = AiBodies.string(request, "invocationId", "invocationId");
-    String stepRunId = AiBodies.string(request, "stepRunId", "stepRunId");
+    JsonNode request = JsonBodies.object(body, "body", Set.of("invocationId", "stepRunId"));
+    String invocationId = JsonBodies.string(request, "invocationId", "invocationId");
+    String stepRunId = JsonBodies.string(request, "stepRunId", "stepRunId");
     Identifiers.require("projectId", projectId);
     Identifiers.require("invocationId", invocationId);
     Identifiers.require("stepRunId", stepRunId);
@@ -123,20 +124,21 @@ public class ModelQuotaController {
       @PathVariable String invocationId,
       @RequestBody(required = false) JsonNode body,
       Authentication authentication) {
-    JsonNode request = AiBodies.object(body, "body", Set.of("outcome", "usage", "costMicros"));
-    String outcome = AiBodies.string(request, "outcome", "outcome");
+    JsonNode request = JsonBodies.object(body, "body", Set.of("outcome", "usage", "costMicros"));
+    String outcome = JsonBodies.string(request, "outcome", "outcome");
     TokenUsage usage = null;
     JsonNode usageNode = request.get("usage");
     if (usageNode != null && !usageNode.isNull()) {
       JsonNode u =
-          AiBodies.object(usageNode, "usage", Set.of("inputTokens", "outputTokens", "totalTokens"));
+          JsonBodies.object(
+              usageNode, "usage", Set.of("inputTokens", "outputTokens", "totalTokens"));
       usage =
           new TokenUsage(
-              AiBodies.requiredLong(u, "inputTokens", "usage.inputTokens"),
-              AiBodies.requiredLong(u, "outputTokens", "usage.outputTokens"),
-              AiBodies.requiredLong(u, "totalTokens", "usage.totalTokens"));
+              JsonBodies.requiredLong(u, "inputTokens", "usage.inputTokens"),
+              JsonBodies.requiredLong(u, "outputTokens", "usage.outputTokens"),
+              JsonBodies.requiredLong(u, "totalTokens", "usage.totalTokens"));
     }
-    Long costMicros = AiBodies.optionalLong(request, "costMicros", "costMicros");
+    Long costMicros = JsonBodies.optionalLong(request, "costMicros", "costMicros");
     Settled settled =
         quota.complete(caller(authentication), projectId, invocationId, outcome, usage, costMicros);
     return json(200, views.settled(settled));
@@ -154,7 +156,7 @@ public class ModelQuotaController {
       @RequestParam(name = "limit", required = false) String limit,
       @RequestParam(name = "cursor", required = false) String cursor,
       Authentication authentication) {
-    Integer size = AiBodies.optionalIntParameter(limit, "limit");
+    Integer size = JsonBodies.optionalIntParameter(limit, "limit");
     if (cursor != null && cursor.isEmpty()) {
       throw new ValidationException("cursor", "is not a cursor this server issued");
     }

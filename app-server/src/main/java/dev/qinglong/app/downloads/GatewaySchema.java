@@ -1,8 +1,8 @@
 package dev.qinglong.app.downloads;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.qinglong.app.config.QingLongProperties;
+import dev.qinglong.app.store.PostgresStores;
 import dev.qinglong.gateway.postgres.GatewayMigrations;
 import dev.qinglong.gateway.postgres.GatewayRoles;
 import org.slf4j.Logger;
@@ -32,18 +32,9 @@ public final class GatewaySchema {
       return new GatewaySchema(0);
     }
     QingLongProperties.Postgres pg = properties.getPostgres();
-    HikariConfig config = new HikariConfig();
-    config.setPoolName("qinglong-owner-downloads");
-    config.setJdbcUrl(pg.getUrl());
-    config.setUsername(pg.getUsername());
-    if (pg.getPassword() != null && !pg.getPassword().isEmpty()) {
-      config.setPassword(pg.getPassword());
-    }
-    config.setMaximumPoolSize(2);
-    config.setMinimumIdle(0);
-    config.setConnectionTimeout(10_000);
-    config.setInitializationFailTimeout(1);
-    try (HikariDataSource owner = new HikariDataSource(config)) {
+    try (HikariDataSource owner =
+        PostgresStores.pool(
+            "qinglong-owner-downloads", pg.getUrl(), pg.getUsername(), pg.getPassword(), 2, null)) {
       if (pg.isBootstrapRoles()) {
         GatewayRoles.bootstrap(owner);
       }

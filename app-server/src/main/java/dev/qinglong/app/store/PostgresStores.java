@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * least-privilege role: governance, quota and policy reads on {@code ql3_package_manager}
  * (qinglong.postgres.manager-pool-size, default 2), member writes on {@code ql3_admin}.
  */
-final class PostgresStores {
+public final class PostgresStores {
   private static final Logger log = LoggerFactory.getLogger(PostgresStores.class);
 
   private PostgresStores() {}
@@ -96,7 +96,12 @@ final class PostgresStores {
     }
   }
 
-  static HikariDataSource pool(
+  /**
+   * A pool as every PostgreSQL component of the app opens it: fail fast (3 s), and when {@code
+   * schema} is given start even while the database is away (readiness reports it, requests get
+   * 503); {@code schema == null} is the owner's start-up pool, which must connect at once.
+   */
+  public static HikariDataSource pool(
       String name, String url, String username, String password, int size, String schema) {
     HikariConfig config = new HikariConfig();
     config.setPoolName(name);

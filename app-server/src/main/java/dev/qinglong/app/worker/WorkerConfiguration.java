@@ -1,9 +1,9 @@
 package dev.qinglong.app.worker;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.qinglong.app.config.QingLongProperties;
 import dev.qinglong.app.config.QingLongProperties.Role;
+import dev.qinglong.app.store.PostgresStores;
 import dev.qinglong.app.store.QingLongStores;
 import dev.qinglong.core.governance.GovernanceStore;
 import dev.qinglong.gateway.artifacts.FileArtifactStore;
@@ -84,21 +84,13 @@ public class WorkerConfiguration {
 
   private static HikariDataSource executorPool(
       QingLongProperties.Postgres pg, QingLongProperties.RoleLogin login) {
-    HikariConfig config = new HikariConfig();
-    config.setPoolName("qinglong-package-executor");
-    config.setJdbcUrl(pg.getUrl());
-    config.setUsername(login.getUsername());
-    if (login.getPassword() != null && !login.getPassword().isEmpty()) {
-      config.setPassword(login.getPassword());
-    }
-    config.setMaximumPoolSize(1);
-    config.setMinimumIdle(0);
-    config.setConnectionTimeout(3_000);
-    config.setValidationTimeout(1_000);
-    config.setInitializationFailTimeout(-1);
-    config.setSchema(PostgresMigrations.SCHEMA);
-    config.addDataSourceProperty("ApplicationName", "qinglong-package-executor");
-    return new HikariDataSource(config);
+    return PostgresStores.pool(
+        "qinglong-package-executor",
+        pg.getUrl(),
+        login.getUsername(),
+        login.getPassword(),
+        1,
+        PostgresMigrations.SCHEMA);
   }
 
   /**

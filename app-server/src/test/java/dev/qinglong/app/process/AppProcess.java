@@ -73,7 +73,9 @@ final class AppProcess implements AutoCloseable {
     Process p =
         new ProcessBuilder(cmd)
             .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+            // Truncate: tests count log lines, and a log left by an earlier build would add to
+            // them.
+            .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()))
             .start();
     return new AppProcess(name, port, p, log);
   }
