@@ -272,13 +272,16 @@ class GatewayProcessesIT {
     TcpProxy gate = newProxy();
     gate.holdLeaseStarts();
     AppProcess restarted = start("reader1-restarted", reader(1, viaProxy(gate)));
+    // Slot 2 (lost in the database-cut test) gets a fresh reader for the next tests; started here
+    // so that its JVM start overlaps this one's.
+    AppProcess nextSlot2 = freshSlot2();
     assertThat(gate.awaitHeldLeaseStart(START))
         .as("the restarted reader reached its lease step:\n%s", restarted.tail())
         .isTrue();
     SlotRow live = slotRow(1);
 
-    reader1.stop(); // SIGTERM: graceful shutdown
-    assertThat(reader1.output()).contains("download lease of slot 1 closed");
+    reader1.process.destroy(); // SIGTERM: graceful shutdown
+    awaitLog(reader1, "download lease of slot 1 closed", Duration.ofSeconds(15));
     Thread.sleep(300); // a renewal that was on the wire when the lease closed has landed
     SlotRow stale = slotRow(1);
     // The clean stop left the reservation in place (ADR 002): same owner, not yet expired.
@@ -292,6 +295,7 @@ class GatewayProcessesIT {
     gate.releaseLeaseStarts();
     long readyWall = awaitReadyWall(restarted, START);
     double waited = (System.nanoTime() - release) / 1e9;
+    AppProcess stopped = reader1;
     reader1 = restarted;
 
     SlotRow now = slotRow(1);
@@ -309,17 +313,19 @@ class GatewayProcessesIT {
     HttpResponse<byte[]> r = get(restarted, small);
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.body()).isEqualTo(small);
+    stopped.awaitExit(Duration.ofSeconds(15)); // fails if the stopped reader still runs
+    nextSlot2.awaitReady(START);
   }
 
   @Test
   @Order(6)
   void aHungGatewayIsReplacedOnlyAfterItsReservationExpiresAndNeverServesAgain() throws Exception {
-    AppProcess slot2 = freshSlot2();
+    // Ready before the replacement starts, so the replacement's lease is held only briefly.
+    AppProcess slot2 = freshSlot2().awaitReady(START);
     AppProcess hung = reader1;
     TcpProxy gate = newProxy();
     gate.holdLeaseStarts();
     AppProcess replacement = start("reader1-replacement", reader(1, viaProxy(gate)));
-    slot2.awaitReady(START);
     assertThat(gate.awaitHeldLeaseStart(START))
         .as("the replacement reached its lease step:\n%s", replacement.tail())
         .isTrue();
