@@ -73,8 +73,6 @@ final class AppProcess implements AutoCloseable {
     Process p =
         new ProcessBuilder(cmd)
             .redirectErrorStream(true)
-            // Truncate: tests count log lines, and a log left by an earlier build would add to
-            // them.
             .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()))
             .start();
     return new AppProcess(name, port, p, log);
@@ -146,6 +144,29 @@ final class AppProcess implements AutoCloseable {
     return out.length() > 6000 ? out.substring(out.length() - 6000) : out;
   }
 
+  /** SIGSTOP: the whole JVM freezes (a hung gateway); its sockets stay open. */
+  void suspend() throws IOException, InterruptedException {
+    signal("STOP");
+  }
+
+  /** SIGCONT after {@link #suspend()}. */
+  void resume() throws IOException, InterruptedException {
+    signal("CONT");
+  }
+
+  private void signal(String name) throws IOException, InterruptedException {
+    if (!process.isAlive()) {
+      return;
+    }
+    Process kill =
+        new ProcessBuilder("kill", "-" + name, Long.toString(process.toHandle().pid()))
+            .redirectErrorStream(true)
+            .start();
+    if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+      throw new IllegalStateException("kill -" + name + " " + process.pid() + " failed");
+    }
+  }
+
   /** SIGKILL: no shutdown hook, sockets closed by the OS. */
   void kill() throws InterruptedException {
     process.destroyForcibly();
@@ -163,6 +184,11 @@ final class AppProcess implements AutoCloseable {
   @Override
   public void close() throws InterruptedException {
     if (process.isAlive()) {
+      try {
+        resume(); // a stopped process would not die of SIGKILL any later, but be sure
+      } catch (IOException | RuntimeException e) {
+        // Killed below anyway.
+      }
       kill();
     }
   }

@@ -2,6 +2,7 @@ package dev.qinglong.app.process;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.qinglong.core.model.Sha256Digest;
 import dev.qinglong.testkit.postgres.PostgresTestServer;
 import dev.qinglong.testkit.postgres.TestDatabase;
@@ -12,6 +13,10 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -19,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
+import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -61,10 +67,15 @@ class GatewayProcessesIT {
   private AppProcess workerA;
   private AppProcess reader0;
   private AppProcess reader1;
+  private AppProcess slot2; // the current reader on slot 2, through `proxy`
+  private int slot2Starts;
+  private final List<TcpProxy> gates = new ArrayList<>();
+  private HikariDataSource ownerPool;
   private final Random random = new Random(7);
   private byte[] small;
   private byte[] big;
   private byte[] huge;
+  private byte[] giant;
   private int refs;
 
   @BeforeAll
@@ -85,7 +96,9 @@ class GatewayProcessesIT {
     small = bytes(50_000);
     big = bytes(1_200_000);
     huge = bytes(4_000_000);
-    for (byte[] content : List.of(small, big, huge)) {
+    giant = bytes(8_000_000);
+    ownerPool = db.newDataSource(2);
+    for (byte[] content : List.of(small, big, huge, giant)) {
       publish(content);
     }
   }
@@ -97,6 +110,12 @@ class GatewayProcessesIT {
     }
     if (proxy != null) {
       proxy.close();
+    }
+    for (TcpProxy gate : gates) {
+      gate.close();
+    }
+    if (ownerPool != null) {
+      ownerPool.close();
     }
   }
 
@@ -183,7 +202,8 @@ class GatewayProcessesIT {
   @Test
   @Order(4)
   void aDatabaseCutStopsPayloadWithinTheLocalWindowAndTheGatewayStaysDown() throws Exception {
-    AppProcess reader2 = start("reader2", reader(2, proxiedUrl)).awaitReady(START);
+    slot2 = start("reader2", reader(2, proxiedUrl)).awaitReady(START);
+    AppProcess reader2 = slot2;
     assertThat(gatewayDetails(reader2).get("sharedDownloads").get("lease").get("state").asString())
         .isEqualTo("active");
     RawDownload d = new RawDownload(reader2.port, path(huge), token("alice"));
@@ -225,7 +245,7 @@ class GatewayProcessesIT {
   }
 
   @Test
-  @Order(5)
+  @Order(9)
   void aReaderServesWhileTheWriterIsStopped() throws Exception {
     writer.stop();
     assertThat(writer.process.isAlive()).isFalse();
@@ -243,7 +263,321 @@ class GatewayProcessesIT {
     assertThat(post.headers().firstValue("Allow")).contains("GET, HEAD");
   }
 
+  @Test
+  @Order(5)
+  void aCleanlyStoppedReaderRestartedOnItsSlotWaitsForItsReservationAndServes() throws Exception {
+    // The new process is started while the old one still runs, but the proxy holds its lease
+    // connection's first statement: so its lease looks at the slot only after the old process has
+    // stopped, whatever the JVM start-up takes on this machine (a restart as seen by the lease).
+    TcpProxy gate = newProxy();
+    gate.holdLeaseStarts();
+    AppProcess restarted = start("reader1-restarted", reader(1, viaProxy(gate)));
+    // Slot 2 (lost in the database-cut test) gets a fresh reader for the next tests; started here
+    // so that its JVM start overlaps this one's.
+    AppProcess nextSlot2 = freshSlot2();
+    assertThat(gate.awaitHeldLeaseStart(START))
+        .as("the restarted reader reached its lease step:\n%s", restarted.tail())
+        .isTrue();
+    SlotRow live = slotRow(1);
+
+    reader1.process.destroy(); // SIGTERM: graceful shutdown
+    awaitLog(reader1, "download lease of slot 1 closed", Duration.ofSeconds(15));
+    Thread.sleep(300); // a renewal that was on the wire when the lease closed has landed
+    SlotRow stale = slotRow(1);
+    // The clean stop left the reservation in place (ADR 002): same owner, not yet expired.
+    assertThat(stale.owner).isEqualTo(live.owner);
+    // The 10 s database lease (two clock_timestamp() calls, each floored to milliseconds).
+    assertThat(stale.expiresMillis - stale.renewedMillis).isBetween(10_000L, 10_001L);
+    assertThat(stale.expiresMillis)
+        .as("the reservation is still live when the restarted lease looks at it")
+        .isGreaterThan(stale.dbNowMillis);
+
+    long release = System.nanoTime();
+    gate.releaseLeaseStarts();
+    long readyWall = awaitReadyWall(restarted, START);
+    double waited = (System.nanoTime() - release) / 1e9;
+    AppProcess stopped = reader1;
+    reader1 = restarted;
+
+    SlotRow now = slotRow(1);
+    assertThat(restarted.output())
+        .contains("slot 1 is reserved by owner " + stale.owner)
+        .contains("waiting up to 15 s for a stale reservation");
+    assertThat(now.generation).isEqualTo(stale.generation + 1);
+    assertThat(now.owner).isNotEqualTo(stale.owner);
+    // It took the slot only once the stale reservation had expired (database clock) and was not
+    // ready before then (same host: the wall clock is the database's).
+    assertThat(now.acquiredMillis).isGreaterThanOrEqualTo(stale.expiresMillis);
+    assertThat(readyWall).isGreaterThanOrEqualTo(stale.expiresMillis);
+    // The stale wait is bounded by 15 s; the rest is start-up after the lease, generous for load.
+    assertThat(waited).as("seconds from release to ready").isLessThan(15 + 20);
+    HttpResponse<byte[]> r = get(restarted, small);
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.body()).isEqualTo(small);
+    stopped.awaitExit(Duration.ofSeconds(15)); // fails if the stopped reader still runs
+    nextSlot2.awaitReady(START);
+  }
+
+  @Test
+  @Order(6)
+  void aHungGatewayIsReplacedOnlyAfterItsReservationExpiresAndNeverServesAgain() throws Exception {
+    // Ready before the replacement starts, so the replacement's lease is held only briefly.
+    AppProcess slot2 = freshSlot2().awaitReady(START);
+    AppProcess hung = reader1;
+    TcpProxy gate = newProxy();
+    gate.holdLeaseStarts();
+    AppProcess replacement = start("reader1-replacement", reader(1, viaProxy(gate)));
+    assertThat(gate.awaitHeldLeaseStart(START))
+        .as("the replacement reached its lease step:\n%s", replacement.tail())
+        .isTrue();
+
+    // Every slot downloads at its full share for the whole replacement, sampled every 50 ms.
+    RawDownload d0 = new RawDownload(reader0.port, path(giant), token("alice"));
+    RawDownload dHung = new RawDownload(hung.port, path(huge), token("bob"));
+    dHung.readTimeoutMillis = 60_000; // frozen for a while: keep waiting for its next byte
+    RawDownload d2 = new RawDownload(slot2.port, path(giant), token("alice"));
+    RawDownload dNew = new RawDownload(replacement.port, path(huge), token("bob"));
+    List<RawDownload> all = List.of(d0, dHung, d2, dNew);
+    RateSampler sampler =
+        new RateSampler(50).add("reader0", 0, d0).add("hung", 1, dHung).add("reader2", 2, d2);
+    try {
+      sampler.start();
+      d0.startThread();
+      dHung.startThread();
+      d2.startThread();
+      awaitBytes(dHung, 2 * SHARE, Duration.ofSeconds(30));
+
+      hung.suspend(); // SIGSTOP: the gateway hangs, its connections stay open
+      Thread.sleep(1_000); // a renewal that was on the wire has landed
+      SlotRow frozen = slotRow(1);
+      Thread.sleep(1_000);
+      assertThat(slotRow(1).renewedMillis)
+          .as("a frozen gateway renews nothing")
+          .isEqualTo(frozen.renewedMillis);
+      assertThat(frozen.expiresMillis - frozen.renewedMillis).isBetween(10_000L, 10_001L);
+      assertThat(frozen.expiresMillis)
+          .as("the replacement's lease looks at a live reservation")
+          .isGreaterThan(frozen.dbNowMillis);
+
+      long release = System.nanoTime();
+      gate.releaseLeaseStarts();
+      long readyWall = awaitReadyWall(replacement, START);
+      double waited = (System.nanoTime() - release) / 1e9;
+      SlotRow taken = slotRow(1);
+      assertThat(replacement.output())
+          .contains("slot 1 is reserved by owner " + frozen.owner)
+          .contains("waiting up to 15 s for a stale reservation");
+      assertThat(taken.generation).isEqualTo(frozen.generation + 1);
+      assertThat(taken.acquiredMillis).isGreaterThanOrEqualTo(frozen.expiresMillis);
+      assertThat(readyWall)
+          .as(
+              "ready %d ms after the hung gateway's reservation expired",
+              readyWall - frozen.expiresMillis)
+          .isGreaterThanOrEqualTo(frozen.expiresMillis);
+      assertThat(waited).as("seconds from release to ready").isLessThan(15 + 20);
+
+      sampler.add("replacement", 1, dNew);
+      dNew.startThread();
+      awaitBytes(dNew, SHARE, Duration.ofSeconds(20));
+      assertThat(dNew.status).isEqualTo(200);
+
+      // The hung gateway wakes up: its window has run out on both clocks, its slot has another
+      // owner. It must not send another chunk, and it reports itself broken.
+      long atResume = dHung.received.get();
+      long resumedAt = System.nanoTime();
+      hung.resume();
+      HttpResponse<byte[]> late = get(hung, small);
+      assertThat(late.statusCode()).as(new String(late.body())).isEqualTo(503);
+      awaitStatus(hung, "/actuator/health/liveness", 503, Duration.ofSeconds(20));
+      Thread.sleep(2_000);
+      double sinceResume = (System.nanoTime() - resumedAt) / 1e9;
+      assertThat(dHung.complete).isFalse();
+      assertThat(dHung.received.get() - atResume)
+          .as("bytes the hung gateway sent in the %.1f s after it woke up", sinceResume)
+          .isLessThanOrEqualTo(64 * 1024);
+      assertThat(hung.output())
+          .contains("download lease LOST: slot 1")
+          .contains("downloads.lease-lost");
+      assertThat(replacement.status("/actuator/health/readiness")).isEqualTo(200);
+    } finally {
+      sampler.close();
+      for (RawDownload d : all) {
+        d.abort();
+      }
+      hung.close(); // SIGCONT + SIGKILL if still frozen
+    }
+    reader1 = replacement;
+    // A client that goes away mid-download costs its gateway one WARN line, no ERROR/stack trace.
+    for (AppProcess p : List.of(reader0, replacement)) {
+      awaitLog(p, "artifact.io-failure", Duration.ofSeconds(10));
+      assertThat(p.output()).as(p.name).doesNotContain(" ERROR ");
+    }
+    // Over every window of at least one second: each slot within its share plus one burst, all
+    // gateways within the total plus one burst, including while slot 1 changed hands.
+    String summary = sampler.check(RATE, SHARE, 128 * 1024, 1.0, SLOTS);
+    assertThat(sampler.sampleCount()).as(summary).isGreaterThan(100);
+    System.out.println("hung-gateway replacement: " + summary);
+  }
+
+  @Test
+  @Order(7)
+  void delayedPostgresLetsTheLeaseExpireAndLateAnswersDoNotReviveIt() throws Exception {
+    AppProcess slot2 = freshSlot2();
+    slot2.awaitReady(START);
+    RawDownload d2 = new RawDownload(slot2.port, path(giant), token("alice"));
+    RawDownload d0 = new RawDownload(reader0.port, path(huge), token("bob"));
+    Thread t2 = d2.startThread();
+    Thread t0 = d0.startThread();
+    try {
+      awaitBytes(d2, 300_000, Duration.ofSeconds(20));
+      long atDelay = d2.received.get();
+      long delayed = System.nanoTime();
+      proxy.setResponseLatency(Duration.ofSeconds(9));
+
+      // Liveness needs no database: it shows the loss as soon as the watchdog sees it.
+      awaitStatus(slot2, "/actuator/health/liveness", 503, Duration.ofSeconds(25));
+      double lostAfter = (System.nanoTime() - delayed) / 1e9;
+      // The window is 8 s from the start of the last renewal that succeeded, which began before
+      // the delay; generous for polling and a loaded machine.
+      assertThat(lostAfter).as("seconds from the delay to liveness DOWN").isLessThan(8 + 6);
+      t2.join(20_000);
+      assertThat(t2.isAlive()).isFalse();
+      assertThat(d2.complete).isFalse();
+      long afterDelay = d2.received.get() - atDelay;
+      double lastByte = (d2.lastByteNanos - delayed) / 1e9;
+      String seen =
+          String.format("%d bytes after the delay, last %.2f s after it", afterDelay, lastByte);
+      assertThat(afterDelay).as(seen).isLessThanOrEqualTo(8 * SHARE + SHARE + 64 * 1024);
+      assertThat(lastByte).as(seen).isLessThan(13.0);
+
+      // Renewals keep reaching PostgreSQL at once; only their answers are 9 s late. The one in
+      // flight when the window ended answers "renewed" after it: counted, ignored, still lost.
+      proxy.setResponseLatency(Duration.ZERO); // bytes already delayed keep their delay
+      JsonNode lease = null;
+      long deadline = System.nanoTime() + 30_000_000_000L;
+      while (System.nanoTime() < deadline) {
+        lease = gatewayDetails(slot2).get("sharedDownloads").get("lease");
+        if (lease.get("lateAnswers").asLong() >= 1) {
+          break;
+        }
+        Thread.sleep(500);
+      }
+      assertThat(lease.get("lateAnswers").asLong()).as(lease.toString()).isGreaterThanOrEqualTo(1);
+      assertThat(lease.get("state").asString()).isEqualTo("lost");
+      assertThat(lease.get("locallyValid").asBoolean()).isFalse();
+      Thread.sleep(2_500); // one more heartbeat period: nothing comes back
+      assertThat(slot2.status("/actuator/health/readiness")).isEqualTo(503);
+      assertThat(slot2.status("/actuator/health/liveness")).isEqualTo(503);
+      assertThat(get(slot2, small).statusCode()).isEqualTo(503);
+
+      // The reader on a healthy connection was not affected.
+      t0.join(40_000);
+      assertThat(d0.complete).as(d0.failure).isTrue();
+      assertThat(reader0.status("/actuator/health/readiness")).isEqualTo(200);
+    } finally {
+      proxy.setResponseLatency(Duration.ZERO);
+      d2.abort();
+      d0.abort();
+    }
+  }
+
   // ---- helpers ----------------------------------------------------------------------------------
+
+  /** A slot's lease row, read as the database owner; times in epoch milliseconds (floor). */
+  record SlotRow(
+      UUID owner,
+      long generation,
+      long acquiredMillis,
+      long renewedMillis,
+      long expiresMillis,
+      long dbNowMillis) {}
+
+  private SlotRow slotRow(int slot) throws SQLException {
+    try (Connection c = ownerPool.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT owner, generation,"
+                    + " floor(extract(epoch FROM acquired_at) * 1000)::bigint,"
+                    + " floor(extract(epoch FROM renewed_at) * 1000)::bigint,"
+                    + " floor(extract(epoch FROM expires_at) * 1000)::bigint,"
+                    + " floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint"
+                    + " FROM qinglong.download_slot_leases WHERE slot = ?")) {
+      ps.setInt(1, slot);
+      try (ResultSet rs = ps.executeQuery()) {
+        assertThat(rs.next()).as("slot %d has a lease row", slot).isTrue();
+        return new SlotRow(
+            rs.getObject(1, UUID.class),
+            rs.getLong(2),
+            rs.getLong(3),
+            rs.getLong(4),
+            rs.getLong(5),
+            rs.getLong(6));
+      }
+    }
+  }
+
+  /** A new TCP proxy to the database, closed after the class. */
+  private TcpProxy newProxy() throws Exception {
+    Matcher m = URL.matcher(db.jdbcUrl());
+    assertThat(m.matches()).isTrue();
+    TcpProxy p = new TcpProxy(m.group(1), m.group(2) == null ? 5432 : Integer.parseInt(m.group(2)));
+    gates.add(p);
+    return p;
+  }
+
+  private String viaProxy(TcpProxy p) {
+    Matcher m = URL.matcher(db.jdbcUrl());
+    assertThat(m.matches()).isTrue();
+    return "jdbc:postgresql://127.0.0.1:" + p.port() + "/" + m.group(3);
+  }
+
+  /**
+   * The reader on slot 2 (through {@code proxy}) if it is healthy; otherwise a new one (the old one
+   * killed, the proxy healed). Not yet awaited.
+   */
+  private AppProcess freshSlot2() throws Exception {
+    if (slot2 != null
+        && slot2.process.isAlive()
+        && slot2.status("/actuator/health/readiness") == 200) {
+      return slot2;
+    }
+    if (slot2 != null) {
+      slot2.kill();
+    }
+    proxy.heal();
+    proxy.setResponseLatency(Duration.ZERO);
+    slot2 = start("reader2-restart" + (++slot2Starts), reader(2, proxiedUrl));
+    return slot2;
+  }
+
+  /**
+   * Waits until readiness is 200 and returns the wall-clock time at which that first successful
+   * request was sent: the process was not ready before that moment (its port opens only after every
+   * bean, the download lease included, has started).
+   */
+  private static long awaitReadyWall(AppProcess p, Duration timeout) throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (!p.process.isAlive()) {
+        throw new AssertionError(
+            p.name + " exited with " + p.process.exitValue() + ":\n" + p.tail());
+      }
+      long sent = System.currentTimeMillis();
+      if (p.status("/actuator/health/readiness") == 200) {
+        return sent;
+      }
+      Thread.sleep(100);
+    }
+    throw new AssertionError(p.name + " not ready within " + timeout + ":\n" + p.tail());
+  }
+
+  private static void awaitBytes(RawDownload d, long bytes, Duration timeout) throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (d.received.get() < bytes && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    assertThat(d.received.get()).as("downloaded (%s)", d.failure).isGreaterThanOrEqualTo(bytes);
+  }
 
   static long bound(long rate, double seconds) {
     return (long) (rate * seconds) + rate;

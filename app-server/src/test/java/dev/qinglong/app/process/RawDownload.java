@@ -23,6 +23,8 @@ final class RawDownload implements Runnable {
   private final int port;
   private final String path;
   private final String token;
+  private volatile Socket socket;
+  volatile int readTimeoutMillis = 20_000;
 
   RawDownload(int port, String path, String token) {
     this.port = port;
@@ -37,10 +39,23 @@ final class RawDownload implements Runnable {
     return t;
   }
 
+  /** Aborts the download from the client side (the server sees the connection closed). */
+  void abort() {
+    Socket s = socket;
+    if (s != null) {
+      try {
+        s.close();
+      } catch (IOException e) {
+        // Already closed.
+      }
+    }
+  }
+
   @Override
   public void run() {
     try (Socket s = new Socket("127.0.0.1", port)) {
-      s.setSoTimeout(20_000);
+      socket = s;
+      s.setSoTimeout(readTimeoutMillis);
       s.setReceiveBufferSize(16 * 1024);
       OutputStream out = s.getOutputStream();
       out.write(

@@ -12,8 +12,10 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A loopback TCP proxy between a client and PostgreSQL, to break the network on purpose: add
@@ -21,6 +23,13 @@ import java.util.concurrent.TimeUnit;
  * connection and refuse new ones. Plain sockets, two threads per direction (a reader that stamps
  * each chunk with its release time and a writer that waits for it), so latency delays bytes without
  * reordering them.
+ *
+ * <p>It can also hold the start of a download lease: while {@link #holdLeaseStarts()} is on, a new
+ * connection whose startup packet names the application {@code qinglong-download-lease} logs in
+ * normally, but its first statement is held until {@link #releaseLeaseStarts()}. So a test can let
+ * a process reach its lease step, change the world (stop or freeze the slot's old holder), and only
+ * then let the lease look at the slot. The hold must stay below the lease connection's socket
+ * timeout (20 s).
  */
 final class TcpProxy implements AutoCloseable {
   private final InetSocketAddress target;
@@ -31,6 +40,11 @@ final class TcpProxy implements AutoCloseable {
   private volatile boolean silent;
   private volatile boolean refusing;
   private volatile boolean closed;
+  private volatile CountDownLatch
+      leaseGate; // non-null: hold new lease connections' first statement
+  private final AtomicInteger heldLeaseStarts = new AtomicInteger();
+  private static final byte[] LEASE_APPLICATION =
+      "qinglong-download-lease".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
   TcpProxy(String targetHost, int targetPort) throws IOException {
     this.target = new InetSocketAddress(targetHost, targetPort);
@@ -52,6 +66,32 @@ final class TcpProxy implements AutoCloseable {
   /** Swallows nothing but forwards nothing either while on: bytes are held, sockets stay open. */
   void setSilent(boolean on) {
     silent = on;
+  }
+
+  /** From now on, new lease connections are held before their first statement. */
+  void holdLeaseStarts() {
+    leaseGate = new CountDownLatch(1);
+  }
+
+  /** Lets held lease connections go on; new ones are not held any more. */
+  void releaseLeaseStarts() {
+    CountDownLatch gate = leaseGate;
+    leaseGate = null;
+    if (gate != null) {
+      gate.countDown();
+    }
+  }
+
+  /** Waits until a lease connection is being held; false if none is within {@code timeout}. */
+  boolean awaitHeldLeaseStart(Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (heldLeaseStarts.get() == 0) {
+      if (System.nanoTime() - deadline >= 0) {
+        return false;
+      }
+      Thread.sleep(50);
+    }
+    return true;
   }
 
   /** Closes every open connection and refuses (accepts and closes at once) new ones. */
@@ -101,10 +141,32 @@ final class TcpProxy implements AutoCloseable {
   private final class Link {
     private final Socket client;
     private final Socket upstream;
+    private final CountDownLatch gate; // the lease gate when this link was opened, or null
+    private boolean lease; // the up-writer thread only: the startup packet named the lease
 
     Link(Socket client, Socket upstream) {
       this.client = client;
       this.upstream = upstream;
+      this.gate = leaseGate;
+    }
+
+    /** Up direction: holds the first statement (Parse or Query) of a gated lease connection. */
+    private void holdIfLeaseStart(byte[] bytes) throws InterruptedException {
+      if (gate == null || gate.getCount() == 0 || bytes.length == 0) {
+        return;
+      }
+      if (!lease) {
+        lease = indexOf(bytes, LEASE_APPLICATION) >= 0;
+        return;
+      }
+      if (bytes[0] == 'P' || bytes[0] == 'Q') {
+        heldLeaseStarts.incrementAndGet();
+        try {
+          gate.await();
+        } finally {
+          heldLeaseStarts.decrementAndGet();
+        }
+      }
     }
 
     void start() throws IOException {
@@ -150,6 +212,9 @@ final class TcpProxy implements AutoCloseable {
                       TimeUnit.NANOSECONDS.sleep(
                           silent ? 20_000_000L : Math.min(wait, 50_000_000L));
                     }
+                    if (!isResponse) {
+                      holdIfLeaseStart(chunk.bytes);
+                    }
                     out.write(chunk.bytes);
                     out.flush();
                   }
@@ -168,6 +233,19 @@ final class TcpProxy implements AutoCloseable {
 
   private record Chunk(long releaseAtNanos, byte[] bytes) {
     static final Chunk END = new Chunk(0, new byte[0]);
+  }
+
+  private static int indexOf(byte[] haystack, byte[] needle) {
+    outer:
+    for (int i = 0; i + needle.length <= haystack.length; i++) {
+      for (int j = 0; j < needle.length; j++) {
+        if (haystack[i + j] != needle[j]) {
+          continue outer;
+        }
+      }
+      return i;
+    }
+    return -1;
   }
 
   private static void closeQuietly(Socket s) {
