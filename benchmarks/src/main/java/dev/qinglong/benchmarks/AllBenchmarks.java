@@ -1,5 +1,6 @@
 package dev.qinglong.benchmarks;
 
+import dev.qinglong.testkit.postgres.PostgresTestServer;
 import java.nio.file.Path;
 
 /**
@@ -11,8 +12,13 @@ public final class AllBenchmarks {
 
   public static void main(String[] args) throws Exception {
     Path out = Path.of(args.length > 0 ? args[0] : ".");
-    ManagementQuotaBenchmark.main(new String[] {out.resolve("management-quota.json").toString()});
-    ModelQuotaAdmissionBenchmark.main(
-        new String[] {out.resolve("model-quota-admission.json").toString()});
+    try {
+      ManagementQuotaBenchmark.main(new String[] {out.resolve("management-quota.json").toString()});
+      ModelQuotaAdmissionBenchmark.main(
+          new String[] {out.resolve("model-quota-admission.json").toString()});
+    } finally {
+      // exec:java closes our class loader before shutdown hooks run: stop PostgreSQL here.
+      PostgresTestServer.shutdown();
+    }
   }
 }

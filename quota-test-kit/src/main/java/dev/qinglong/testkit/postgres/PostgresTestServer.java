@@ -61,6 +61,7 @@ public final class PostgresTestServer {
   private static final Object LOCK = new Object();
   private static PostgresTestServer instance; // guarded by LOCK
   private static IllegalStateException failure; // guarded by LOCK
+  private static LocalPostgresCluster localCluster; // guarded by LOCK
 
   private final String source;
   private final String adminJdbcUrl;
@@ -96,6 +97,22 @@ public final class PostgresTestServer {
         throw new IllegalStateException(failure.getMessage(), failure);
       }
       return instance;
+    }
+  }
+
+  /**
+   * Stops a cluster this JVM started from local binaries, now rather than in a shutdown hook. For
+   * runners whose class loader is gone by the time hooks run (e.g. {@code exec:java}), where the
+   * hook cannot load its classes and the server would outlive the JVM. Later {@link #get()} calls
+   * provision a new server.
+   */
+  public static void shutdown() {
+    synchronized (LOCK) {
+      if (localCluster != null) {
+        localCluster.stop();
+        localCluster = null;
+      }
+      instance = null;
     }
   }
 
@@ -274,6 +291,7 @@ public final class PostgresTestServer {
   private static PostgresTestServer fromLocalBinaries(List<Exception> failures) {
     try {
       LocalPostgresCluster cluster = LocalPostgresCluster.start();
+      localCluster = cluster;
       return new PostgresTestServer(
           "local-binaries", cluster.jdbcUrl("postgres"), LocalPostgresCluster.SUPERUSER, "");
     } catch (RuntimeException e) {
