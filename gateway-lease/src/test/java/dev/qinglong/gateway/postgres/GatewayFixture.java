@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.qinglong.gateway.lease.LeaseTimings;
 import dev.qinglong.postgres.PostgresMigrations;
 import dev.qinglong.postgres.PostgresRoles;
+import dev.qinglong.testkit.TcpProxy;
 import dev.qinglong.testkit.postgres.PostgresTestServer;
 import dev.qinglong.testkit.postgres.TestDatabase;
 import java.io.IOException;

@@ -14,6 +14,7 @@ import dev.qinglong.gateway.lease.LeaseTimings;
 import dev.qinglong.gateway.lease.PolicyMismatchException;
 import dev.qinglong.gateway.lease.SharedDownloadPolicy;
 import dev.qinglong.gateway.lease.SlotBusyException;
+import dev.qinglong.testkit.TcpProxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.Timestamp;

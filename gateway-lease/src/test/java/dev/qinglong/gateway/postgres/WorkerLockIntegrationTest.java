@@ -8,6 +8,7 @@ import ch.qos.logback.core.read.ListAppender;
 import dev.qinglong.gateway.worker.WorkerLease;
 import dev.qinglong.gateway.worker.WorkerListener;
 import dev.qinglong.gateway.worker.WorkerState;
+import dev.qinglong.testkit.TcpProxy;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;

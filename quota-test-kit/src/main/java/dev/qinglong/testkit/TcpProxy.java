@@ -1,4 +1,4 @@
-package dev.qinglong.app.process;
+package dev.qinglong.testkit;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -31,7 +31,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * then let the lease look at the slot. The hold must stay below the lease connection's socket
  * timeout (20 s).
  */
-final class TcpProxy implements AutoCloseable {
+public final class TcpProxy implements AutoCloseable {
   private final InetSocketAddress target;
   private final ServerSocket server;
   private final List<Link> links = new CopyOnWriteArrayList<>();
@@ -46,7 +46,7 @@ final class TcpProxy implements AutoCloseable {
   private static final byte[] LEASE_APPLICATION =
       "qinglong-download-lease".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
-  TcpProxy(String targetHost, int targetPort) throws IOException {
+  public TcpProxy(String targetHost, int targetPort) throws IOException {
     this.target = new InetSocketAddress(targetHost, targetPort);
     this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
     this.acceptor = new Thread(this::acceptLoop, "tcp-proxy-accept-" + server.getLocalPort());
@@ -54,27 +54,27 @@ final class TcpProxy implements AutoCloseable {
     this.acceptor.start();
   }
 
-  int port() {
+  public int port() {
     return server.getLocalPort();
   }
 
   /** Delays every byte from PostgreSQL to the client by {@code latency} (from now on). */
-  void setResponseLatency(Duration latency) {
+  public void setResponseLatency(Duration latency) {
     responseLatencyNanos = latency.toNanos();
   }
 
   /** Swallows nothing but forwards nothing either while on: bytes are held, sockets stay open. */
-  void setSilent(boolean on) {
+  public void setSilent(boolean on) {
     silent = on;
   }
 
   /** From now on, new lease connections are held before their first statement. */
-  void holdLeaseStarts() {
+  public void holdLeaseStarts() {
     leaseGate = new CountDownLatch(1);
   }
 
   /** Lets held lease connections go on; new ones are not held any more. */
-  void releaseLeaseStarts() {
+  public void releaseLeaseStarts() {
     CountDownLatch gate = leaseGate;
     leaseGate = null;
     if (gate != null) {
@@ -83,7 +83,7 @@ final class TcpProxy implements AutoCloseable {
   }
 
   /** Waits until a lease connection is being held; false if none is within {@code timeout}. */
-  boolean awaitHeldLeaseStart(Duration timeout) throws InterruptedException {
+  public boolean awaitHeldLeaseStart(Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (heldLeaseStarts.get() == 0) {
       if (System.nanoTime() - deadline >= 0) {
@@ -95,7 +95,7 @@ final class TcpProxy implements AutoCloseable {
   }
 
   /** Closes every open connection and refuses (accepts and closes at once) new ones. */
-  void cut() {
+  public void cut() {
     refusing = true;
     for (Link link : links) {
       link.close();
@@ -103,7 +103,7 @@ final class TcpProxy implements AutoCloseable {
   }
 
   /** Lets new connections through again after {@link #cut()}. */
-  void heal() {
+  public void heal() {
     refusing = false;
   }
 
