@@ -1,6 +1,7 @@
 package dev.qinglong.app.ai;
 
 import dev.qinglong.app.web.JsonBodies;
+import dev.qinglong.app.web.JsonResponses;
 import dev.qinglong.core.ai.Admission;
 import dev.qinglong.core.ai.LedgerPage;
 import dev.qinglong.core.ai.ModelInvocationPolicy;
@@ -11,7 +12,6 @@ import dev.qinglong.core.ai.StepRunCreation;
 import dev.qinglong.core.ai.TokenUsage;
 import dev.qinglong.core.ai.WindowUsageReading;
 import dev.qinglong.core.model.Identifiers;
-import dev.qinglong.core.model.Principal;
 import dev.qinglong.core.model.ValidationException;
 import java.util.Set;
 import java.util.UUID;
@@ -58,7 +58,7 @@ public class ModelQuotaController {
     JsonNode request = JsonBodies.object(body, "body", Set.of("maxTotalTokens", "maxCostMicros"));
     ModelInvocationPolicy policy =
         quota.putModelPolicy(
-            caller(authentication),
+            JsonResponses.caller(authentication),
             projectId,
             modelId,
             JsonBodies.requiredLong(request, "maxTotalTokens", "maxTotalTokens"),
@@ -76,7 +76,7 @@ public class ModelQuotaController {
             body, "body", Set.of("window", "maxInvocations", "maxTokens", "maxCostMicros"));
     ProjectQuotaPolicy policy =
         quota.putProjectQuota(
-            caller(authentication),
+            JsonResponses.caller(authentication),
             projectId,
             JsonBodies.string(request, "window", "window"),
             JsonBodies.requiredLong(request, "maxInvocations", "maxInvocations"),
@@ -93,7 +93,7 @@ public class ModelQuotaController {
     JsonNode request = JsonBodies.object(body, "body", Set.of("stepRunId", "runId", "modelId"));
     StepRunCreation result =
         quota.createStepRun(
-            caller(authentication),
+            JsonResponses.caller(authentication),
             projectId,
             JsonBodies.string(request, "stepRunId", "stepRunId"),
             JsonBodies.string(request, "runId", "runId"),
@@ -112,7 +112,8 @@ public class ModelQuotaController {
     Identifiers.require("projectId", projectId);
     Identifiers.require("invocationId", invocationId);
     Identifiers.require("stepRunId", stepRunId);
-    Admission admission = quota.admit(caller(authentication), projectId, invocationId, stepRunId);
+    Admission admission =
+        quota.admit(JsonResponses.caller(authentication), projectId, invocationId, stepRunId);
     return json(admission.created() ? 201 : 200, views.admission(admission));
   }
 
@@ -140,13 +141,20 @@ public class ModelQuotaController {
     }
     Long costMicros = JsonBodies.optionalLong(request, "costMicros", "costMicros");
     Settled settled =
-        quota.complete(caller(authentication), projectId, invocationId, outcome, usage, costMicros);
+        quota.complete(
+            JsonResponses.caller(authentication),
+            projectId,
+            invocationId,
+            outcome,
+            usage,
+            costMicros);
     return json(200, views.settled(settled));
   }
 
   @GetMapping(BASE + "/model-usage/window")
   ResponseEntity<String> window(@PathVariable String projectId, Authentication authentication) {
-    WindowUsageReading reading = quota.windowUsage(caller(authentication), projectId, requestId());
+    WindowUsageReading reading =
+        quota.windowUsage(JsonResponses.caller(authentication), projectId, requestId());
     return json(200, views.windowUsage(reading));
   }
 
@@ -160,7 +168,8 @@ public class ModelQuotaController {
     if (cursor != null && cursor.isEmpty()) {
       throw new ValidationException("cursor", "is not a cursor this server issued");
     }
-    LedgerPage page = quota.ledger(caller(authentication), projectId, size, cursor, requestId());
+    LedgerPage page =
+        quota.ledger(JsonResponses.caller(authentication), projectId, size, cursor, requestId());
     return json(200, views.ledgerPage(page));
   }
 
@@ -169,14 +178,7 @@ public class ModelQuotaController {
     return "req-" + UUID.randomUUID();
   }
 
-  private static Principal caller(Authentication authentication) {
-    return new Principal(authentication.getName());
-  }
-
   private ResponseEntity<String> json(int status, Object node) {
-    return ResponseEntity.status(status)
-        .contentType(MediaType.APPLICATION_JSON)
-        .header("Cache-Control", "no-store")
-        .body(views.write(node));
+    return JsonResponses.json(status, views.write(node));
   }
 }

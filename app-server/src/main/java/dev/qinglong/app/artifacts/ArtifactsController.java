@@ -2,6 +2,7 @@ package dev.qinglong.app.artifacts;
 
 import dev.qinglong.app.downloads.DownloadServer;
 import dev.qinglong.app.store.QingLongStores;
+import dev.qinglong.app.web.JsonResponses;
 import dev.qinglong.app.web.ProblemType;
 import dev.qinglong.app.web.Problems;
 import dev.qinglong.core.governance.GovernanceStore;
@@ -83,7 +84,7 @@ public class ArtifactsController {
       throws IOException {
     Identifiers.require("projectId", projectId);
     Sha256Digest d = Sha256Digest.parse("digest", digest);
-    policy.requireAny(caller(authentication), projectId, Permission.PACKAGE_MANAGE);
+    policy.requireAny(JsonResponses.caller(authentication), projectId, Permission.PACKAGE_MANAGE);
     if (request.getContentLengthLong() > artifacts.maxBytes()) {
       return tooLarge();
     }
@@ -121,7 +122,7 @@ public class ArtifactsController {
       throws IOException, InterruptedException {
     Identifiers.require("projectId", projectId);
     Sha256Digest d = Sha256Digest.parse("digest", digest);
-    Principal caller = caller(authentication);
+    Principal caller = JsonResponses.caller(authentication);
     policy.requireAny(caller, projectId, Permission.PACKAGE_READ);
     if (!governance.isArtifactPublished(projectId, d)) {
       throw new ConflictException("artifact not published in project");
@@ -267,10 +268,6 @@ public class ArtifactsController {
 
   static String etag(Sha256Digest d) {
     return "\"" + d.value() + "\"";
-  }
-
-  private static Principal caller(Authentication authentication) {
-    return new Principal(authentication.getName());
   }
 
   /** A download cut off after its headers were sent. */

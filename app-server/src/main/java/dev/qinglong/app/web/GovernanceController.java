@@ -5,7 +5,6 @@ import dev.qinglong.core.governance.Inspection;
 import dev.qinglong.core.governance.PluginPackageAction;
 import dev.qinglong.core.governance.PluginPackageGovernance;
 import dev.qinglong.core.governance.ProposeResult;
-import dev.qinglong.core.model.Principal;
 import java.util.Set;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -51,7 +50,8 @@ public class GovernanceController {
             JsonBodies.string(action, "package", "action.package"),
             JsonBodies.string(action, "version", "action.version"),
             JsonBodies.optionalString(action, "artifactDigest", "action.artifactDigest"));
-    ProposeResult result = governance.propose(caller(authentication), projectId, actionRef, parsed);
+    ProposeResult result =
+        governance.propose(JsonResponses.caller(authentication), projectId, actionRef, parsed);
     return json(result.created() ? 201 : 200, views.proposal(result.proposal()));
   }
 
@@ -67,7 +67,7 @@ public class GovernanceController {
         JsonBodies.object(body, "body", Set.of("decisionId", "decision", "actionDigest"));
     Approval approval =
         governance.decide(
-            caller(authentication),
+            JsonResponses.caller(authentication),
             projectId,
             approvalId,
             JsonBodies.string(request, "decisionId", "decisionId"),
@@ -87,7 +87,7 @@ public class GovernanceController {
     JsonNode request = JsonBodies.object(body, "body", Set.of("inspectionId"));
     Inspection inspection =
         governance.inspect(
-            caller(authentication),
+            JsonResponses.caller(authentication),
             projectId,
             proposalId,
             JsonBodies.string(request, "inspectionId", "inspectionId"));
@@ -97,14 +97,7 @@ public class GovernanceController {
     return json(200, out);
   }
 
-  static Principal caller(Authentication authentication) {
-    return new Principal(authentication.getName());
-  }
-
   private ResponseEntity<String> json(int status, Object node) {
-    return ResponseEntity.status(status)
-        .contentType(MediaType.APPLICATION_JSON)
-        .header("Cache-Control", "no-store")
-        .body(views.write(node));
+    return JsonResponses.json(status, views.write(node));
   }
 }

@@ -60,15 +60,14 @@ public class MembersController {
     }
     ProjectMember member =
         policy.replaceMember(
-            GovernanceController.caller(authentication),
+            JsonResponses.caller(authentication),
             new ProjectMember(projectId, userId, permissions));
     return json(views.member(member));
   }
 
   @GetMapping(BASE)
   ResponseEntity<String> list(@PathVariable String projectId, Authentication authentication) {
-    List<ProjectMember> members =
-        policy.members(GovernanceController.caller(authentication), projectId);
+    List<ProjectMember> members = policy.members(JsonResponses.caller(authentication), projectId);
     ObjectNode out = views.object();
     out.put("projectId", projectId);
     ArrayNode items = out.putArray("members");
@@ -82,8 +81,7 @@ public class MembersController {
   ResponseEntity<String> get(
       @PathVariable String projectId, @PathVariable String userId, Authentication authentication) {
     Identifiers.require("userId", userId);
-    List<ProjectMember> members =
-        policy.members(GovernanceController.caller(authentication), projectId);
+    List<ProjectMember> members = policy.members(JsonResponses.caller(authentication), projectId);
     for (ProjectMember m : members) {
       if (m.userId().equals(userId)) {
         return json(views.member(m));
@@ -93,9 +91,6 @@ public class MembersController {
   }
 
   private ResponseEntity<String> json(Object node) {
-    return ResponseEntity.ok()
-        .contentType(MediaType.APPLICATION_JSON)
-        .header("Cache-Control", "no-store")
-        .body(views.write(node));
+    return JsonResponses.json(200, views.write(node));
   }
 }
