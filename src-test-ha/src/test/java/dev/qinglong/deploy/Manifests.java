@@ -51,6 +51,16 @@ final class Manifests {
         renderer == Renderer.KUBECTL ? kubectlKustomize(kustomization) : structural(kustomization));
   }
 
+  /**
+   * Merges the strategic merge patches of {@code file} into this rendering, the way the structural
+   * renderer merges an overlay's {@code patches}: for checking an optional patch that a
+   * kustomization does not list.
+   */
+  Manifests patchedWith(Path file) {
+    applyPatches(objects, file);
+    return this;
+  }
+
   List<Map<String, Object>> all() {
     return objects;
   }
@@ -137,19 +147,23 @@ final class Manifests {
       }
     }
     for (Object patch : list(kustomization, "patches")) {
-      for (Map<String, Object> p : loadAll(read(dir.resolve((String) map(patch).get("path"))))) {
-        Map<String, Object> target =
-            objects.stream()
-                .filter(
-                    o ->
-                        p.get("kind").equals(o.get("kind"))
-                            && at(p, "metadata", "name").equals(at(o, "metadata", "name")))
-                .findFirst()
-                .orElseThrow(() -> new AssertionError("patch without target: " + p));
-        merge(target, p);
-      }
+      applyPatches(objects, dir.resolve((String) map(patch).get("path")));
     }
     return objects;
+  }
+
+  private static void applyPatches(List<Map<String, Object>> objects, Path file) {
+    for (Map<String, Object> p : loadAll(read(file))) {
+      Map<String, Object> target =
+          objects.stream()
+              .filter(
+                  o ->
+                      p.get("kind").equals(o.get("kind"))
+                          && at(p, "metadata", "name").equals(at(o, "metadata", "name")))
+              .findFirst()
+              .orElseThrow(() -> new AssertionError("patch without target: " + p));
+      merge(target, p);
+    }
   }
 
   @SuppressWarnings("unchecked")
