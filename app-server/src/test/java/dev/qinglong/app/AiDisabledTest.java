@@ -3,10 +3,9 @@ package dev.qinglong.app;
 import static dev.qinglong.app.ApiContract.assertProblem;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.qinglong.app.ai.AiConfiguration;
-import dev.qinglong.app.ai.AiExceptionHandler;
-import dev.qinglong.app.ai.AiStore;
-import dev.qinglong.app.ai.ModelQuotaController;
+import dev.qinglong.app.modelquota.AiConfiguration;
+import dev.qinglong.app.modelquota.AiExceptionHandler;
+import dev.qinglong.app.modelquota.ModelQuotaController;
 import dev.qinglong.app.support.AiInspector;
 import dev.qinglong.app.support.Http.Response;
 import dev.qinglong.app.support.PgApps;
@@ -61,7 +60,6 @@ class AiDisabledTest {
       for (Class<?> type :
           List.of(
               AiConfiguration.class,
-              AiStore.class,
               AiExceptionHandler.class,
               ModelQuotaController.class,
               ModelInvocationQuota.class,
@@ -107,9 +105,11 @@ class AiDisabledTest {
       assertThat(policy.status()).as(policy.body()).isEqualTo(200);
       assertThat(policy.json().get("revision").asLong()).isEqualTo(1);
     }
+    String applied = ai.queryOne("SELECT count(*) FROM flyway_ai_schema_history WHERE success");
     // Starting again enabled applies nothing new and keeps the data.
     try (TestApp app = start.apply(Map.of("qinglong.ai.enabled", "true"))) {
-      assertThat(app.bean(AiStore.class).migrationsApplied()).isZero();
+      assertThat(ai.queryOne("SELECT count(*) FROM flyway_ai_schema_history WHERE success"))
+          .isEqualTo(applied);
       Response again =
           app.http.put(
               "/v1/projects/demo/model-policies/m1", app.token("admin"), "{\"maxTotalTokens\":10}");

@@ -2,13 +2,13 @@ package dev.qinglong.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.qinglong.app.store.QingLongStores;
+import dev.qinglong.app.artifacts.ArtifactPublisher;
 import dev.qinglong.app.support.Http;
 import dev.qinglong.app.support.Http.Response;
 import dev.qinglong.app.support.TestApp;
-import dev.qinglong.app.worker.ArtifactPublisher;
 import dev.qinglong.core.model.Sha256Digest;
 import dev.qinglong.gateway.artifacts.FileArtifactStore;
+import dev.qinglong.jdbc.backend.StoreBackend;
 import java.io.ByteArrayInputStream;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -344,10 +344,10 @@ public abstract class ArtifactApiContract {
     assertThat(state(app, waiting, "idem-w-1")).isEqualTo("approved");
 
     // A repeated pass publishes nothing again and leaves the published proposal as it was.
-    QingLongStores stores = app.bean(QingLongStores.class);
+    StoreBackend backend = app.bean(StoreBackend.class);
     ArtifactPublisher again =
         new ArtifactPublisher(
-            stores.governanceStore(), app.bean(FileArtifactStore.class), Clock.systemUTC());
+            backend.publisher(), app.bean(FileArtifactStore.class), Clock.systemUTC());
     assertThat(again.publishOnce()).isZero();
     assertThat(again.publishOnce()).isZero();
 

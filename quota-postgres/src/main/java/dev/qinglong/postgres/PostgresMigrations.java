@@ -22,6 +22,9 @@ public final class PostgresMigrations {
   /** The base schema version this code needs. */
   public static final int REQUIRED_VERSION = 3;
 
+  /** The AI schema version this code needs (when the feature is enabled). */
+  public static final int AI_REQUIRED_VERSION = 1;
+
   private PostgresMigrations() {}
 
   /** A Flyway configured for the base schema over the owner's connection. */

@@ -35,4 +35,11 @@ class PostgresMigrationChecksumTest {
   void releasedAiMigrationsAreUnchangedAndAllPinned() {
     assertThat(MigrationChecksums.sha256("db/postgres-ai")).isEqualTo(RELEASED_AI);
   }
+
+  /** The version the code requires (and readiness checks) is the latest released migration. */
+  @Test
+  void theRequiredVersionsAreTheLatestMigrations() {
+    assertThat(RELEASED).hasSize(PostgresMigrations.REQUIRED_VERSION);
+    assertThat(RELEASED_AI).hasSize(PostgresMigrations.AI_REQUIRED_VERSION);
+  }
 }

@@ -24,6 +24,15 @@ public final class SqliteDatabase {
   /** The AI feature's own history table, so enabling it later never disturbs the base history. */
   public static final String AI_HISTORY_TABLE = "flyway_ai_schema_history";
 
+  /** The base history table. */
+  public static final String HISTORY_TABLE = "flyway_schema_history";
+
+  /** The base schema version this code needs. */
+  public static final int REQUIRED_VERSION = 2;
+
+  /** The AI schema version this code needs (when the feature is enabled). */
+  public static final int AI_REQUIRED_VERSION = 1;
+
   private SqliteDatabase() {}
 
   /** A one-connection pool to {@code file}, creating parent directories as needed. */

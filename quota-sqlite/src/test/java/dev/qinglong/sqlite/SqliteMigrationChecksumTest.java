@@ -33,4 +33,11 @@ class SqliteMigrationChecksumTest {
   void releasedAiMigrationsAreUnchangedAndAllPinned() {
     assertThat(MigrationChecksums.sha256("db/sqlite-ai")).isEqualTo(RELEASED_AI);
   }
+
+  /** The version the code requires (and readiness checks) is the latest released migration. */
+  @Test
+  void theRequiredVersionsAreTheLatestMigrations() {
+    assertThat(RELEASED).hasSize(SqliteDatabase.REQUIRED_VERSION);
+    assertThat(RELEASED_AI).hasSize(SqliteDatabase.AI_REQUIRED_VERSION);
+  }
 }

@@ -134,7 +134,9 @@ public final class AiInspector {
     if (schema == null) {
       return sql;
     }
-    String out = sql;
+    String out =
+        sql.replaceAll(
+            "(?<![.\\w])flyway_ai_schema_history\\b", schema + ".flyway_ai_schema_history");
     for (String[] t : TABLES) {
       out = out.replaceAll("(?<![.\\w])" + t[0] + "\\b", schema + "." + t[0]);
     }

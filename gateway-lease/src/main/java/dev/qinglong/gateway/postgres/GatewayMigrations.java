@@ -19,7 +19,7 @@ public final class GatewayMigrations {
   public static final String HISTORY_TABLE = "flyway_downloads_history";
 
   /** The shared-download schema version this code needs. */
-  public static final int REQUIRED_VERSION = 1;
+  public static final int REQUIRED_VERSION = 2;
 
   private GatewayMigrations() {}
 

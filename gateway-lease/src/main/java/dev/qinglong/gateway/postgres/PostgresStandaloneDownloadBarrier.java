@@ -2,6 +2,7 @@ package dev.qinglong.gateway.postgres;
 
 import dev.qinglong.core.model.StoreUnavailableException;
 import dev.qinglong.gateway.lease.ModeConflictException;
+import dev.qinglong.gateway.lease.StandaloneBarrierHeldException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -40,8 +41,9 @@ public final class PostgresStandaloneDownloadBarrier implements AutoCloseable {
    * @param connections dedicated connections (the {@code ql3_reader} login)
    * @param ignoreStoredSharedPolicy {@code true} only as a deliberate operator override
    * @return the held barrier; close it on shutdown
-   * @throws ModeConflictException if shared gateways or another standalone process hold the
-   *     barrier, or a shared policy is stored and no override was given
+   * @throws ModeConflictException if shared gateways hold the barrier, or a shared policy is stored
+   *     and no override was given
+   * @throws StandaloneBarrierHeldException if another standalone process holds the barrier
    * @throws StoreUnavailableException if the database fails
    */
   public static PostgresStandaloneDownloadBarrier acquire(
@@ -56,9 +58,7 @@ public final class PostgresStandaloneDownloadBarrier implements AutoCloseable {
         try (ResultSet rs = ps.executeQuery()) {
           rs.next();
           if (!rs.getBoolean(1)) {
-            throw new ModeConflictException(
-                "the download mode barrier is held by shared gateways or another standalone"
-                    + " process: standalone downloads need to be the only download server");
+            throw heldBy(c);
           }
         }
       }
@@ -96,6 +96,29 @@ public final class PostgresStandaloneDownloadBarrier implements AutoCloseable {
       closeQuietly(c);
       throw e;
     }
+  }
+
+  /**
+   * Tells who holds the barrier: a shared lock can still be taken only when no process holds it
+   * exclusively, i.e. when the holders are shared gateways.
+   */
+  private static RuntimeException heldBy(Connection c) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(GatewaySql.TRY_SHARED_LOCK)) {
+      ps.setInt(1, GatewaySql.LOCK_CLASS);
+      ps.setInt(2, GatewaySql.MODE_BARRIER);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        if (!rs.getBoolean(1)) {
+          return new StandaloneBarrierHeldException(
+              "another standalone download server holds the download mode barrier of this"
+                  + " database");
+        }
+      }
+    }
+    // Shared gateways hold it. The connection is closed by the caller, which ends the lock too.
+    return new ModeConflictException(
+        "the download mode barrier is held by shared gateways: standalone and shared downloads"
+            + " never mix");
   }
 
   /**

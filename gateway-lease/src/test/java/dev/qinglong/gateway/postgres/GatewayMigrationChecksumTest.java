@@ -14,7 +14,9 @@ class GatewayMigrationChecksumTest {
   private static final Map<String, String> RELEASED =
       Map.of(
           "V1__download_policy_and_slot_leases.sql",
-          "d25fefe3b4c6edaf14bc6465334603b3c63c6befc21162b5f8ce84fc7980d3d9");
+          "d25fefe3b4c6edaf14bc6465334603b3c63c6befc21162b5f8ce84fc7980d3d9",
+          "V2__reader_reads_published_artifacts.sql",
+          "31287d3a517cbed494f22f4603df787fcf4d8fee730509bd6f85b2f08599e3cd");
 
   @Test
   void releasedMigrationsAreUnchangedAndAllPinned() {

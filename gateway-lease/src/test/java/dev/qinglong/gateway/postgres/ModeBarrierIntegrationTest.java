@@ -8,6 +8,7 @@ import dev.qinglong.gateway.lease.LeaseListener;
 import dev.qinglong.gateway.lease.LeaseState;
 import dev.qinglong.gateway.lease.LeaseTimings;
 import dev.qinglong.gateway.lease.ModeConflictException;
+import dev.qinglong.gateway.lease.StandaloneBarrierHeldException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -48,9 +49,11 @@ class ModeBarrierIntegrationTest {
           .hasMessageContaining("standalone");
       // Refused before anything was stored.
       assertThat(db.queryOne("SELECT count(*) FROM qinglong.download_policy")).isEqualTo(0L);
-      // A second standalone process is refused too: standalone means the only download server.
+      // A second standalone process does not get it either (standalone means the only download
+      // server), and is told apart from a mode conflict: it starts without downloads.
       assertThatThrownBy(() -> PostgresStandaloneDownloadBarrier.acquire(db.reader(FAST), false))
-          .isInstanceOf(ModeConflictException.class);
+          .isInstanceOf(StandaloneBarrierHeldException.class)
+          .isNotInstanceOf(ModeConflictException.class);
     }
     // Released with its session: now shared gateways may start.
     try (PostgresDownloadLease lease = shared(0)) {

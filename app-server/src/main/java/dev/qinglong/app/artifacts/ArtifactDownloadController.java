@@ -1,0 +1,226 @@
+package dev.qinglong.app.artifacts;
+
+import dev.qinglong.app.http.ArtifactRoutes;
+import dev.qinglong.app.http.JsonResponses;
+import dev.qinglong.app.http.ProblemType;
+import dev.qinglong.app.http.Problems;
+import dev.qinglong.app.platform.ConditionalOnRole;
+import dev.qinglong.app.platform.QingLongProperties.Role;
+import dev.qinglong.core.governance.GovernanceStore;
+import dev.qinglong.core.model.ConflictException;
+import dev.qinglong.core.model.Identifiers;
+import dev.qinglong.core.model.Principal;
+import dev.qinglong.core.model.Sha256Digest;
+import dev.qinglong.core.policy.Permission;
+import dev.qinglong.core.policy.ProjectPolicy;
+import dev.qinglong.gateway.artifacts.FileArtifactStore;
+import dev.qinglong.gateway.artifacts.StoredArtifact;
+import dev.qinglong.gateway.governor.DownloadsHaltedException;
+import dev.qinglong.gateway.governor.ThrottleTimeoutException;
+import dev.qinglong.jdbc.backend.StoreBackend;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.security.core.Authentication;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestMethod;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * {@code GET|HEAD /v1/projects/{p}/artifacts/{digest}} (DESIGN §6), in the roles that serve
+ * downloads: published artifacts only (needs {@code package.read}); unknown, unpublished and other
+ * Projects' artifacts give the same 409. {@code ETag}, {@code Content-Length}, one {@code Range} →
+ * 206; several ranges or a malformed Range → the whole artifact (200); one range outside the
+ * artifact → 416. Payload passes the download governor chunk by chunk.
+ */
+@RestController
+@ConditionalOnRole({Role.ALL, Role.READER})
+public class ArtifactDownloadController {
+  private static final Logger log = LoggerFactory.getLogger(ArtifactDownloadController.class);
+  static final int CHUNK_BYTES = 16 * 1024;
+  static final Duration MAX_CHUNK_WAIT = Duration.ofSeconds(30);
+
+  private final ProjectPolicy policy;
+  private final GovernanceStore governance;
+  private final FileArtifactStore artifacts;
+  private final DownloadSide downloads;
+
+  public ArtifactDownloadController(
+      ProjectPolicy policy,
+      StoreBackend backend,
+      FileArtifactStore artifacts,
+      DownloadSide downloads) {
+    this.policy = policy;
+    this.governance = backend.governance();
+    this.artifacts = artifacts;
+    this.downloads = downloads;
+  }
+
+  @RequestMapping(
+      path = ArtifactRoutes.PATH,
+      method = {RequestMethod.GET, RequestMethod.HEAD})
+  void download(
+      @PathVariable String projectId,
+      @PathVariable String digest,
+      HttpServletRequest request,
+      HttpServletResponse response,
+      Authentication authentication)
+      throws IOException, InterruptedException {
+    Identifiers.require("projectId", projectId);
+    Sha256Digest d = Sha256Digest.parse("digest", digest);
+    Principal caller = JsonResponses.caller(authentication);
+    policy.requireAny(caller, projectId, Permission.PACKAGE_READ);
+    if (!governance.isArtifactPublished(projectId, d)) {
+      throw new ConflictException("artifact not published in project");
+    }
+    if (!downloads.mayServe()) {
+      Problems.write(
+          response,
+          ProblemType.UNAVAILABLE,
+          "This server does not serve downloads now; retry on another read gateway.",
+          Map.of("Retry-After", "1"));
+      return;
+    }
+    Optional<StoredArtifact> opened = artifacts.open(d);
+    if (opened.isEmpty()) {
+      // Published but not on this storage root: same answer as unpublished (no oracle).
+      log.warn("artifact.missing project={} artifact={}", projectId, d.value());
+      throw new ConflictException("artifact not stored");
+    }
+    try (StoredArtifact artifact = opened.get()) {
+      String etag = etag(d);
+      long size = artifact.length();
+      response.setHeader(HttpHeaders.ETAG, etag);
+      response.setHeader(HttpHeaders.ACCEPT_RANGES, "bytes");
+      response.setHeader(HttpHeaders.CACHE_CONTROL, "private, no-cache");
+      if (matches(request.getHeader(HttpHeaders.IF_NONE_MATCH), etag)) {
+        response.setStatus(304);
+        return;
+      }
+      String ifRange = request.getHeader(HttpHeaders.IF_RANGE);
+      ByteRange range =
+          ifRange == null || ifRange.trim().equals(etag)
+              ? ByteRange.parse(request.getHeader(HttpHeaders.RANGE), size)
+              : ByteRange.parse(null, size);
+      if (range.kind() == ByteRange.Kind.UNSATISFIABLE) {
+        Problems.write(
+            response,
+            ProblemType.RANGE_NOT_SATISFIABLE,
+            "The requested range is outside the artifact.",
+            Map.of(HttpHeaders.CONTENT_RANGE, "bytes */" + size));
+        return;
+      }
+      response.setContentType(MediaType.APPLICATION_OCTET_STREAM_VALUE);
+      response.setContentLengthLong(range.length());
+      if (range.kind() == ByteRange.Kind.PARTIAL) {
+        response.setStatus(206);
+        response.setHeader(
+            HttpHeaders.CONTENT_RANGE,
+            "bytes " + range.start() + "-" + (range.start() + range.length() - 1) + "/" + size);
+      } else {
+        response.setStatus(200);
+      }
+      if ("HEAD".equals(request.getMethod()) || range.length() == 0) {
+        return;
+      }
+      stream(artifact, range, caller.userId(), response);
+    }
+  }
+
+  private void stream(
+      StoredArtifact artifact, ByteRange range, String principal, HttpServletResponse response)
+      throws IOException, InterruptedException {
+    byte[] buffer = new byte[CHUNK_BYTES];
+    long sent = 0;
+    try (InputStream in = artifact.openRange(range.start(), range.length())) {
+      OutputStream out = response.getOutputStream();
+      while (sent < range.length()) {
+        int want = (int) Math.min(buffer.length, range.length() - sent);
+        try {
+          downloads.governor().acquire(principal, want, MAX_CHUNK_WAIT);
+        } catch (DownloadsHaltedException | ThrottleTimeoutException e) {
+          if (!response.isCommitted()) {
+            response.reset();
+            Problems.write(
+                response,
+                ProblemType.UNAVAILABLE,
+                "This server stopped serving downloads; retry on another read gateway.",
+                Map.of("Retry-After", "1"));
+            return;
+          }
+          // Headers are out: cut the connection so the client sees a short, failed transfer.
+          throw new DownloadAbortedException(sent, e);
+        }
+        int n = in.readNBytes(buffer, 0, want);
+        if (n < want) {
+          throw new DownloadAbortedException(sent, new IOException("artifact shorter than stated"));
+        }
+        out.write(buffer, 0, n);
+        sent += n;
+      }
+    }
+  }
+
+  /**
+   * Rethrown so the exception leaves MVC: the container then closes the connection of a response
+   * that is already committed, instead of anything being appended to the payload.
+   */
+  @ExceptionHandler(DownloadAbortedException.class)
+  void aborted(DownloadAbortedException e) {
+    log.warn("download.aborted afterBytes={} reason={}", e.sent(), e.getCause().getMessage());
+    throw e;
+  }
+
+  @ExceptionHandler(IOException.class)
+  ResponseEntity<String> io(IOException e) {
+    log.warn("artifact.io-failure reason={}", e.getMessage());
+    return Problems.entity(
+        ProblemType.UNAVAILABLE, "The artifact could not be transferred; retry later.");
+  }
+
+  private static boolean matches(String ifNoneMatch, String etag) {
+    if (ifNoneMatch == null) {
+      return false;
+    }
+    for (String candidate : ifNoneMatch.split(",")) {
+      String c = candidate.trim();
+      if (c.startsWith("W/")) {
+        c = c.substring(2);
+      }
+      if (c.equals("*") || c.equals(etag)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  static String etag(Sha256Digest d) {
+    return "\"" + d.value() + "\"";
+  }
+
+  /** A download cut off after its headers were sent. */
+  static final class DownloadAbortedException extends RuntimeException {
+    private final long sent;
+
+    DownloadAbortedException(long sent, Exception cause) {
+      super("download aborted after " + sent + " bytes", cause);
+      this.sent = sent;
+    }
+
+    long sent() {
+      return sent;
+    }
+  }
+}

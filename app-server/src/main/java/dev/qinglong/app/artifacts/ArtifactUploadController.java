@@ -1,0 +1,114 @@
+package dev.qinglong.app.artifacts;
+
+import dev.qinglong.app.http.ArtifactRoutes;
+import dev.qinglong.app.http.JsonResponses;
+import dev.qinglong.app.http.ProblemType;
+import dev.qinglong.app.http.Problems;
+import dev.qinglong.app.platform.ConditionalOnRole;
+import dev.qinglong.app.platform.QingLongProperties.Role;
+import dev.qinglong.core.model.Identifiers;
+import dev.qinglong.core.model.Sha256Digest;
+import dev.qinglong.core.policy.Permission;
+import dev.qinglong.core.policy.ProjectPolicy;
+import dev.qinglong.gateway.artifacts.ArtifactDigestMismatchException;
+import dev.qinglong.gateway.artifacts.ArtifactTooLargeException;
+import dev.qinglong.gateway.artifacts.FileArtifactStore;
+import dev.qinglong.gateway.artifacts.StoredArtifact;
+import jakarta.servlet.http.HttpServletRequest;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.security.core.Authentication;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PutMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * {@code PUT /v1/projects/{p}/artifacts/{digest}} (DESIGN §6), in the roles that serve the
+ * management API: a streamed, verified upload (needs {@code package.manage}); 201 for a fresh
+ * upload and for a verified re-upload of stored content alike (the content store is shared, so the
+ * answer must not say whether some Project already uploaded it).
+ */
+@RestController
+@ConditionalOnRole({Role.ALL, Role.WRITER})
+public class ArtifactUploadController {
+  private static final Logger log = LoggerFactory.getLogger(ArtifactUploadController.class);
+
+  private final ProjectPolicy policy;
+  private final FileArtifactStore artifacts;
+
+  public ArtifactUploadController(ProjectPolicy policy, FileArtifactStore artifacts) {
+    this.policy = policy;
+    this.artifacts = artifacts;
+  }
+
+  @PutMapping(ArtifactRoutes.PATH)
+  ResponseEntity<String> upload(
+      @PathVariable String projectId,
+      @PathVariable String digest,
+      HttpServletRequest request,
+      Authentication authentication)
+      throws IOException {
+    Identifiers.require("projectId", projectId);
+    Sha256Digest d = Sha256Digest.parse("digest", digest);
+    policy.requireAny(JsonResponses.caller(authentication), projectId, Permission.PACKAGE_MANAGE);
+    if (request.getContentLengthLong() > artifacts.maxBytes()) {
+      return tooLarge();
+    }
+    long size;
+    try (InputStream body = request.getInputStream()) {
+      artifacts.store(d, body);
+    }
+    try (StoredArtifact stored = artifacts.open(d).orElseThrow()) {
+      size = stored.length();
+    }
+    log.info("artifact.uploaded project={} artifact={} bytes={}", projectId, d.value(), size);
+    return ResponseEntity.status(201)
+        .contentType(MediaType.APPLICATION_JSON)
+        .header(HttpHeaders.CACHE_CONTROL, "no-store")
+        .header(HttpHeaders.ETAG, etag(d))
+        .body(
+            "{\"projectId\":\""
+                + projectId
+                + "\",\"digest\":\""
+                + d.value()
+                + "\",\"sizeBytes\":"
+                + size
+                + "}");
+  }
+
+  @ExceptionHandler(ArtifactTooLargeException.class)
+  ResponseEntity<String> tooLargeWhileStreaming(ArtifactTooLargeException e) {
+    return tooLarge();
+  }
+
+  @ExceptionHandler(ArtifactDigestMismatchException.class)
+  ResponseEntity<String> mismatch(ArtifactDigestMismatchException e) {
+    return Problems.entity(
+        ProblemType.INVALID_REQUEST, "The uploaded bytes do not hash to the digest in the path.");
+  }
+
+  @ExceptionHandler(IOException.class)
+  ResponseEntity<String> io(IOException e) {
+    log.warn("artifact.io-failure reason={}", e.getMessage());
+    return Problems.entity(
+        ProblemType.UNAVAILABLE, "The artifact could not be transferred; retry later.");
+  }
+
+  private static ResponseEntity<String> tooLarge() {
+    return Problems.entity(
+        ProblemType.PAYLOAD_TOO_LARGE,
+        "The artifact is larger than this server accepts.",
+        Map.of(HttpHeaders.CONNECTION, "close"));
+  }
+
+  static String etag(Sha256Digest d) {
+    return ArtifactDownloadController.etag(d);
+  }
+}

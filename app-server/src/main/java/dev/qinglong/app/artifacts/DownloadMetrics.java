@@ -1,0 +1,102 @@
+package dev.qinglong.app.artifacts;
+
+import dev.qinglong.gateway.governor.GovernorListener;
+import dev.qinglong.gateway.lease.LeaseListener;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Download and lease metrics (DESIGN §7): {@code qinglong_downloads_bytes_total}, {@code
+ * qinglong_downloads_throttled_seconds{limit}} (count = throttled waits), {@code
+ * qinglong_downloads_refused_total{reason}}, {@code
+ * qinglong_download_lease_renewals_total{outcome}} and {@code
+ * qinglong_download_lease_losses_total}. Every series is registered up front.
+ */
+public final class DownloadMetrics implements GovernorListener, LeaseListener {
+  private final Counter bytes;
+  private final Map<Limit, Timer> throttled = new EnumMap<>(Limit.class);
+  private final Map<Refusal, Counter> refused = new EnumMap<>(Refusal.class);
+  private final Counter renewed;
+  private final Counter renewalFailed;
+  private final Counter losses;
+  private volatile Runnable onLost = () -> {};
+
+  public DownloadMetrics(MeterRegistry registry) {
+    bytes =
+        Counter.builder("qinglong.downloads.bytes")
+            .description("Artifact payload bytes admitted by the download governor")
+            .baseUnit("bytes")
+            .register(registry);
+    for (Limit limit : Limit.values()) {
+      throttled.put(
+          limit,
+          Timer.builder("qinglong.downloads.throttled")
+              .description("Waits of download chunks for the byte-rate limit")
+              .tag("limit", limit.name().toLowerCase(Locale.ROOT))
+              .register(registry));
+    }
+    for (Refusal refusal : Refusal.values()) {
+      refused.put(
+          refusal,
+          Counter.builder("qinglong.downloads.refused")
+              .description("Download chunks refused (wait bound exceeded, or downloads halted)")
+              .tag("reason", refusal.name().toLowerCase(Locale.ROOT))
+              .register(registry));
+    }
+    renewed =
+        Counter.builder("qinglong.download.lease.renewals")
+            .description("Shared-download lease renewals")
+            .tag("outcome", "renewed")
+            .register(registry);
+    renewalFailed =
+        Counter.builder("qinglong.download.lease.renewals")
+            .description("Shared-download lease renewals")
+            .tag("outcome", "failed")
+            .register(registry);
+    losses =
+        Counter.builder("qinglong.download.lease.losses")
+            .description("Shared-download leases lost (the process must restart)")
+            .register(registry);
+  }
+
+  /** What to do when the lease is lost (readiness/liveness), set once the lease exists. */
+  void onLost(Runnable action) {
+    this.onLost = action;
+  }
+
+  @Override
+  public void onBytesServed(String principal, long n) {
+    bytes.increment(n);
+  }
+
+  @Override
+  public void onThrottled(Limit limit, long nanos) {
+    throttled.get(limit).record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public void onRefused(Refusal refusal) {
+    refused.get(refusal).increment();
+  }
+
+  @Override
+  public void onRenewed(int slot, long generation) {
+    renewed.increment();
+  }
+
+  @Override
+  public void onRenewalFailed(int slot, Exception cause) {
+    renewalFailed.increment();
+  }
+
+  @Override
+  public void onLost(int slot, String reason) {
+    losses.increment();
+    onLost.run();
+  }
+}

@@ -1,0 +1,52 @@
+package dev.qinglong.app.artifacts;
+
+import dev.qinglong.app.platform.QingLongProperties;
+import dev.qinglong.gateway.worker.WorkerState;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.stereotype.Component;
+
+/**
+ * Readiness of the process's role (DESIGN §6): shows {@code role}, {@code sharedDownloads} (mode,
+ * slot, slots, share, lease state) and the completion worker's state; DOWN once the shared-download
+ * lease is lost (terminal: the process must be restarted).
+ */
+@Component("gateway")
+public class GatewayHealthIndicator implements HealthIndicator {
+  private final QingLongProperties properties;
+  private final ObjectProvider<DownloadSide> downloads;
+  private final ObjectProvider<PublicationWorker> worker;
+
+  public GatewayHealthIndicator(
+      QingLongProperties properties,
+      ObjectProvider<DownloadSide> downloads,
+      ObjectProvider<PublicationWorker> worker) {
+    this.properties = properties;
+    this.downloads = downloads;
+    this.worker = worker;
+  }
+
+  @Override
+  public Health health() {
+    Map<String, Object> details = new LinkedHashMap<>();
+    details.put("role", properties.getRole().name().toLowerCase(Locale.ROOT));
+    DownloadSide side = downloads.getIfAvailable();
+    if (side != null) {
+      details.put("sharedDownloads", side.details());
+    } else {
+      Map<String, Object> none = new LinkedHashMap<>();
+      none.put("mode", properties.getDownloads().getMode().name().toLowerCase(Locale.ROOT));
+      none.put("serves", false);
+      details.put("sharedDownloads", none);
+    }
+    PublicationWorker w = worker.getIfAvailable();
+    WorkerState state = w == null ? WorkerState.STOPPED : w.state();
+    details.put("worker", state.name().toLowerCase(Locale.ROOT));
+    boolean halted = side != null && side.halted();
+    return (halted ? Health.down() : Health.up()).withDetails(details).build();
+  }
+}

@@ -1,0 +1,27 @@
+package dev.qinglong.app.artifacts;
+
+import dev.qinglong.gateway.worker.WorkerLease;
+import dev.qinglong.gateway.worker.WorkerState;
+
+/**
+ * The ADR 002 "completion worker" of this process (roles {@code all} and {@code worker}): it
+ * publishes approved install/upgrade proposals whose artifact is stored and verified. Named for
+ * what it does, to keep it apart from the ADR 001 model-invocation completion.
+ */
+public final class PublicationWorker implements AutoCloseable {
+  private final WorkerLease lease;
+
+  PublicationWorker(WorkerLease lease) {
+    this.lease = lease;
+  }
+
+  /** The worker's state: active, standby, … */
+  public WorkerState state() {
+    return lease.state();
+  }
+
+  @Override
+  public void close() {
+    lease.close();
+  }
+}

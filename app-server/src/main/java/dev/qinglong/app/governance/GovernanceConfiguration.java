@@ -1,0 +1,40 @@
+package dev.qinglong.app.governance;
+
+import dev.qinglong.app.platform.ConditionalOnRole;
+import dev.qinglong.app.platform.QingLongProperties;
+import dev.qinglong.app.platform.QingLongProperties.Role;
+import dev.qinglong.core.governance.PluginPackageGovernance;
+import dev.qinglong.core.policy.ProjectPolicy;
+import dev.qinglong.core.quota.ManagementQuota;
+import dev.qinglong.core.quota.QuotaDecisionListener;
+import dev.qinglong.jdbc.backend.StoreBackend;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The ADR 000 services, in the roles that serve the management API ({@code all}, {@code writer}).
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnRole({Role.ALL, Role.WRITER})
+public class GovernanceConfiguration {
+
+  @Bean
+  QuotaDecisionListener quotaDecisionListener(MeterRegistry registry) {
+    return new MicrometerQuotaDecisionListener(registry);
+  }
+
+  @Bean
+  ManagementQuota managementQuota(
+      StoreBackend backend, QingLongProperties properties, QuotaDecisionListener listener) {
+    return new ManagementQuota(
+        backend.managementQuota(), properties.getManagementQuota().toPolicy(), listener);
+  }
+
+  @Bean
+  PluginPackageGovernance pluginPackageGovernance(
+      ProjectPolicy policy, ManagementQuota quota, StoreBackend backend) {
+    return new PluginPackageGovernance(policy, quota, backend.governance(), Clock.systemUTC());
+  }
+}

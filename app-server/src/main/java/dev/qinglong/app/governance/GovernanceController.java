@@ -1,0 +1,108 @@
+package dev.qinglong.app.governance;
+
+import dev.qinglong.app.http.JsonBodies;
+import dev.qinglong.app.http.JsonResponses;
+import dev.qinglong.app.platform.ConditionalOnRole;
+import dev.qinglong.app.platform.QingLongProperties.Role;
+import dev.qinglong.core.governance.Approval;
+import dev.qinglong.core.governance.Inspection;
+import dev.qinglong.core.governance.PluginPackageAction;
+import dev.qinglong.core.governance.PluginPackageGovernance;
+import dev.qinglong.core.governance.ProposeResult;
+import java.util.Set;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.security.core.Authentication;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RestController;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.node.ObjectNode;
+
+/** Plugin-package governance routes (DESIGN §4). */
+@RestController
+@ConditionalOnRole({Role.ALL, Role.WRITER})
+public class GovernanceController {
+  static final String BASE = "/v1/projects/{projectId}/plugin-packages";
+
+  private final PluginPackageGovernance governance;
+  private final Views views;
+
+  public GovernanceController(PluginPackageGovernance governance, ObjectMapper mapper) {
+    this.governance = governance;
+    this.views = new Views(mapper);
+  }
+
+  @PostMapping(path = BASE + "/proposals", consumes = MediaType.APPLICATION_JSON_VALUE)
+  ResponseEntity<String> propose(
+      @PathVariable String projectId,
+      @RequestBody(required = false) JsonNode body,
+      Authentication authentication) {
+    JsonNode request = JsonBodies.object(body, "body", Set.of("actionRef", "action"));
+    String actionRef = JsonBodies.string(request, "actionRef", "actionRef");
+    JsonNode actionNode = request.get("action");
+    if (actionNode == null || actionNode.isNull()) {
+      throw new dev.qinglong.core.model.ValidationException("action", "is required");
+    }
+    JsonNode action =
+        JsonBodies.object(
+            actionNode, "action", Set.of("type", "package", "version", "artifactDigest"));
+    PluginPackageAction parsed =
+        PluginPackageAction.of(
+            JsonBodies.string(action, "type", "action.type"),
+            JsonBodies.string(action, "package", "action.package"),
+            JsonBodies.string(action, "version", "action.version"),
+            JsonBodies.optionalString(action, "artifactDigest", "action.artifactDigest"));
+    ProposeResult result =
+        governance.propose(JsonResponses.caller(authentication), projectId, actionRef, parsed);
+    return json(result.created() ? 201 : 200, views.proposal(result.proposal()));
+  }
+
+  @PostMapping(
+      path = BASE + "/approvals/{approvalId}/decisions",
+      consumes = MediaType.APPLICATION_JSON_VALUE)
+  ResponseEntity<String> decide(
+      @PathVariable String projectId,
+      @PathVariable String approvalId,
+      @RequestBody(required = false) JsonNode body,
+      Authentication authentication) {
+    JsonNode request =
+        JsonBodies.object(body, "body", Set.of("decisionId", "decision", "actionDigest"));
+    Approval approval =
+        governance.decide(
+            JsonResponses.caller(authentication),
+            projectId,
+            approvalId,
+            JsonBodies.string(request, "decisionId", "decisionId"),
+            JsonBodies.string(request, "decision", "decision"),
+            JsonBodies.string(request, "actionDigest", "actionDigest"));
+    return json(200, views.approval(approval));
+  }
+
+  @PostMapping(
+      path = BASE + "/proposals/{proposalId}/inspections",
+      consumes = MediaType.APPLICATION_JSON_VALUE)
+  ResponseEntity<String> inspect(
+      @PathVariable String projectId,
+      @PathVariable String proposalId,
+      @RequestBody(required = false) JsonNode body,
+      Authentication authentication) {
+    JsonNode request = JsonBodies.object(body, "body", Set.of("inspectionId"));
+    Inspection inspection =
+        governance.inspect(
+            JsonResponses.caller(authentication),
+            projectId,
+            proposalId,
+            JsonBodies.string(request, "inspectionId", "inspectionId"));
+    ObjectNode out = views.object();
+    out.set("proposal", views.proposal(inspection.proposal()));
+    out.set("approval", views.approval(inspection.approval()));
+    return json(200, out);
+  }
+
+  private ResponseEntity<String> json(int status, Object node) {
+    return JsonResponses.json(status, views.write(node));
+  }
+}

@@ -1,0 +1,114 @@
+package dev.qinglong.app.http;
+
+import dev.qinglong.core.model.ConflictException;
+import dev.qinglong.core.model.ForbiddenException;
+import dev.qinglong.core.model.QuotaExceededException;
+import dev.qinglong.core.model.StoreUnavailableException;
+import dev.qinglong.core.model.ValidationException;
+import jakarta.servlet.http.HttpServletRequest;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.ResponseEntity;
+import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.web.ErrorResponse;
+import org.springframework.web.HttpMediaTypeNotSupportedException;
+import org.springframework.web.HttpRequestMethodNotSupportedException;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.servlet.NoHandlerFoundException;
+import org.springframework.web.servlet.resource.NoResourceFoundException;
+
+/** Maps every exception that reaches MVC to a problem document (DESIGN §3). */
+@RestControllerAdvice
+public class ApiExceptionHandler {
+  private static final Logger log = LoggerFactory.getLogger(ApiExceptionHandler.class);
+
+  @ExceptionHandler(ValidationException.class)
+  ResponseEntity<String> invalid(ValidationException e) {
+    return Problems.entity(ProblemType.INVALID_REQUEST, "Invalid " + e.getMessage() + ".");
+  }
+
+  @ExceptionHandler(ForbiddenException.class)
+  ResponseEntity<String> forbidden(ForbiddenException e) {
+    String detail =
+        e.getMessage() != null && e.getMessage().startsWith("four-eyes")
+            ? "The proposer of a plugin-package action cannot decide it (four-eyes rule)."
+            : "The Project Policy does not allow this operation.";
+    return Problems.entity(ProblemType.FORBIDDEN, detail);
+  }
+
+  @ExceptionHandler(ConflictException.class)
+  ResponseEntity<String> conflict(ConflictException e) {
+    return Problems.entity(
+        ProblemType.CONFLICT,
+        "The request conflicts with the stored state, or the object does not exist in this"
+            + " project.");
+  }
+
+  @ExceptionHandler(QuotaExceededException.class)
+  ResponseEntity<String> quota(QuotaExceededException e) {
+    return Problems.entity(
+        ProblemType.QUOTA_EXCEEDED,
+        "The management quota of this operation is used up for the current window.",
+        Map.of("Retry-After", Long.toString(e.retryAfterSeconds())));
+  }
+
+  @ExceptionHandler(StoreUnavailableException.class)
+  ResponseEntity<String> unavailable(StoreUnavailableException e) {
+    log.warn("request.unavailable reason={}", e.getMessage());
+    return Problems.entity(
+        ProblemType.UNAVAILABLE, "The store cannot give a definite answer now; retry later.");
+  }
+
+  @ExceptionHandler(HttpMessageNotReadableException.class)
+  ResponseEntity<String> unreadable(HttpMessageNotReadableException e, HttpServletRequest request) {
+    if (RequestShieldFilter.bodyTooLarge(request)) {
+      return Problems.entity(ProblemType.PAYLOAD_TOO_LARGE, RequestShieldFilter.TOO_LARGE_DETAIL);
+    }
+    return Problems.entity(
+        ProblemType.INVALID_REQUEST, "The request body is missing or is not valid JSON.");
+  }
+
+  @ExceptionHandler(HttpMediaTypeNotSupportedException.class)
+  ResponseEntity<String> mediaType(HttpMediaTypeNotSupportedException e) {
+    // Documented choice: a wrong Content-Type is 400 invalid_request (DESIGN §3 lists no 415).
+    return Problems.entity(
+        ProblemType.INVALID_REQUEST, "The request body must be sent as application/json.");
+  }
+
+  @ExceptionHandler(HttpRequestMethodNotSupportedException.class)
+  ResponseEntity<String> method(HttpRequestMethodNotSupportedException e) {
+    Set<HttpMethod> allowed = e.getSupportedHttpMethods();
+    String allow =
+        allowed == null
+            ? ""
+            : allowed.stream().map(HttpMethod::name).sorted().collect(Collectors.joining(", "));
+    return Problems.entity(
+        ProblemType.METHOD_NOT_ALLOWED,
+        "This route does not support the request method.",
+        Map.of("Allow", allow));
+  }
+
+  @ExceptionHandler({NoResourceFoundException.class, NoHandlerFoundException.class})
+  ResponseEntity<String> notFound(Exception e) {
+    return Problems.entity(ProblemType.NOT_FOUND, "No such route.");
+  }
+
+  @ExceptionHandler(Exception.class)
+  ResponseEntity<String> unexpected(Exception e) {
+    if (e instanceof ErrorResponse response) {
+      ProblemType type = ProblemType.forStatus(response.getStatusCode().value());
+      if (type != ProblemType.UNAVAILABLE) {
+        return Problems.entity(type, "The request could not be processed.");
+      }
+    }
+    // Undetermined outcome: fail closed with 503, never leak the cause.
+    log.error("request.failed unexpectedly", e);
+    return Problems.entity(
+        ProblemType.UNAVAILABLE, "The request could not be completed; retry later.");
+  }
+}

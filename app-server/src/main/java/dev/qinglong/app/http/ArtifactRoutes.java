@@ -1,0 +1,22 @@
+package dev.qinglong.app.http;
+
+import jakarta.servlet.http.HttpServletRequest;
+import java.util.regex.Pattern;
+
+/** The artifact routes' paths, for the filters that act before MVC (shield, roles). */
+public final class ArtifactRoutes {
+  public static final String PATH = "/v1/projects/{projectId}/artifacts/{digest}";
+  private static final Pattern ARTIFACT = Pattern.compile("^/v1/projects/[^/]+/artifacts/[^/]+$");
+
+  private ArtifactRoutes() {}
+
+  /** Whether {@code uri} is {@code /v1/projects/{p}/artifacts/{digest}}. */
+  public static boolean isArtifact(String uri) {
+    return uri != null && ARTIFACT.matcher(uri).matches();
+  }
+
+  /** Whether the request is an artifact upload: it has its own size cap, not the JSON one. */
+  public static boolean isUpload(HttpServletRequest request) {
+    return "PUT".equals(request.getMethod()) && isArtifact(request.getRequestURI());
+  }
+}

@@ -1,0 +1,83 @@
+package dev.qinglong.app.http;
+
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+
+/**
+ * Writes RFC 9457 problem documents with the extension {@code "error":{"code":…}}. Details are
+ * fixed texts chosen by the caller of this class: never an exception message from a store, a stack
+ * trace, SQL, a row, a count or an identifier of another Project or user.
+ */
+public final class Problems {
+  public static final String CONTENT_TYPE = "application/problem+json";
+
+  private Problems() {}
+
+  /** The problem document as JSON text. */
+  public static String json(ProblemType type, String detail) {
+    return "{\"type\":"
+        + quote(type.typeUri())
+        + ",\"title\":"
+        + quote(type.title())
+        + ",\"status\":"
+        + type.status()
+        + ",\"detail\":"
+        + quote(detail)
+        + ",\"error\":{\"code\":"
+        + quote(type.code())
+        + "}}";
+  }
+
+  /**
+   * A response entity for MVC handlers; content type preset so the Accept header cannot veto it.
+   */
+  public static ResponseEntity<String> entity(
+      ProblemType type, String detail, Map<String, String> headers) {
+    HttpHeaders h = new HttpHeaders();
+    h.setContentType(MediaType.parseMediaType(CONTENT_TYPE));
+    h.setCacheControl("no-store");
+    headers.forEach(h::set);
+    return ResponseEntity.status(type.status()).headers(h).body(json(type, detail));
+  }
+
+  public static ResponseEntity<String> entity(ProblemType type, String detail) {
+    return entity(type, detail, Map.of());
+  }
+
+  /** Writes the problem straight to a servlet response (filters, security entry points). */
+  public static void write(
+      HttpServletResponse response, ProblemType type, String detail, Map<String, String> headers)
+      throws IOException {
+    if (response.isCommitted()) {
+      return;
+    }
+    response.resetBuffer();
+    response.setStatus(type.status());
+    response.setContentType(CONTENT_TYPE);
+    response.setHeader(HttpHeaders.CACHE_CONTROL, "no-store");
+    headers.forEach(response::setHeader);
+    byte[] body = json(type, detail).getBytes(StandardCharsets.UTF_8);
+    response.setContentLength(body.length);
+    response.getOutputStream().write(body);
+    response.flushBuffer();
+  }
+
+  static String quote(String value) {
+    StringBuilder out = new StringBuilder("\"");
+    for (char c : value.toCharArray()) {
+      if (c == '"' || c == '\\') {
+        out.append('\\').append(c);
+      } else if (c < 0x20) {
+        out.append(String.format("\\u%04x", (int) c));
+      } else {
+        out.append(c);
+      }
+    }
+    return out.append('"').toString();
+  }
+}

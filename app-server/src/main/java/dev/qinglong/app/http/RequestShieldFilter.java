@@ -1,0 +1,216 @@
+package dev.qinglong.app.http;
+
+import dev.qinglong.app.platform.QingLongProperties;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ReadListener;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletInputStream;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.function.Predicate;
+import org.springframework.web.filter.OncePerRequestFilter;
+
+/**
+ * The process-local pre-authentication shield (DESIGN §3): runs before security and before any
+ * database work. It bounds the request body (413 from Content-Length, or as soon as a streamed body
+ * passes the cap) and the requests served at once, in total (503) and per client address (429). It
+ * complements, never replaces, the durable quota.
+ */
+public final class RequestShieldFilter extends OncePerRequestFilter {
+  public static final String TOO_LARGE_DETAIL =
+      "The request body is larger than this server accepts.";
+  private static final String TOO_LARGE = RequestShieldFilter.class.getName() + ".tooLarge";
+
+  private final long maxBodyBytes;
+  private final int perClient;
+  private final Semaphore total;
+  // Requests in flight per client address; an entry exists only while its count is positive, and
+  // every change happens inside the map's per-key compute, so no count can be lost or detached.
+  private final ConcurrentHashMap<String, Integer> inFlight = new ConcurrentHashMap<>();
+
+  // Routes that stream a large body and enforce their own cap (artifact uploads), and that cap.
+  private final Predicate<HttpServletRequest> ownBodyCap;
+  private final long ownMaxBodyBytes;
+
+  public RequestShieldFilter(QingLongProperties.Shield shield) {
+    this(shield, request -> false, 0);
+  }
+
+  /**
+   * @param ownBodyCap requests whose body is bounded by {@code ownMaxBodyBytes} (checked here
+   *     against Content-Length) and by the route itself while streaming, instead of the JSON cap
+   */
+  public RequestShieldFilter(
+      QingLongProperties.Shield shield,
+      Predicate<HttpServletRequest> ownBodyCap,
+      long ownMaxBodyBytes) {
+    this.ownBodyCap = ownBodyCap;
+    this.ownMaxBodyBytes = ownMaxBodyBytes;
+    this.maxBodyBytes = shield.getMaxBodyBytes();
+    this.perClient = shield.getMaxConcurrentRequestsPerClient();
+    this.total = new Semaphore(shield.getMaxConcurrentRequests());
+  }
+
+  /** True if the request's body was cut off by this filter (its reader then fails). */
+  public static boolean bodyTooLarge(HttpServletRequest request) {
+    return Boolean.TRUE.equals(request.getAttribute(TOO_LARGE));
+  }
+
+  @Override
+  protected boolean shouldNotFilter(HttpServletRequest request) {
+    // Probes must answer even when the API is saturated.
+    return request.getRequestURI().startsWith("/actuator/");
+  }
+
+  @Override
+  protected void doFilterInternal(
+      HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+      throws ServletException, IOException {
+    long declared = request.getContentLengthLong();
+    boolean ownCap = ownBodyCap.test(request);
+    if (declared > (ownCap ? ownMaxBodyBytes : maxBodyBytes)) {
+      response.setHeader("Connection", "close");
+      Problems.write(response, ProblemType.PAYLOAD_TOO_LARGE, TOO_LARGE_DETAIL, Map.of());
+      return;
+    }
+    String client = String.valueOf(request.getRemoteAddr());
+    if (!admitClient(client)) {
+      Problems.write(
+          response,
+          ProblemType.QUOTA_EXCEEDED,
+          "Too many concurrent requests from this client.",
+          Map.of("Retry-After", "1"));
+      return;
+    }
+    try {
+      if (!total.tryAcquire()) {
+        Problems.write(
+            response,
+            ProblemType.UNAVAILABLE,
+            "The server is busy; retry later.",
+            Map.of("Retry-After", "1"));
+        return;
+      }
+      try {
+        chain.doFilter(ownCap ? request : new BoundedRequest(request, maxBodyBytes), response);
+      } finally {
+        total.release();
+      }
+    } finally {
+      inFlight.computeIfPresent(client, (k, n) -> n <= 1 ? null : n - 1);
+    }
+  }
+
+  /** Counts the request against its client unless that client is at its bound. */
+  private boolean admitClient(String client) {
+    boolean[] admitted = {false};
+    inFlight.compute(
+        client,
+        (k, n) -> {
+          int current = n == null ? 0 : n;
+          if (current >= perClient) {
+            return n;
+          }
+          admitted[0] = true;
+          return current + 1;
+        });
+    return admitted[0];
+  }
+
+  /** Counts the bytes read from the body and fails once they pass the cap. */
+  private static final class BoundedRequest extends HttpServletRequestWrapper {
+    private final long max;
+    private ServletInputStream stream;
+    private BufferedReader reader;
+
+    BoundedRequest(HttpServletRequest request, long max) {
+      super(request);
+      this.max = max;
+    }
+
+    @Override
+    public ServletInputStream getInputStream() throws IOException {
+      if (stream == null) {
+        stream = new BoundedStream((HttpServletRequest) getRequest(), max);
+      }
+      return stream;
+    }
+
+    @Override
+    public BufferedReader getReader() throws IOException {
+      if (reader == null) {
+        String encoding = getCharacterEncoding();
+        reader =
+            new BufferedReader(
+                new InputStreamReader(
+                    getInputStream(),
+                    encoding == null
+                        ? StandardCharsets.UTF_8
+                        : java.nio.charset.Charset.forName(encoding)));
+      }
+      return reader;
+    }
+  }
+
+  private static final class BoundedStream extends ServletInputStream {
+    private final HttpServletRequest request;
+    private final ServletInputStream in;
+    private final long max;
+    private long count;
+
+    BoundedStream(HttpServletRequest request, long max) throws IOException {
+      this.request = request;
+      this.in = request.getInputStream();
+      this.max = max;
+    }
+
+    private void add(long n) throws IOException {
+      if (n > 0) {
+        count += n;
+        if (count > max) {
+          request.setAttribute(TOO_LARGE, Boolean.TRUE);
+          throw new IOException("request body exceeds " + max + " bytes");
+        }
+      }
+    }
+
+    @Override
+    public int read() throws IOException {
+      int b = in.read();
+      if (b >= 0) {
+        add(1);
+      }
+      return b;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      int n = in.read(b, off, len);
+      add(n);
+      return n;
+    }
+
+    @Override
+    public boolean isFinished() {
+      return in.isFinished();
+    }
+
+    @Override
+    public boolean isReady() {
+      return in.isReady();
+    }
+
+    @Override
+    public void setReadListener(ReadListener listener) {
+      in.setReadListener(listener);
+    }
+  }
+}

@@ -1,0 +1,93 @@
+package dev.qinglong.app.http;
+
+import dev.qinglong.app.platform.QingLongProperties.Role;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.util.Locale;
+import java.util.Map;
+import org.springframework.web.filter.OncePerRequestFilter;
+
+/**
+ * The answer of a process of each {@code qinglong.role} to {@code /v1/**} requests it does not
+ * serve (DESIGN §6), before authentication and before any database work:
+ *
+ * <ul>
+ *   <li>{@code all}: everything;
+ *   <li>{@code writer}: everything except artifact downloads ({@code GET|HEAD …/artifacts/{digest}}
+ *       → 405 with {@code Allow: PUT}): payload is served by readers, under the download budget;
+ *   <li>{@code reader}: only {@code GET} and {@code HEAD}; any other method → 405 {@code
+ *       method_not_allowed} with {@code Allow: GET, HEAD};
+ *   <li>{@code worker}: no {@code /v1} API at all → 404 {@code not_found}.
+ * </ul>
+ *
+ * This filter is the courtesy answer, not the boundary: the routes a role does not serve are not
+ * registered at all ({@code ConditionalOnRole}), so no spelling of a path can reach them. It
+ * decides on the decoded, normalised path ({@link ApiPaths#normalise}), so {@code /v%31/…}, {@code
+ * //v1/…}, {@code /x/../v1/…} and {@code /V1/…} get the same answer as {@code /v1/…}. Actuator
+ * endpoints and the OpenAPI document are served by every role.
+ */
+public final class RoleFilter extends OncePerRequestFilter {
+  private final Role role;
+
+  public RoleFilter(Role role) {
+    this.role = role;
+  }
+
+  @Override
+  protected boolean shouldNotFilter(HttpServletRequest request) {
+    return role == Role.ALL;
+  }
+
+  @Override
+  protected void doFilterInternal(
+      HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+      throws ServletException, IOException {
+    String path = ApiPaths.normalise(request.getRequestURI(), request.getContextPath());
+    if (path == null) {
+      Problems.write(
+          response, ProblemType.INVALID_REQUEST, "The request path is malformed.", Map.of());
+      return;
+    }
+    if (!ApiPaths.isApi(path)) {
+      chain.doFilter(request, response);
+      return;
+    }
+    String method = request.getMethod().toUpperCase(Locale.ROOT);
+    boolean read = "GET".equals(method) || "HEAD".equals(method);
+    switch (role) {
+      case READER:
+        if (!read) {
+          Problems.write(
+              response,
+              ProblemType.METHOD_NOT_ALLOWED,
+              "This server is a read gateway: it serves only GET and HEAD.",
+              Map.of("Allow", "GET, HEAD"));
+          return;
+        }
+        break;
+      case WRITER:
+        if (read && ArtifactRoutes.isArtifact(path)) {
+          Problems.write(
+              response,
+              ProblemType.METHOD_NOT_ALLOWED,
+              "This server accepts artifact uploads; read gateways serve the downloads.",
+              Map.of("Allow", "PUT"));
+          return;
+        }
+        break;
+      case WORKER:
+        Problems.write(
+            response,
+            ProblemType.NOT_FOUND,
+            "This server is a completion worker; it serves no API.",
+            Map.of());
+        return;
+      default:
+        break;
+    }
+    chain.doFilter(request, response);
+  }
+}

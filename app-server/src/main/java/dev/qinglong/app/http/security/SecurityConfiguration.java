@@ -1,0 +1,144 @@
+package dev.qinglong.app.http.security;
+
+import dev.qinglong.app.platform.QingLongProperties;
+import dev.qinglong.app.platform.Roles;
+import dev.qinglong.core.policy.Permission;
+import dev.qinglong.core.policy.ProjectMember;
+import dev.qinglong.core.policy.ProjectPolicyStore;
+import dev.qinglong.jdbc.backend.StoreBackend;
+import jakarta.servlet.http.HttpServletRequest;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.EnumSet;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.security.authentication.AuthenticationManager;
+import org.springframework.security.authentication.AuthenticationManagerResolver;
+import org.springframework.security.authentication.ProviderManager;
+import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.config.http.SessionCreationPolicy;
+import org.springframework.security.oauth2.server.resource.InvalidBearerTokenException;
+import org.springframework.security.oauth2.server.resource.authentication.BearerTokenAuthenticationToken;
+import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationProvider;
+import org.springframework.security.web.SecurityFilterChain;
+
+/**
+ * Authentication of every {@code /v1/**} request with a bearer token: dev tokens (local default) or
+ * JWT (OAuth2 resource server). Authorization itself is the Project Policy, applied by the core.
+ */
+@Configuration(proxyBeanMethods = false)
+public class SecurityConfiguration {
+  private static final Logger log = LoggerFactory.getLogger(SecurityConfiguration.class);
+  public static final String DEMO_PROJECT = "demo";
+
+  @Bean
+  ProblemAuthenticationHandlers problemAuthenticationHandlers() {
+    return new ProblemAuthenticationHandlers();
+  }
+
+  @Bean
+  AuthenticationManagerResolver<HttpServletRequest> bearerAuthenticationManagerResolver(
+      QingLongProperties properties, StoreBackend backend, Environment environment) {
+    AuthenticationManager manager;
+    if (properties.getAuth().getMode() == QingLongProperties.AuthMode.JWT) {
+      manager =
+          new ProviderManager(
+              new JwtAuthenticationProvider(JwtDecoders.build(properties.getAuth().getJwt())));
+      log.info("auth.mode=jwt");
+    } else {
+      requireLoopback(properties, environment);
+      DevTokens tokens = DevTokens.loadOrCreate(properties.getDataDir());
+      log.info(
+          "auth.mode=dev-tokens file={} created={} users={}",
+          tokens.file(),
+          tokens.created(),
+          tokens.users());
+      if (Roles.managesApi(properties.getRole())) {
+        seedDemoProject(backend.policy()); // readers and workers write nothing
+      }
+      manager = devTokenManager(tokens);
+    }
+    return request -> manager;
+  }
+
+  @Bean
+  SecurityFilterChain securityFilterChain(
+      HttpSecurity http,
+      AuthenticationManagerResolver<HttpServletRequest> resolver,
+      ProblemAuthenticationHandlers handlers)
+      throws Exception {
+    http.csrf(c -> c.disable())
+        .cors(c -> c.disable())
+        .httpBasic(b -> b.disable())
+        .formLogin(f -> f.disable())
+        .logout(l -> l.disable())
+        .requestCache(r -> r.disable())
+        .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
+        .authorizeHttpRequests(
+            a -> a.requestMatchers("/v1/**").authenticated().anyRequest().permitAll())
+        .oauth2ResourceServer(
+            o ->
+                o.authenticationManagerResolver(resolver)
+                    .authenticationEntryPoint(handlers)
+                    .accessDeniedHandler(handlers))
+        .exceptionHandling(e -> e.authenticationEntryPoint(handlers).accessDeniedHandler(handlers));
+    return http.build();
+  }
+
+  static AuthenticationManager devTokenManager(DevTokens tokens) {
+    return authentication -> {
+      if (!(authentication instanceof BearerTokenAuthenticationToken bearer)) {
+        throw new InvalidBearerTokenException("unsupported authentication");
+      }
+      String user =
+          tokens
+              .userFor(bearer.getToken())
+              .orElseThrow(() -> new InvalidBearerTokenException("unknown token"));
+      return UsernamePasswordAuthenticationToken.authenticated(user, null, List.of());
+    };
+  }
+
+  /** Seeds project demo once: alice manages, bob decides, carol is a member without permissions. */
+  static void seedDemoProject(ProjectPolicyStore store) {
+    if (!store.members(DEMO_PROJECT).isEmpty()) {
+      return;
+    }
+    store.replaceMember(
+        new ProjectMember(
+            DEMO_PROJECT, "alice", EnumSet.of(Permission.PACKAGE_MANAGE, Permission.PACKAGE_READ)));
+    store.replaceMember(
+        new ProjectMember(
+            DEMO_PROJECT, "bob", EnumSet.of(Permission.APPROVAL_DECIDE, Permission.PACKAGE_READ)));
+    store.replaceMember(new ProjectMember(DEMO_PROJECT, "carol", EnumSet.noneOf(Permission.class)));
+    log.info("auth.dev-tokens seeded project={}", DEMO_PROJECT);
+  }
+
+  static void requireLoopback(QingLongProperties properties, Environment environment) {
+    if (properties.getAuth().isDevTokensOnNetwork()) {
+      return;
+    }
+    String address = environment.getProperty("server.address");
+    boolean loopback;
+    if (address == null || address.isBlank()) {
+      loopback = false;
+    } else {
+      try {
+        loopback = InetAddress.getByName(address.trim()).isLoopbackAddress();
+      } catch (UnknownHostException e) {
+        loopback = false;
+      }
+    }
+    if (!loopback) {
+      throw new IllegalStateException(
+          "qinglong.auth.mode=dev-tokens refuses to listen on server.address="
+              + (address == null || address.isBlank() ? "<all interfaces>" : address)
+              + ": bind to 127.0.0.1, use qinglong.auth.mode=jwt, or set"
+              + " qinglong.auth.dev-tokens-on-network=true");
+    }
+  }
+}

@@ -1,0 +1,41 @@
+package dev.qinglong.app.modelquota;
+
+import dev.qinglong.app.platform.ConditionalOnRole;
+import dev.qinglong.app.platform.QingLongProperties.Role;
+import dev.qinglong.core.ai.ModelInvocationQuota;
+import dev.qinglong.core.ai.ModelQuotaListener;
+import dev.qinglong.core.policy.ProjectPolicy;
+import dev.qinglong.core.quota.ManagementQuota;
+import dev.qinglong.jdbc.backend.StoreBackend;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The optional model-invocation quota feature (ADR 001, DESIGN §5), loaded only when {@code
+ * qinglong.ai.enabled=true} and in the roles that serve the management API. Disabled, none of these
+ * beans exist, no AI migration runs and the AI routes are unknown (404).
+ *
+ * <p>Its store comes from the backend: on PostgreSQL a pool logging in as {@code ql3_runtime}; on
+ * SQLite the one pool of the file. The management quota of the usage reads is the base one.
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnProperty(prefix = "qinglong.ai", name = "enabled", havingValue = "true")
+@ConditionalOnRole({Role.ALL, Role.WRITER})
+public class AiConfiguration {
+
+  @Bean
+  ModelQuotaListener modelQuotaListener(MeterRegistry registry) {
+    return new MicrometerModelQuotaListener(registry);
+  }
+
+  @Bean
+  ModelInvocationQuota modelInvocationQuota(
+      ProjectPolicy policy,
+      ManagementQuota managementQuota,
+      StoreBackend backend,
+      ModelQuotaListener listener) {
+    return new ModelInvocationQuota(policy, managementQuota, backend.modelQuota(), listener);
+  }
+}

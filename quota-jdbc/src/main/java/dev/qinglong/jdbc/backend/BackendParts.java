@@ -1,0 +1,30 @@
+package dev.qinglong.jdbc.backend;
+
+/**
+ * What one process asks its store backend to open, decided by its role (DESIGN §6). A backend opens
+ * exactly these parts and no pool, login or migration beyond them.
+ *
+ * @param governance the management API: Project Policy (reads and member writes), the durable
+ *     management quota and plugin-package governance (PostgreSQL: {@code ql3_package_manager} and
+ *     {@code ql3_admin}). Roles {@code all} and {@code writer}.
+ * @param modelQuota the model-invocation quota store (PostgreSQL: {@code ql3_runtime}); only with
+ *     {@code governance} and {@code qinglong.ai.enabled=true}
+ * @param worker the completion worker's lock and its publishing store (PostgreSQL: {@code
+ *     ql3_package_executor}). Roles {@code all} and {@code worker}.
+ * @param downloads artifact downloads: the download coordination and, without {@code governance},
+ *     the read-only Policy and published-artifact reads they need (PostgreSQL: {@code ql3_reader}).
+ *     Roles {@code all} and {@code reader}.
+ */
+public record BackendParts(
+    boolean governance, boolean modelQuota, boolean worker, boolean downloads) {
+  public BackendParts {
+    if (modelQuota && !governance) {
+      throw new IllegalArgumentException("the model quota is served with the management API");
+    }
+  }
+
+  /** Whether the process reads Policy and governance state at all (every role but the worker). */
+  public boolean reads() {
+    return governance || downloads;
+  }
+}

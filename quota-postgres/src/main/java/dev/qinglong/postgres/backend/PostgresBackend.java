@@ -1,0 +1,233 @@
+package dev.qinglong.postgres.backend;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.qinglong.core.ai.ModelQuotaStore;
+import dev.qinglong.core.governance.GovernanceStore;
+import dev.qinglong.core.policy.ProjectPolicyStore;
+import dev.qinglong.core.quota.ManagementQuotaStore;
+import dev.qinglong.gateway.lease.LeaseListener;
+import dev.qinglong.gateway.postgres.GatewayMigrations;
+import dev.qinglong.gateway.worker.WorkerLock;
+import dev.qinglong.jdbc.backend.BackendParts;
+import dev.qinglong.jdbc.backend.DataSourceDecorator;
+import dev.qinglong.jdbc.backend.DownloadCoordination;
+import dev.qinglong.jdbc.backend.DownloadSettings;
+import dev.qinglong.jdbc.backend.OpenedParts;
+import dev.qinglong.jdbc.backend.SchemaProbe;
+import dev.qinglong.jdbc.backend.StoreBackend;
+import dev.qinglong.postgres.PostgresGovernanceStore;
+import dev.qinglong.postgres.PostgresManagementQuotaStore;
+import dev.qinglong.postgres.PostgresMigrations;
+import dev.qinglong.postgres.PostgresModelQuotaStore;
+import dev.qinglong.postgres.PostgresPolicyStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The PostgreSQL store for one process. Each part connects as its own least-privilege login and
+ * nothing else ({@link BackendParts}):
+ *
+ * <ul>
+ *   <li>governance: {@code ql3_package_manager} (quota, governance, Policy reads) and {@code
+ *       ql3_admin} (member writes);
+ *   <li>model quota: {@code ql3_runtime};
+ *   <li>worker: {@code ql3_package_executor}, a one-connection pool and the worker lock's dedicated
+ *       connection;
+ *   <li>downloads: {@code ql3_reader}, a small pool (Policy and published-artifact reads of a
+ *       download-only process; schema checks) and the lease's or barrier's dedicated connection.
+ * </ul>
+ *
+ * The schema owner connects only to migrate ({@link PostgresMigrator}): at start when {@link
+ * PostgresSettings#migrate()}, else never — the process then verifies every schema it uses through
+ * its own logins and refuses to start when one is behind.
+ */
+public final class PostgresBackend implements StoreBackend {
+  private static final Logger log = LoggerFactory.getLogger(PostgresBackend.class);
+  private static final Duration SCHEMA_CHECK_TIMEOUT = Duration.ofSeconds(5);
+  private static final String BASE_HISTORY =
+      PostgresMigrations.SCHEMA + "." + PostgresMigrations.HISTORY_TABLE;
+  private static final String AI_HISTORY =
+      PostgresMigrations.SCHEMA + "." + PostgresMigrations.AI_HISTORY_TABLE;
+  private static final String DOWNLOADS_HISTORY =
+      GatewayMigrations.SCHEMA + "." + GatewayMigrations.HISTORY_TABLE;
+
+  private final PostgresSettings settings;
+  private final BackendParts parts;
+  private final OpenedParts opened = new OpenedParts();
+  private final List<SchemaProbe> probes = new ArrayList<>();
+  private ProjectPolicyStore policy;
+  private GovernanceStore governance;
+  private ManagementQuotaStore quota;
+  private ModelQuotaStore modelQuota;
+  private GovernanceStore publisher;
+  private WorkerLock workerLock;
+
+  private PostgresBackend(PostgresSettings settings, BackendParts parts) {
+    this.settings = settings;
+    this.parts = parts;
+  }
+
+  /**
+   * Migrates (if the settings say so) and opens exactly {@code parts}.
+   *
+   * @throws IllegalStateException with an operator-readable message if the schema cannot be
+   *     migrated or, not migrating, is behind what this build needs
+   */
+  public static PostgresBackend open(
+      PostgresSettings settings, BackendParts parts, DataSourceDecorator decorator) {
+    if (settings.migrate()) {
+      PostgresMigrator.migrate(settings, parts.modelQuota());
+    }
+    PostgresBackend backend = new PostgresBackend(settings, parts);
+    try {
+      backend.openParts(decorator);
+      if (!settings.migrate()) {
+        for (SchemaProbe probe : backend.probes) {
+          probe.require(SCHEMA_CHECK_TIMEOUT);
+        }
+      }
+    } catch (RuntimeException e) {
+      throw backend.opened.closeAfter(e);
+    }
+    log.info(
+        "store.postgres.ready parts={} migrated={} logins={}",
+        parts,
+        settings.migrate(),
+        backend.logins());
+    return backend;
+  }
+
+  private void openParts(DataSourceDecorator decorator) {
+    if (parts.governance()) {
+      DataSource manager =
+          pool(PostgresSettings.PACKAGE_MANAGER, settings.managerPoolSize(), decorator);
+      DataSource admin = pool(PostgresSettings.ADMIN, settings.adminPoolSize(), decorator);
+      policy =
+          new SplitPolicyStore(new PostgresPolicyStore(manager), new PostgresPolicyStore(admin));
+      quota = new PostgresManagementQuotaStore(manager);
+      governance = new PostgresGovernanceStore(manager);
+      probes.add(
+          new SchemaProbe(
+              "package-manager", manager, BASE_HISTORY, PostgresMigrations.REQUIRED_VERSION));
+      probes.add(
+          new SchemaProbe("admin", admin, BASE_HISTORY, PostgresMigrations.REQUIRED_VERSION));
+    }
+    if (parts.modelQuota()) {
+      DataSource runtime = pool(PostgresSettings.RUNTIME, settings.runtimePoolSize(), decorator);
+      modelQuota = new PostgresModelQuotaStore(runtime);
+      probes.add(
+          new SchemaProbe("runtime", runtime, AI_HISTORY, PostgresMigrations.AI_REQUIRED_VERSION));
+    }
+    if (parts.worker()) {
+      DataSource executor = pool(PostgresSettings.PACKAGE_EXECUTOR, 1, decorator);
+      publisher = new PostgresGovernanceStore(executor);
+      workerLock = opened.add(PostgresDownloads.workerLock(settings));
+      probes.add(
+          new SchemaProbe(
+              "package-executor", executor, BASE_HISTORY, PostgresMigrations.REQUIRED_VERSION));
+    }
+    if (parts.downloads()) {
+      // Roles with the management API read Policy through it; a read gateway through ql3_reader.
+      int size = parts.governance() ? 1 : settings.readerPoolSize();
+      DataSource reader = pool(PostgresSettings.READER, size, decorator);
+      if (!parts.governance()) {
+        policy = new PostgresPolicyStore(reader);
+        governance = new PostgresGovernanceStore(reader);
+        probes.add(
+            new SchemaProbe("reader", reader, BASE_HISTORY, PostgresMigrations.REQUIRED_VERSION));
+      }
+      probes.add(
+          new SchemaProbe(
+              "downloads", reader, DOWNLOADS_HISTORY, GatewayMigrations.REQUIRED_VERSION));
+    }
+  }
+
+  private DataSource pool(String role, int size, DataSourceDecorator decorator) {
+    HikariDataSource pool =
+        opened.add(
+            PostgresPools.component(
+                "qinglong-" + role, settings.url(), settings.login(role), size));
+    return decorator.decorate(role, pool);
+  }
+
+  private List<String> logins() {
+    List<String> out = new ArrayList<>();
+    if (parts.governance()) {
+      out.add(settings.login(PostgresSettings.PACKAGE_MANAGER).username());
+      out.add(settings.login(PostgresSettings.ADMIN).username());
+    }
+    if (parts.modelQuota()) {
+      out.add(settings.login(PostgresSettings.RUNTIME).username());
+    }
+    if (parts.worker()) {
+      out.add(settings.login(PostgresSettings.PACKAGE_EXECUTOR).username());
+    }
+    if (parts.downloads()) {
+      out.add(settings.login(PostgresSettings.READER).username());
+    }
+    return out;
+  }
+
+  @Override
+  public String kind() {
+    return "postgres";
+  }
+
+  @Override
+  public BackendParts parts() {
+    return parts;
+  }
+
+  @Override
+  public ProjectPolicyStore policy() {
+    return OpenedParts.require(policy, "Project Policy");
+  }
+
+  @Override
+  public GovernanceStore governance() {
+    return OpenedParts.require(governance, "the governance store");
+  }
+
+  @Override
+  public ManagementQuotaStore managementQuota() {
+    return OpenedParts.require(quota, "the management quota store");
+  }
+
+  @Override
+  public ModelQuotaStore modelQuota() {
+    return OpenedParts.require(modelQuota, "the model quota store");
+  }
+
+  @Override
+  public GovernanceStore publisher() {
+    return OpenedParts.require(publisher, "the worker's publishing store");
+  }
+
+  @Override
+  public WorkerLock workerLock() {
+    return OpenedParts.require(workerLock, "the worker lock");
+  }
+
+  @Override
+  public DownloadCoordination startDownloads(DownloadSettings downloads, LeaseListener listener) {
+    if (!parts.downloads()) {
+      throw new IllegalStateException(
+          "downloads were not opened for this process's role. Indicates a bug.");
+    }
+    return opened.add(PostgresDownloads.start(settings, downloads, listener));
+  }
+
+  @Override
+  public List<SchemaProbe> probes() {
+    return List.copyOf(probes);
+  }
+
+  @Override
+  public void close() {
+    opened.close();
+  }
+}

@@ -1,0 +1,98 @@
+package dev.qinglong.postgres.backend;
+
+import dev.qinglong.gateway.lease.LeaseListener;
+import dev.qinglong.gateway.lease.LeaseTimings;
+import dev.qinglong.gateway.lease.SharedDownloadPolicy;
+import dev.qinglong.gateway.lease.StandaloneBarrierHeldException;
+import dev.qinglong.gateway.postgres.DedicatedConnectionFactory;
+import dev.qinglong.gateway.postgres.PostgresDownloadLease;
+import dev.qinglong.gateway.postgres.PostgresStandaloneDownloadBarrier;
+import dev.qinglong.gateway.postgres.PostgresWorkerLock;
+import dev.qinglong.jdbc.backend.DownloadCoordination;
+import dev.qinglong.jdbc.backend.DownloadSettings;
+import dev.qinglong.jdbc.backend.StandaloneDownloads;
+import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The ADR 002 coordination on PostgreSQL: worker lock, standalone barrier, shared slot leases. */
+final class PostgresDownloads {
+  private static final Logger log = LoggerFactory.getLogger(PostgresDownloads.class);
+
+  private PostgresDownloads() {}
+
+  /** The completion worker's lock, on a dedicated connection as {@code ql3_package_executor}. */
+  static PostgresWorkerLock workerLock(PostgresSettings settings) {
+    PostgresSettings.Login login = settings.login(PostgresSettings.PACKAGE_EXECUTOR);
+    return new PostgresWorkerLock(
+        DedicatedConnectionFactory.driverManager(
+            settings.url(),
+            login.username(),
+            login.password(),
+            "qinglong-worker-lock",
+            Duration.ofSeconds(5),
+            Duration.ofSeconds(10)));
+  }
+
+  /**
+   * Shared: takes the slot lease (slot 0 stores the policy; a mismatch or a live slot refuses).
+   * Standalone: takes the mode barrier exclusively; when another standalone server holds it this
+   * process starts without downloads (several management replicas on one database), while shared
+   * gateways or a stored shared policy refuse the start.
+   */
+  static DownloadCoordination start(
+      PostgresSettings settings, DownloadSettings downloads, LeaseListener listener) {
+    PostgresSettings.Login login = settings.login(PostgresSettings.READER);
+    DedicatedConnectionFactory connections =
+        PostgresDownloadLease.connections(
+            settings.url(), login.username(), login.password(), LeaseTimings.DEFAULTS);
+    if (downloads.shared()) {
+      SharedDownloadPolicy policy;
+      try {
+        policy =
+            new SharedDownloadPolicy(
+                downloads.rateBytesPerSecond(),
+                downloads.perPrincipalBytesPerSecond(),
+                downloads.slots());
+      } catch (IllegalArgumentException e) {
+        throw new IllegalStateException("qinglong.downloads: " + e.getMessage(), e);
+      }
+      try {
+        PostgresDownloadLease lease =
+            PostgresDownloadLease.start(connections, policy, downloads.slot(), listener);
+        log.info(
+            "downloads.shared slot={} slots={} shareBytesPerSecond={} sharePerPrincipal={}",
+            downloads.slot(),
+            downloads.slots(),
+            lease.share().bytesPerSecond(),
+            lease.share().perPrincipalBytesPerSecond());
+        return new SharedLeaseDownloads(lease);
+      } catch (RuntimeException e) {
+        throw new IllegalStateException(
+            "shared downloads cannot start on slot "
+                + downloads.slot()
+                + " of "
+                + downloads.slots()
+                + ": "
+                + e.getMessage(),
+            e);
+      }
+    }
+    try {
+      PostgresStandaloneDownloadBarrier barrier =
+          PostgresStandaloneDownloadBarrier.acquire(connections, false);
+      log.info(
+          "downloads.standalone rateBytesPerSecond={} perPrincipalBytesPerSecond={} barrier=held",
+          downloads.rateBytesPerSecond(),
+          downloads.perPrincipalBytesPerSecond());
+      return StandaloneDownloads.holding(downloads, barrier::isHeld, barrier);
+    } catch (StandaloneBarrierHeldException e) {
+      log.warn(
+          "downloads.standalone-elsewhere: another process is this database's standalone download"
+              + " server; this one serves no downloads");
+      return StandaloneDownloads.notServing(downloads);
+    } catch (RuntimeException e) {
+      throw new IllegalStateException("standalone downloads cannot start: " + e.getMessage(), e);
+    }
+  }
+}
