@@ -9,10 +9,11 @@ import dev.qinglong.core.ai.ModelInvocationQuota;
 import dev.qinglong.core.ai.ModelQuotaListener;
 import dev.qinglong.core.policy.ProjectPolicy;
 import dev.qinglong.core.quota.ManagementQuota;
+import dev.qinglong.jdbc.JdbcModelQuotaStore;
+import dev.qinglong.postgres.PostgresDialect;
 import dev.qinglong.postgres.PostgresMigrations;
-import dev.qinglong.postgres.PostgresModelQuotaStore;
 import dev.qinglong.sqlite.SqliteDatabase;
-import dev.qinglong.sqlite.SqliteModelQuotaStore;
+import dev.qinglong.sqlite.SqliteDialect;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
 import java.util.List;
@@ -75,7 +76,8 @@ public class AiConfiguration {
       int applied = SqliteDatabase.migrateAi(pool);
       log.info("ai.sqlite.ready file={} aiMigrationsApplied={}", file, applied);
       DataSource ds = decorator.decorate("sqlite-ai", pool);
-      return new AiStore("sqlite", new SqliteModelQuotaStore(ds), applied, List.of(pool));
+      return new AiStore(
+          "sqlite", new JdbcModelQuotaStore(ds, SqliteDialect.INSTANCE), applied, List.of(pool));
     } catch (RuntimeException e) {
       pool.close();
       throw e;
@@ -106,7 +108,11 @@ public class AiConfiguration {
           login.getUsername(),
           properties.getAi().getRuntimePoolSize(),
           applied);
-      return new AiStore("postgres", new PostgresModelQuotaStore(ds), applied, List.of(runtime));
+      return new AiStore(
+          "postgres",
+          new JdbcModelQuotaStore(ds, PostgresDialect.INSTANCE),
+          applied,
+          List.of(runtime));
     } catch (RuntimeException e) {
       runtime.close();
       throw e;

@@ -6,10 +6,11 @@ import dev.qinglong.app.config.QingLongProperties;
 import dev.qinglong.core.policy.Permission;
 import dev.qinglong.core.policy.ProjectMember;
 import dev.qinglong.core.policy.ProjectPolicyStore;
-import dev.qinglong.postgres.PostgresGovernanceStore;
-import dev.qinglong.postgres.PostgresManagementQuotaStore;
+import dev.qinglong.jdbc.JdbcGovernanceStore;
+import dev.qinglong.jdbc.JdbcManagementQuotaStore;
+import dev.qinglong.jdbc.JdbcPolicyStore;
+import dev.qinglong.postgres.PostgresDialect;
 import dev.qinglong.postgres.PostgresMigrations;
-import dev.qinglong.postgres.PostgresPolicyStore;
 import dev.qinglong.postgres.PostgresRoles;
 import java.util.ArrayList;
 import java.util.List;
@@ -77,9 +78,11 @@ public final class PostgresStores {
           adminLogin.getUsername());
       return new QingLongStores(
           "postgres",
-          new SplitPolicyStore(new PostgresPolicyStore(manager), new PostgresPolicyStore(admin)),
-          new PostgresManagementQuotaStore(manager),
-          new PostgresGovernanceStore(manager),
+          new SplitPolicyStore(
+              new JdbcPolicyStore(manager, PostgresDialect.INSTANCE),
+              new JdbcPolicyStore(admin, PostgresDialect.INSTANCE)),
+          new JdbcManagementQuotaStore(manager, PostgresDialect.INSTANCE),
+          new JdbcGovernanceStore(manager, PostgresDialect.INSTANCE),
           List.of(
               new SchemaProbe("package-manager", manager, history, required),
               new SchemaProbe("admin", admin, history, required)),

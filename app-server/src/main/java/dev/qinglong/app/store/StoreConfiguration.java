@@ -2,10 +2,11 @@ package dev.qinglong.app.store;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.qinglong.app.config.QingLongProperties;
+import dev.qinglong.jdbc.JdbcGovernanceStore;
+import dev.qinglong.jdbc.JdbcManagementQuotaStore;
+import dev.qinglong.jdbc.JdbcPolicyStore;
 import dev.qinglong.sqlite.SqliteDatabase;
-import dev.qinglong.sqlite.SqliteGovernanceStore;
-import dev.qinglong.sqlite.SqliteManagementQuotaStore;
-import dev.qinglong.sqlite.SqlitePolicyStore;
+import dev.qinglong.sqlite.SqliteDialect;
 import java.nio.file.Path;
 import java.util.List;
 import javax.sql.DataSource;
@@ -48,9 +49,9 @@ public class StoreConfiguration {
       DataSource ds = decorator.decorate("sqlite", pool);
       return new QingLongStores(
           "sqlite",
-          new SqlitePolicyStore(ds),
-          new SqliteManagementQuotaStore(ds),
-          new SqliteGovernanceStore(ds),
+          new JdbcPolicyStore(ds, SqliteDialect.INSTANCE),
+          new JdbcManagementQuotaStore(ds, SqliteDialect.INSTANCE),
+          new JdbcGovernanceStore(ds, SqliteDialect.INSTANCE),
           List.of(new SchemaProbe("sqlite", ds, "flyway_schema_history", required)),
           List.of(pool));
     } catch (RuntimeException e) {

@@ -13,7 +13,8 @@ import dev.qinglong.gateway.worker.WorkerLease;
 import dev.qinglong.gateway.worker.WorkerListener;
 import dev.qinglong.gateway.worker.WorkerLock;
 import dev.qinglong.gateway.worker.WorkerState;
-import dev.qinglong.postgres.PostgresGovernanceStore;
+import dev.qinglong.jdbc.JdbcGovernanceStore;
+import dev.qinglong.postgres.PostgresDialect;
 import dev.qinglong.postgres.PostgresMigrations;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -54,7 +55,7 @@ public class WorkerConfiguration {
       QingLongProperties.Postgres pg = properties.getPostgres();
       QingLongProperties.RoleLogin login = pg.login("package-executor");
       HikariDataSource pool = executorPool(pg, login);
-      governance = new PostgresGovernanceStore(pool);
+      governance = new JdbcGovernanceStore(pool, PostgresDialect.INSTANCE);
       lock =
           new PostgresWorkerLock(
               DedicatedConnectionFactory.driverManager(
