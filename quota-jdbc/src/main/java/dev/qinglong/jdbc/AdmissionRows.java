@@ -91,12 +91,8 @@ final class AdmissionRows {
           """;
 
   static Reservation windowHead(Connection c, WindowRef w) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(WINDOW_HEAD_RESERVATION)) {
-      ps.setString(1, w.projectId());
-      ps.setLong(2, w.windowStartMs());
-      ps.setLong(3, w.windowMs());
-      return JdbcRows.one(ps, "reservation", AdmissionRows::reservation);
-    }
+    return JdbcRows.byWindow(
+        c, WINDOW_HEAD_RESERVATION, w, "reservation", AdmissionRows::reservation);
   }
 
   private static final String INSERT_RESERVATION =

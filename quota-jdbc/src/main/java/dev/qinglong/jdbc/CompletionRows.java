@@ -221,12 +221,8 @@ final class CompletionRows {
           """;
 
   static Settlement windowHead(Connection c, WindowRef w) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(WINDOW_HEAD_SETTLEMENT)) {
-      ps.setString(1, w.projectId());
-      ps.setLong(2, w.windowStartMs());
-      ps.setLong(3, w.windowMs());
-      return JdbcRows.one(ps, "settlement", CompletionRows::settlement);
-    }
+    return JdbcRows.byWindow(
+        c, WINDOW_HEAD_SETTLEMENT, w, "settlement", CompletionRows::settlement);
   }
 
   private static final String INSERT_SETTLEMENT =

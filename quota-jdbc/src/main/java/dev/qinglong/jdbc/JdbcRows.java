@@ -1,5 +1,6 @@
 package dev.qinglong.jdbc;
 
+import dev.qinglong.core.ai.WindowRef;
 import dev.qinglong.core.model.StoreUnavailableException;
 import dev.qinglong.core.model.ValidationException;
 import java.sql.Connection;
@@ -26,6 +27,18 @@ final class JdbcRows {
     try (PreparedStatement ps = c.prepareStatement(query)) {
       ps.setString(1, projectId);
       ps.setString(2, id);
+      return one(ps, what, mapper);
+    }
+  }
+
+  /** The row of {@code query} for parameters (project id, window start ms, window ms), or null. */
+  static <T> T byWindow(
+      Connection c, String query, WindowRef window, String what, RowMapper<T> mapper)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(query)) {
+      ps.setString(1, window.projectId());
+      ps.setLong(2, window.windowStartMs());
+      ps.setLong(3, window.windowMs());
       return one(ps, what, mapper);
     }
   }

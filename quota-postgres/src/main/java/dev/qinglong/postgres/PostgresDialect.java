@@ -25,52 +25,6 @@ public final class PostgresDialect implements JdbcDialect {
   private static final String NOW_MS =
       "floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint";
 
-  /**
-   * The parameters enter once through {@code input}: JDBC binds each {@code ?} once, and the window
-   * and limit are needed in several places.
-   */
-  private static final String CONSUME =
-      """
-      WITH input AS (
-        SELECT ?::text AS project_id, ?::text AS subject_type, ?::text AS subject_id,
-               ?::text AS operation, jsonb_build_array(?::text) AS receipt,
-               ?::bigint AS window_ms, ?::integer AS max_count, %s AS now_ms
-      )
-      INSERT INTO plugin_package_management_quota_buckets AS b
-        (project_id, subject_type, subject_id, operation,
-         window_started_at_ms, consumed_count, receipt_ids, updated_at_ms)
-      SELECT project_id, subject_type, subject_id, operation, now_ms, 1, receipt, now_ms
-      FROM input
-      ON CONFLICT (project_id, subject_type, subject_id, operation) DO UPDATE SET
-        window_started_at_ms =
-          CASE WHEN b.window_started_at_ms + (SELECT window_ms FROM input) <= excluded.updated_at_ms
-               THEN excluded.window_started_at_ms
-               ELSE b.window_started_at_ms END,
-        consumed_count =
-          CASE WHEN b.window_started_at_ms + (SELECT window_ms FROM input) <= excluded.updated_at_ms
-               THEN 1
-               ELSE b.consumed_count + 1 END,
-        receipt_ids =
-          CASE WHEN b.window_started_at_ms + (SELECT window_ms FROM input) <= excluded.updated_at_ms
-               THEN excluded.receipt_ids
-               ELSE b.receipt_ids || excluded.receipt_ids END,
-        updated_at_ms = excluded.updated_at_ms
-      WHERE b.window_started_at_ms + (SELECT window_ms FROM input) <= excluded.updated_at_ms
-         OR (b.consumed_count < (SELECT max_count FROM input)
-             AND NOT b.receipt_ids @> excluded.receipt_ids)
-      RETURNING window_started_at_ms, consumed_count
-      """
-          .formatted(NOW_MS);
-
-  private static final String READ_BUCKET =
-      """
-      SELECT window_started_at_ms, consumed_count,
-             receipt_ids @> jsonb_build_array(?::text) AS has_receipt, %s AS now_ms
-      FROM plugin_package_management_quota_buckets
-      WHERE project_id = ? AND subject_type = ? AND subject_id = ? AND operation = ?
-      """
-          .formatted(NOW_MS);
-
   private static final String ADVISORY_XACT_LOCK = "SELECT pg_advisory_xact_lock(?)";
 
   private PostgresDialect() {}
@@ -80,19 +34,59 @@ public final class PostgresDialect implements JdbcDialect {
     return "postgres";
   }
 
-  @Override
-  public String nowMs() {
-    return NOW_MS;
-  }
-
+  /**
+   * The parameters enter once through {@code input}: JDBC binds each {@code ?} once, and the window
+   * and limit are needed in several places.
+   */
   @Override
   public String consumeStatement() {
-    return CONSUME;
+    return """
+        WITH input AS (
+          SELECT ?::text AS project_id, ?::text AS subject_type, ?::text AS subject_id,
+                 ?::text AS operation, jsonb_build_array(?::text) AS receipt,
+                 ?::bigint AS window_ms, ?::integer AS max_count, %s AS now_ms
+        )
+        INSERT INTO plugin_package_management_quota_buckets AS b
+          (project_id, subject_type, subject_id, operation,
+           window_started_at_ms, consumed_count, receipt_ids, updated_at_ms)
+        SELECT project_id, subject_type, subject_id, operation, now_ms, 1, receipt, now_ms
+        FROM input
+        ON CONFLICT (project_id, subject_type, subject_id, operation) DO UPDATE SET
+          window_started_at_ms =
+            CASE WHEN b.window_started_at_ms + (SELECT window_ms FROM input) <= excluded.updated_at_ms
+                 THEN excluded.window_started_at_ms
+                 ELSE b.window_started_at_ms END,
+          consumed_count =
+            CASE WHEN b.window_started_at_ms + (SELECT window_ms FROM input) <= excluded.updated_at_ms
+                 THEN 1
+                 ELSE b.consumed_count + 1 END,
+          receipt_ids =
+            CASE WHEN b.window_started_at_ms + (SELECT window_ms FROM input) <= excluded.updated_at_ms
+                 THEN excluded.receipt_ids
+                 ELSE b.receipt_ids || excluded.receipt_ids END,
+          updated_at_ms = excluded.updated_at_ms
+        WHERE b.window_started_at_ms + (SELECT window_ms FROM input) <= excluded.updated_at_ms
+           OR (b.consumed_count < (SELECT max_count FROM input)
+               AND NOT b.receipt_ids @> excluded.receipt_ids)
+        RETURNING window_started_at_ms, consumed_count
+        """
+        .formatted(NOW_MS);
   }
 
   @Override
   public String readBucketStatement() {
-    return READ_BUCKET;
+    return """
+        SELECT window_started_at_ms, consumed_count,
+               receipt_ids @> jsonb_build_array(?::text) AS has_receipt, %s AS now_ms
+        FROM plugin_package_management_quota_buckets
+        WHERE project_id = ? AND subject_type = ? AND subject_id = ? AND operation = ?
+        """
+        .formatted(NOW_MS);
+  }
+
+  @Override
+  public String nowMs() {
+    return NOW_MS;
   }
 
   /**

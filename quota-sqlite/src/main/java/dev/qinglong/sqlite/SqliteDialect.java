@@ -26,43 +26,6 @@ public final class SqliteDialect implements JdbcDialect {
   /** SQLite's own clock in epoch milliseconds; constant within one statement. */
   private static final String NOW_MS = "CAST(unixepoch('subsec') * 1000 AS INTEGER)";
 
-  /**
-   * Numbered parameters ?1 … ?7, in {@link JdbcDialect#consumeStatement}'s order, reused freely.
-   */
-  private static final String CONSUME =
-      """
-      INSERT INTO plugin_package_management_quota_buckets AS b
-        (project_id, subject_type, subject_id, operation,
-         window_started_at_ms, consumed_count, receipt_ids, updated_at_ms)
-      VALUES (?1, ?2, ?3, ?4, %1$s, 1, json_array(?5), %1$s)
-      ON CONFLICT (project_id, subject_type, subject_id, operation) DO UPDATE SET
-        window_started_at_ms = CASE WHEN b.window_started_at_ms + ?6 <= excluded.updated_at_ms
-                                    THEN excluded.window_started_at_ms
-                                    ELSE b.window_started_at_ms END,
-        consumed_count = CASE WHEN b.window_started_at_ms + ?6 <= excluded.updated_at_ms
-                              THEN 1
-                              ELSE b.consumed_count + 1 END,
-        receipt_ids = CASE WHEN b.window_started_at_ms + ?6 <= excluded.updated_at_ms
-                           THEN excluded.receipt_ids
-                           ELSE json_insert(b.receipt_ids, '$[#]', ?5) END,
-        updated_at_ms = excluded.updated_at_ms
-      WHERE b.window_started_at_ms + ?6 <= excluded.updated_at_ms
-         OR (b.consumed_count < ?7
-             AND NOT EXISTS (SELECT 1 FROM json_each(b.receipt_ids) WHERE value = ?5))
-      RETURNING window_started_at_ms, consumed_count
-      """
-          .formatted(NOW_MS);
-
-  private static final String READ_BUCKET =
-      """
-      SELECT window_started_at_ms, consumed_count,
-             EXISTS (SELECT 1 FROM json_each(receipt_ids) WHERE value = ?1) AS has_receipt,
-             %s AS now_ms
-      FROM plugin_package_management_quota_buckets
-      WHERE project_id = ?2 AND subject_type = ?3 AND subject_id = ?4 AND operation = ?5
-      """
-          .formatted(NOW_MS);
-
   /** Permission wire names are lower-case words and dots: no escapes to decode. */
   private static final Pattern JSON_STRING = Pattern.compile("\"([a-z.]+)\"");
 
@@ -73,19 +36,50 @@ public final class SqliteDialect implements JdbcDialect {
     return "sqlite";
   }
 
-  @Override
-  public String nowMs() {
-    return NOW_MS;
-  }
-
+  /**
+   * Numbered parameters ?1 … ?7, in {@link JdbcDialect#consumeStatement}'s order, reused freely.
+   */
   @Override
   public String consumeStatement() {
-    return CONSUME;
+    return """
+        INSERT INTO plugin_package_management_quota_buckets AS b
+          (project_id, subject_type, subject_id, operation,
+           window_started_at_ms, consumed_count, receipt_ids, updated_at_ms)
+        VALUES (?1, ?2, ?3, ?4, %1$s, 1, json_array(?5), %1$s)
+        ON CONFLICT (project_id, subject_type, subject_id, operation) DO UPDATE SET
+          window_started_at_ms = CASE WHEN b.window_started_at_ms + ?6 <= excluded.updated_at_ms
+                                      THEN excluded.window_started_at_ms
+                                      ELSE b.window_started_at_ms END,
+          consumed_count = CASE WHEN b.window_started_at_ms + ?6 <= excluded.updated_at_ms
+                                THEN 1
+                                ELSE b.consumed_count + 1 END,
+          receipt_ids = CASE WHEN b.window_started_at_ms + ?6 <= excluded.updated_at_ms
+                             THEN excluded.receipt_ids
+                             ELSE json_insert(b.receipt_ids, '$[#]', ?5) END,
+          updated_at_ms = excluded.updated_at_ms
+        WHERE b.window_started_at_ms + ?6 <= excluded.updated_at_ms
+           OR (b.consumed_count < ?7
+               AND NOT EXISTS (SELECT 1 FROM json_each(b.receipt_ids) WHERE value = ?5))
+        RETURNING window_started_at_ms, consumed_count
+        """
+        .formatted(NOW_MS);
   }
 
   @Override
   public String readBucketStatement() {
-    return READ_BUCKET;
+    return """
+        SELECT window_started_at_ms, consumed_count,
+               EXISTS (SELECT 1 FROM json_each(receipt_ids) WHERE value = ?1) AS has_receipt,
+               %s AS now_ms
+        FROM plugin_package_management_quota_buckets
+        WHERE project_id = ?2 AND subject_type = ?3 AND subject_id = ?4 AND operation = ?5
+        """
+        .formatted(NOW_MS);
+  }
+
+  @Override
+  public String nowMs() {
+    return NOW_MS;
   }
 
   /** Takes none and returns false: {@code BEGIN IMMEDIATE} already serialised the transaction. */
