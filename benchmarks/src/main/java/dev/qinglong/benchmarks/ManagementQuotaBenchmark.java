@@ -7,11 +7,12 @@ import dev.qinglong.core.quota.QuotaDecision;
 import dev.qinglong.core.quota.QuotaKey;
 import dev.qinglong.core.quota.QuotaOperation;
 import dev.qinglong.core.quota.ReceiptId;
-import dev.qinglong.postgres.PostgresManagementQuotaStore;
+import dev.qinglong.jdbc.JdbcManagementQuotaStore;
+import dev.qinglong.postgres.PostgresDialect;
 import dev.qinglong.postgres.PostgresMigrations;
 import dev.qinglong.postgres.PostgresRoles;
 import dev.qinglong.sqlite.SqliteDatabase;
-import dev.qinglong.sqlite.SqliteManagementQuotaStore;
+import dev.qinglong.sqlite.SqliteDialect;
 import dev.qinglong.testkit.postgres.PostgresTestServer;
 import dev.qinglong.testkit.postgres.TestDatabase;
 import java.io.IOException;
@@ -62,7 +63,10 @@ public final class ManagementQuotaBenchmark {
         HikariDataSource b = SqliteDatabase.open(file)) {
       SqliteDatabase.migrate(a);
       results.add(
-          run("sqlite", new SqliteManagementQuotaStore(a), new SqliteManagementQuotaStore(b)));
+          run(
+              "sqlite",
+              new JdbcManagementQuotaStore(a, SqliteDialect.INSTANCE),
+              new JdbcManagementQuotaStore(b, SqliteDialect.INSTANCE)));
     }
 
     TestDatabase database = PostgresTestServer.get().createDatabase("bench_mq");
@@ -75,8 +79,8 @@ public final class ManagementQuotaBenchmark {
         results.add(
             run(
                 "postgres",
-                new PostgresManagementQuotaStore(a),
-                new PostgresManagementQuotaStore(b)));
+                new JdbcManagementQuotaStore(a, PostgresDialect.INSTANCE),
+                new JdbcManagementQuotaStore(b, PostgresDialect.INSTANCE)));
       }
     }
 

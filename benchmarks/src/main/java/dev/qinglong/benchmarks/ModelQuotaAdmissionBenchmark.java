@@ -9,11 +9,12 @@ import dev.qinglong.core.ai.ProjectQuotaPolicy;
 import dev.qinglong.core.ai.QuotaWindow;
 import dev.qinglong.core.ai.Reservation;
 import dev.qinglong.core.ai.WindowBudget;
+import dev.qinglong.jdbc.JdbcModelQuotaStore;
+import dev.qinglong.postgres.PostgresDialect;
 import dev.qinglong.postgres.PostgresMigrations;
-import dev.qinglong.postgres.PostgresModelQuotaStore;
 import dev.qinglong.postgres.PostgresRoles;
 import dev.qinglong.sqlite.SqliteDatabase;
-import dev.qinglong.sqlite.SqliteModelQuotaStore;
+import dev.qinglong.sqlite.SqliteDialect;
 import dev.qinglong.testkit.postgres.PostgresTestServer;
 import dev.qinglong.testkit.postgres.TestDatabase;
 import java.io.IOException;
@@ -59,7 +60,7 @@ public final class ModelQuotaAdmissionBenchmark {
     try (HikariDataSource sqlite = SqliteDatabase.open(dir.resolve("qinglong.db"))) {
       SqliteDatabase.migrate(sqlite);
       SqliteDatabase.migrateAi(sqlite);
-      ModelQuotaStore store = new SqliteModelQuotaStore(sqlite);
+      ModelQuotaStore store = new JdbcModelQuotaStore(sqlite, SqliteDialect.INSTANCE);
       for (int n : SIZES) {
         results.add(run("sqlite", store, sqlite, "", n));
       }
@@ -71,7 +72,7 @@ public final class ModelQuotaAdmissionBenchmark {
       PostgresMigrations.migrate(owner);
       PostgresMigrations.migrateAi(owner);
       try (HikariDataSource runtime = rolePool(database, PostgresRoles.RUNTIME)) {
-        ModelQuotaStore store = new PostgresModelQuotaStore(runtime);
+        ModelQuotaStore store = new JdbcModelQuotaStore(runtime, PostgresDialect.INSTANCE);
         for (int n : SIZES) {
           results.add(run("postgres", store, owner, "qinglong.", n));
         }

@@ -16,22 +16,24 @@ import java.util.Optional;
 import javax.sql.DataSource;
 
 /**
- * {@link ManagementQuotaStore} over JDBC: the dialect's single ADR 000 statement, and when it
- * changed nothing, one read-back with the database clock classified by {@link BucketReading}.
- * Adapters subclass it with their SQL.
+ * {@link ManagementQuotaStore} over JDBC: the dialect's single ADR 000 statement ({@link
+ * JdbcDialect#consumeStatement}), and when it changed nothing, one read-back with the database
+ * clock ({@link JdbcDialect#readBucketStatement}) classified by {@link BucketReading}. Both run in
+ * auto-commit: each is one atomic statement. The clock is the database's ({@link
+ * JdbcDialect#nowMs}), never the application's.
  */
-public abstract class JdbcManagementQuotaStore implements ManagementQuotaStore {
+public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
   /** A read that finds the bucket changed since the statement decides again, this often. */
   private static final int ATTEMPTS = 3;
 
-  private final DataSource dataSource;
-  private final QuotaSql sql;
-  private final String storeName;
+  private final JdbcTransactions jdbc;
+  private final String consume;
+  private final String readBucket;
 
-  protected JdbcManagementQuotaStore(DataSource dataSource, QuotaSql sql, String storeName) {
-    this.dataSource = Objects.requireNonNull(dataSource);
-    this.sql = Objects.requireNonNull(sql);
-    this.storeName = Objects.requireNonNull(storeName);
+  public JdbcManagementQuotaStore(DataSource dataSource, JdbcDialect dialect) {
+    this.jdbc = new JdbcTransactions(dataSource, dialect);
+    this.consume = Objects.requireNonNull(dialect.consumeStatement());
+    this.readBucket = Objects.requireNonNull(dialect.readBucketStatement());
   }
 
   @Override
@@ -40,28 +42,38 @@ public abstract class JdbcManagementQuotaStore implements ManagementQuotaStore {
     if (limit < 1 || limit > 1000) {
       throw new IllegalArgumentException("limit must be 1..1000");
     }
-    try (Connection c = dataSource.getConnection()) {
-      for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
-        Optional<QuotaDecision> counted = count(c, key, receipt, limit, window);
-        if (counted.isPresent()) {
-          return counted.get();
-        }
-        Optional<QuotaDecision> unchanged = read(c, key, receipt, limit, window);
-        if (unchanged.isPresent()) {
-          return unchanged.get();
-        }
-      }
-    } catch (SQLException e) {
-      throw JdbcStoreException.unavailable(storeName, "quota decision", e);
-    }
-    throw new StoreUnavailableException("quota decision undetermined after " + ATTEMPTS + " tries");
+    Optional<QuotaDecision> decision =
+        jdbc.autoCommit(
+            "quota decision",
+            c -> {
+              for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+                Optional<QuotaDecision> counted = count(c, key, receipt, limit, window);
+                if (counted.isPresent()) {
+                  return counted;
+                }
+                Optional<QuotaDecision> unchanged = read(c, key, receipt, limit, window);
+                if (unchanged.isPresent()) {
+                  return unchanged;
+                }
+              }
+              return Optional.empty();
+            });
+    return decision.orElseThrow(
+        () ->
+            new StoreUnavailableException(
+                "quota decision undetermined after " + ATTEMPTS + " tries"));
   }
 
   private Optional<QuotaDecision> count(
       Connection c, QuotaKey key, ReceiptId receipt, int limit, Duration window)
       throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(sql.consume())) {
-      bindKey(ps, key, receipt);
+    try (PreparedStatement ps = c.prepareStatement(consume)) {
+      // The parameters of JdbcDialect#consumeStatement.
+      ps.setString(1, key.projectId());
+      ps.setString(2, key.subjectType().wireName());
+      ps.setString(3, key.subjectId());
+      ps.setString(4, key.operation().wireName());
+      ps.setString(5, receipt.value());
       ps.setLong(6, window.toMillis());
       ps.setInt(7, limit);
       try (ResultSet rs = ps.executeQuery()) {
@@ -81,7 +93,8 @@ public abstract class JdbcManagementQuotaStore implements ManagementQuotaStore {
   private Optional<QuotaDecision> read(
       Connection c, QuotaKey key, ReceiptId receipt, int limit, Duration window)
       throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(sql.readBucket())) {
+    try (PreparedStatement ps = c.prepareStatement(readBucket)) {
+      // The parameters of JdbcDialect#readBucketStatement.
       ps.setString(1, receipt.value());
       ps.setString(2, key.projectId());
       ps.setString(3, key.subjectType().wireName());
@@ -95,14 +108,5 @@ public abstract class JdbcManagementQuotaStore implements ManagementQuotaStore {
             .classify(limit, window);
       }
     }
-  }
-
-  private static void bindKey(PreparedStatement ps, QuotaKey key, ReceiptId receipt)
-      throws SQLException {
-    ps.setString(1, key.projectId());
-    ps.setString(2, key.subjectType().wireName());
-    ps.setString(3, key.subjectId());
-    ps.setString(4, key.operation().wireName());
-    ps.setString(5, receipt.value());
   }
 }

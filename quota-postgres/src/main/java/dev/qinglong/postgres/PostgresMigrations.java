@@ -75,8 +75,11 @@ public final class PostgresMigrations {
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps =
             c.prepareStatement(
-                PostgresSql.SCHEMA_VERSION.replace(
-                    "flyway_schema_history", SCHEMA + "." + HISTORY_TABLE));
+                "SELECT max(version::integer) FROM "
+                    + SCHEMA
+                    + "."
+                    + HISTORY_TABLE
+                    + " WHERE success");
         ResultSet rs = ps.executeQuery()) {
       return rs.next() ? rs.getInt(1) : 0;
     }

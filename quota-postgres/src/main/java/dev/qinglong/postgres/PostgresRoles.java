@@ -31,7 +31,7 @@ public final class PostgresRoles {
     try (Connection c = owner.getConnection();
         Statement st = c.createStatement()) {
       for (String role : ALL) {
-        st.execute(PostgresSql.createRoleIfMissing(role));
+        st.execute(createRoleIfMissing(role));
       }
     } catch (SQLException e) {
       throw new IllegalStateException(
@@ -40,5 +40,24 @@ public final class PostgresRoles {
               + e.getMessage(),
           e);
     }
+  }
+
+  /**
+   * Creates a login role if it does not exist; tolerant of a concurrent bootstrap. The name is one
+   * of {@link #ALL}, never user input.
+   */
+  private static String createRoleIfMissing(String role) {
+    return """
+        DO $$
+        BEGIN
+          IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '%1$s') THEN
+            CREATE ROLE %1$s LOGIN NOINHERIT NOCREATEDB NOCREATEROLE;
+          END IF;
+        EXCEPTION WHEN duplicate_object OR unique_violation THEN
+          NULL;
+        END
+        $$
+        """
+        .formatted(role);
   }
 }

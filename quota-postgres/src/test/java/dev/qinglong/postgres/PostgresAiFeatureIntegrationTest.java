@@ -7,6 +7,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.qinglong.core.ai.AdmissionOutcome;
 import dev.qinglong.core.ai.AdmissionRequest;
 import dev.qinglong.core.ai.QuotaWindow;
+import dev.qinglong.jdbc.JdbcModelQuotaStore;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -57,7 +58,7 @@ class PostgresAiFeatureIntegrationTest {
     PostgresFixture fixture = new PostgresFixture("aiprivileges", true);
     try {
       HikariDataSource runtime = fixture.rolePool(PostgresRoles.RUNTIME, 2);
-      PostgresModelQuotaStore store = new PostgresModelQuotaStore(runtime);
+      JdbcModelQuotaStore store = new JdbcModelQuotaStore(runtime, PostgresDialect.INSTANCE);
       store.putModelPolicy("p1", "m1", 10, null);
       store.putProjectQuota("p1", QuotaWindow.ONE_MINUTE, 5, 100, null);
       store.createStepRun("p1", "s1", "r1", "m1");

@@ -7,6 +7,10 @@ import dev.qinglong.core.governance.GovernanceStore;
 import dev.qinglong.core.policy.ProjectPolicyStore;
 import dev.qinglong.core.quota.ManagementQuotaStore;
 import dev.qinglong.core.quota.QuotaKey;
+import dev.qinglong.jdbc.JdbcGovernanceStore;
+import dev.qinglong.jdbc.JdbcManagementQuotaStore;
+import dev.qinglong.jdbc.JdbcModelQuotaStore;
+import dev.qinglong.jdbc.JdbcPolicyStore;
 import dev.qinglong.testkit.ModelQuotaFixture;
 import dev.qinglong.testkit.postgres.PostgresTestServer;
 import dev.qinglong.testkit.postgres.TestDatabase;
@@ -54,7 +58,7 @@ final class PostgresFixture implements ModelQuotaFixture {
 
   @Override
   public ModelQuotaStore modelQuotaStore(DataSource dataSource) {
-    return new PostgresModelQuotaStore(dataSource);
+    return new JdbcModelQuotaStore(dataSource, PostgresDialect.INSTANCE);
   }
 
   @Override
@@ -103,25 +107,25 @@ final class PostgresFixture implements ModelQuotaFixture {
 
   @Override
   public ManagementQuotaStore quotaStore(DataSource dataSource) {
-    return new PostgresManagementQuotaStore(dataSource);
+    return new JdbcManagementQuotaStore(dataSource, PostgresDialect.INSTANCE);
   }
 
   @Override
   public GovernanceStore governanceStore(DataSource dataSource) {
-    return new PostgresGovernanceStore(dataSource);
+    return new JdbcGovernanceStore(dataSource, PostgresDialect.INSTANCE);
   }
 
   @Override
   public ProjectPolicyStore policyStore(DataSource dataSource) {
     // Policy writes belong to ql3_admin; a foreign data source (e.g. unreachable) is used as is.
     boolean ours = dataSource instanceof HikariDataSource h && pools.contains(h);
-    return new PostgresPolicyStore(ours ? admin : dataSource);
+    return new JdbcPolicyStore(ours ? admin : dataSource, PostgresDialect.INSTANCE);
   }
 
   @Override
   public long databaseNowMs() {
     try (Connection c = owner.getConnection();
-        PreparedStatement ps = c.prepareStatement("SELECT " + PostgresSql.NOW_MS);
+        PreparedStatement ps = c.prepareStatement("SELECT " + PostgresDialect.INSTANCE.nowMs());
         ResultSet rs = ps.executeQuery()) {
       rs.next();
       return rs.getLong(1);

@@ -8,6 +8,7 @@ import dev.qinglong.core.quota.QuotaDecision;
 import dev.qinglong.core.quota.QuotaKey;
 import dev.qinglong.core.quota.QuotaOperation;
 import dev.qinglong.core.quota.ReceiptId;
+import dev.qinglong.jdbc.JdbcManagementQuotaStore;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -51,7 +52,7 @@ class PostgresRolePrivilegesIntegrationTest {
     HikariDataSource manager = fixture.rolePool(PostgresRoles.PACKAGE_MANAGER, 1);
     QuotaKey key = QuotaKey.user("prj-roles", "alice", QuotaOperation.PROPOSE);
     QuotaDecision d =
-        new PostgresManagementQuotaStore(manager)
+        new JdbcManagementQuotaStore(manager, PostgresDialect.INSTANCE)
             .consume(key, new ReceiptId("r1"), 5, Duration.ofSeconds(60));
     assertThat(d).isInstanceOf(QuotaDecision.Allowed.class);
 

@@ -6,6 +6,10 @@ import dev.qinglong.core.governance.GovernanceStore;
 import dev.qinglong.core.policy.ProjectPolicyStore;
 import dev.qinglong.core.quota.ManagementQuotaStore;
 import dev.qinglong.core.quota.QuotaKey;
+import dev.qinglong.jdbc.JdbcGovernanceStore;
+import dev.qinglong.jdbc.JdbcManagementQuotaStore;
+import dev.qinglong.jdbc.JdbcModelQuotaStore;
+import dev.qinglong.jdbc.JdbcPolicyStore;
 import dev.qinglong.testkit.ModelQuotaFixture;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -56,7 +60,7 @@ final class SqliteFixture implements ModelQuotaFixture {
 
   @Override
   public ModelQuotaStore modelQuotaStore(DataSource dataSource) {
-    return new SqliteModelQuotaStore(dataSource);
+    return new JdbcModelQuotaStore(dataSource, SqliteDialect.INSTANCE);
   }
 
   @Override
@@ -85,17 +89,17 @@ final class SqliteFixture implements ModelQuotaFixture {
 
   @Override
   public ManagementQuotaStore quotaStore(DataSource dataSource) {
-    return new SqliteManagementQuotaStore(dataSource);
+    return new JdbcManagementQuotaStore(dataSource, SqliteDialect.INSTANCE);
   }
 
   @Override
   public GovernanceStore governanceStore(DataSource dataSource) {
-    return new SqliteGovernanceStore(dataSource);
+    return new JdbcGovernanceStore(dataSource, SqliteDialect.INSTANCE);
   }
 
   @Override
   public ProjectPolicyStore policyStore(DataSource dataSource) {
-    return new SqlitePolicyStore(dataSource);
+    return new JdbcPolicyStore(dataSource, SqliteDialect.INSTANCE);
   }
 
   @Override

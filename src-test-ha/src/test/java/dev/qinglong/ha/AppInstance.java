@@ -6,11 +6,12 @@ import dev.qinglong.core.governance.PluginPackageGovernance;
 import dev.qinglong.core.policy.ProjectPolicy;
 import dev.qinglong.core.quota.ManagementQuota;
 import dev.qinglong.core.quota.ManagementQuotaPolicy;
-import dev.qinglong.postgres.PostgresGovernanceStore;
-import dev.qinglong.postgres.PostgresManagementQuotaStore;
+import dev.qinglong.jdbc.JdbcGovernanceStore;
+import dev.qinglong.jdbc.JdbcManagementQuotaStore;
+import dev.qinglong.jdbc.JdbcModelQuotaStore;
+import dev.qinglong.jdbc.JdbcPolicyStore;
+import dev.qinglong.postgres.PostgresDialect;
 import dev.qinglong.postgres.PostgresMigrations;
-import dev.qinglong.postgres.PostgresModelQuotaStore;
-import dev.qinglong.postgres.PostgresPolicyStore;
 import dev.qinglong.postgres.PostgresRoles;
 import java.io.IOException;
 import java.time.Clock;
@@ -28,7 +29,7 @@ final class AppInstance implements AutoCloseable {
   final HikariDataSource manager;
   final HikariDataSource admin;
   final HikariDataSource runtime;
-  final PostgresModelQuotaStore modelQuota;
+  final JdbcModelQuotaStore modelQuota;
   final ProjectPolicy policy;
   final PluginPackageGovernance governance;
 
@@ -38,14 +39,20 @@ final class AppInstance implements AutoCloseable {
     this.manager = pool(name + "-manager", PostgresRoles.PACKAGE_MANAGER, 2);
     this.admin = pool(name + "-admin", PostgresRoles.ADMIN, 1);
     this.runtime = pool(name + "-runtime", PostgresRoles.RUNTIME, 2);
-    this.modelQuota = new PostgresModelQuotaStore(runtime);
-    this.policy = new ProjectPolicy(new PostgresPolicyStore(admin), Set.of("admin"));
+    this.modelQuota = new JdbcModelQuotaStore(runtime, PostgresDialect.INSTANCE);
+    this.policy =
+        new ProjectPolicy(new JdbcPolicyStore(admin, PostgresDialect.INSTANCE), Set.of("admin"));
     ManagementQuota quota =
         new ManagementQuota(
-            new PostgresManagementQuotaStore(manager), quotaPolicy, (operation, outcome) -> {});
+            new JdbcManagementQuotaStore(manager, PostgresDialect.INSTANCE),
+            quotaPolicy,
+            (operation, outcome) -> {});
     this.governance =
         new PluginPackageGovernance(
-            policy, quota, new PostgresGovernanceStore(manager), Clock.systemUTC());
+            policy,
+            quota,
+            new JdbcGovernanceStore(manager, PostgresDialect.INSTANCE),
+            Clock.systemUTC());
   }
 
   private HikariDataSource pool(String poolName, String role, int size) {

@@ -8,6 +8,11 @@ import dev.qinglong.core.quota.ManagementQuotaStore;
 import dev.qinglong.gateway.lease.LeaseListener;
 import dev.qinglong.gateway.postgres.GatewayMigrations;
 import dev.qinglong.gateway.worker.WorkerLock;
+import dev.qinglong.jdbc.JdbcDialect;
+import dev.qinglong.jdbc.JdbcGovernanceStore;
+import dev.qinglong.jdbc.JdbcManagementQuotaStore;
+import dev.qinglong.jdbc.JdbcModelQuotaStore;
+import dev.qinglong.jdbc.JdbcPolicyStore;
 import dev.qinglong.jdbc.backend.BackendParts;
 import dev.qinglong.jdbc.backend.DataSourceDecorator;
 import dev.qinglong.jdbc.backend.DownloadCoordination;
@@ -15,11 +20,8 @@ import dev.qinglong.jdbc.backend.DownloadSettings;
 import dev.qinglong.jdbc.backend.OpenedParts;
 import dev.qinglong.jdbc.backend.SchemaProbe;
 import dev.qinglong.jdbc.backend.StoreBackend;
-import dev.qinglong.postgres.PostgresGovernanceStore;
-import dev.qinglong.postgres.PostgresManagementQuotaStore;
+import dev.qinglong.postgres.PostgresDialect;
 import dev.qinglong.postgres.PostgresMigrations;
-import dev.qinglong.postgres.PostgresModelQuotaStore;
-import dev.qinglong.postgres.PostgresPolicyStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -54,6 +56,8 @@ public final class PostgresBackend implements StoreBackend {
       PostgresMigrations.SCHEMA + "." + PostgresMigrations.AI_HISTORY_TABLE;
   private static final String DOWNLOADS_HISTORY =
       GatewayMigrations.SCHEMA + "." + GatewayMigrations.HISTORY_TABLE;
+
+  private static final JdbcDialect DIALECT = PostgresDialect.INSTANCE;
 
   private final PostgresSettings settings;
   private final BackendParts parts;
@@ -107,9 +111,10 @@ public final class PostgresBackend implements StoreBackend {
           pool(PostgresSettings.PACKAGE_MANAGER, settings.managerPoolSize(), decorator);
       DataSource admin = pool(PostgresSettings.ADMIN, settings.adminPoolSize(), decorator);
       policy =
-          new SplitPolicyStore(new PostgresPolicyStore(manager), new PostgresPolicyStore(admin));
-      quota = new PostgresManagementQuotaStore(manager);
-      governance = new PostgresGovernanceStore(manager);
+          new SplitPolicyStore(
+              new JdbcPolicyStore(manager, DIALECT), new JdbcPolicyStore(admin, DIALECT));
+      quota = new JdbcManagementQuotaStore(manager, DIALECT);
+      governance = new JdbcGovernanceStore(manager, DIALECT);
       probes.add(
           new SchemaProbe(
               "package-manager", manager, BASE_HISTORY, PostgresMigrations.REQUIRED_VERSION));
@@ -118,13 +123,13 @@ public final class PostgresBackend implements StoreBackend {
     }
     if (parts.modelQuota()) {
       DataSource runtime = pool(PostgresSettings.RUNTIME, settings.runtimePoolSize(), decorator);
-      modelQuota = new PostgresModelQuotaStore(runtime);
+      modelQuota = new JdbcModelQuotaStore(runtime, DIALECT);
       probes.add(
           new SchemaProbe("runtime", runtime, AI_HISTORY, PostgresMigrations.AI_REQUIRED_VERSION));
     }
     if (parts.worker()) {
       DataSource executor = pool(PostgresSettings.PACKAGE_EXECUTOR, 1, decorator);
-      publisher = new PostgresGovernanceStore(executor);
+      publisher = new JdbcGovernanceStore(executor, DIALECT);
       workerLock = opened.add(PostgresDownloads.workerLock(settings));
       probes.add(
           new SchemaProbe(
@@ -135,8 +140,8 @@ public final class PostgresBackend implements StoreBackend {
       int size = parts.governance() ? 1 : settings.readerPoolSize();
       DataSource reader = pool(PostgresSettings.READER, size, decorator);
       if (!parts.governance()) {
-        policy = new PostgresPolicyStore(reader);
-        governance = new PostgresGovernanceStore(reader);
+        policy = new JdbcPolicyStore(reader, DIALECT);
+        governance = new JdbcGovernanceStore(reader, DIALECT);
         probes.add(
             new SchemaProbe("reader", reader, BASE_HISTORY, PostgresMigrations.REQUIRED_VERSION));
       }

@@ -7,6 +7,11 @@ import dev.qinglong.core.policy.ProjectPolicyStore;
 import dev.qinglong.core.quota.ManagementQuotaStore;
 import dev.qinglong.gateway.lease.LeaseListener;
 import dev.qinglong.gateway.worker.WorkerLock;
+import dev.qinglong.jdbc.JdbcDialect;
+import dev.qinglong.jdbc.JdbcGovernanceStore;
+import dev.qinglong.jdbc.JdbcManagementQuotaStore;
+import dev.qinglong.jdbc.JdbcModelQuotaStore;
+import dev.qinglong.jdbc.JdbcPolicyStore;
 import dev.qinglong.jdbc.backend.BackendParts;
 import dev.qinglong.jdbc.backend.DataSourceDecorator;
 import dev.qinglong.jdbc.backend.DownloadCoordination;
@@ -16,10 +21,7 @@ import dev.qinglong.jdbc.backend.SchemaProbe;
 import dev.qinglong.jdbc.backend.StandaloneDownloads;
 import dev.qinglong.jdbc.backend.StoreBackend;
 import dev.qinglong.sqlite.SqliteDatabase;
-import dev.qinglong.sqlite.SqliteGovernanceStore;
-import dev.qinglong.sqlite.SqliteManagementQuotaStore;
-import dev.qinglong.sqlite.SqliteModelQuotaStore;
-import dev.qinglong.sqlite.SqlitePolicyStore;
+import dev.qinglong.sqlite.SqliteDialect;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,6 +37,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class SqliteBackend implements StoreBackend {
   private static final Logger log = LoggerFactory.getLogger(SqliteBackend.class);
+
+  private static final JdbcDialect DIALECT = SqliteDialect.INSTANCE;
 
   private final BackendParts parts;
   private final OpenedParts opened = new OpenedParts();
@@ -66,17 +70,17 @@ public final class SqliteBackend implements StoreBackend {
       int applied = SqliteDatabase.migrate(pool);
       int aiApplied = ai ? SqliteDatabase.migrateAi(pool) : 0;
       DataSource ds = decorator.decorate("sqlite", pool);
-      backend.policy = new SqlitePolicyStore(ds);
-      backend.governance = new SqliteGovernanceStore(ds);
+      backend.policy = new JdbcPolicyStore(ds, DIALECT);
+      backend.governance = new JdbcGovernanceStore(ds, DIALECT);
       backend.probes.add(
           new SchemaProbe(
               "sqlite", ds, SqliteDatabase.HISTORY_TABLE, SqliteDatabase.REQUIRED_VERSION));
       if (parts.governance()) {
-        backend.quota = new SqliteManagementQuotaStore(ds);
+        backend.quota = new JdbcManagementQuotaStore(ds, DIALECT);
       }
       if (parts.modelQuota()) {
         DataSource aiDs = decorator.decorate("sqlite-ai", pool);
-        backend.modelQuota = new SqliteModelQuotaStore(aiDs);
+        backend.modelQuota = new JdbcModelQuotaStore(aiDs, DIALECT);
         backend.probes.add(
             new SchemaProbe(
                 "sqlite-ai",

@@ -1,0 +1,218 @@
+package dev.qinglong.jdbc;
+
+import dev.qinglong.core.governance.ActionType;
+import dev.qinglong.core.governance.Approval;
+import dev.qinglong.core.governance.Decision;
+import dev.qinglong.core.governance.DecisionCommand;
+import dev.qinglong.core.governance.PluginPackageAction;
+import dev.qinglong.core.governance.Proposal;
+import dev.qinglong.core.governance.ProposalState;
+import dev.qinglong.core.model.Sha256Digest;
+import dev.qinglong.core.model.StoreUnavailableException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.util.Optional;
+
+/**
+ * The proposal and approval rows of {@link JdbcGovernanceStore}: each statement next to the code
+ * that binds it, and the row mappers. Standard SQL that PostgreSQL and SQLite both run.
+ */
+final class GovernanceRows {
+  private GovernanceRows() {}
+
+  /** The proposal columns {@link #proposal} maps, without a WHERE clause. */
+  static final String PROPOSALS =
+      """
+      SELECT project_id, proposal_id, approval_id, action_ref, action_type, package_name,
+             package_version, artifact_digest, action_digest, proposed_by, state,
+             created_at_ms, updated_at_ms
+      FROM plugin_package_proposals
+      """;
+
+  private static final String INSERT_PROPOSAL =
+      """
+      INSERT INTO plugin_package_proposals
+        (project_id, proposal_id, approval_id, action_ref, action_type, package_name,
+         package_version, artifact_digest, action_digest, proposed_by, state,
+         created_at_ms, updated_at_ms)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (project_id, action_ref) DO NOTHING
+      """;
+
+  /** False if the Project already has a proposal with this actionRef: nothing inserted. */
+  static boolean insertProposal(Connection c, Proposal p) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(INSERT_PROPOSAL)) {
+      ps.setString(1, p.projectId());
+      ps.setString(2, p.proposalId());
+      ps.setString(3, p.approvalId());
+      ps.setString(4, p.actionRef());
+      ps.setString(5, p.action().type().wireName());
+      ps.setString(6, p.action().packageName());
+      ps.setString(7, p.action().version());
+      if (p.action().artifactDigest() == null) {
+        ps.setNull(8, Types.VARCHAR);
+      } else {
+        ps.setString(8, p.action().artifactDigest().value());
+      }
+      ps.setString(9, p.actionDigest().value());
+      ps.setString(10, p.proposedBy());
+      ps.setString(11, p.state().wireName());
+      ps.setLong(12, p.createdAtMs());
+      ps.setLong(13, p.updatedAtMs());
+      return ps.executeUpdate() == 1;
+    }
+  }
+
+  private static final String INSERT_APPROVAL =
+      """
+      INSERT INTO plugin_package_approvals
+        (project_id, approval_id, proposal_id, action_digest, proposed_by, state, created_at_ms)
+      VALUES (?, ?, ?, ?, ?, ?, ?)
+      """;
+
+  static void insertApproval(Connection c, Approval a) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(INSERT_APPROVAL)) {
+      ps.setString(1, a.projectId());
+      ps.setString(2, a.approvalId());
+      ps.setString(3, a.proposalId());
+      ps.setString(4, a.actionDigest().value());
+      ps.setString(5, a.proposedBy());
+      ps.setString(6, a.state().wireName());
+      ps.setLong(7, a.createdAtMs());
+      ps.executeUpdate();
+    }
+  }
+
+  private static final String PROPOSAL_BY_ID =
+      PROPOSALS + "WHERE project_id = ? AND proposal_id = ?";
+
+  static Optional<Proposal> proposalById(Connection c, String projectId, String proposalId)
+      throws SQLException {
+    return Optional.ofNullable(
+        JdbcRows.byKey(
+            c, PROPOSAL_BY_ID, projectId, proposalId, "proposal", GovernanceRows::proposal));
+  }
+
+  private static final String PROPOSAL_BY_REF =
+      PROPOSALS + "WHERE project_id = ? AND action_ref = ?";
+
+  static Optional<Proposal> proposalByRef(Connection c, String projectId, String actionRef)
+      throws SQLException {
+    return Optional.ofNullable(
+        JdbcRows.byKey(
+            c, PROPOSAL_BY_REF, projectId, actionRef, "proposal", GovernanceRows::proposal));
+  }
+
+  /** A row of {@link #PROPOSALS}; its action digest must match the action it stores. */
+  static Proposal proposal(ResultSet rs) throws SQLException {
+    String artifact = rs.getString("artifact_digest");
+    PluginPackageAction action =
+        new PluginPackageAction(
+            ActionType.fromWire(rs.getString("action_type")),
+            rs.getString("package_name"),
+            rs.getString("package_version"),
+            artifact == null ? null : new Sha256Digest(artifact));
+    Sha256Digest digest = new Sha256Digest(rs.getString("action_digest"));
+    if (!digest.equals(action.digest())) {
+      throw new StoreUnavailableException("stored proposal does not match its action digest");
+    }
+    return new Proposal(
+        rs.getString("proposal_id"),
+        rs.getString("approval_id"),
+        rs.getString("project_id"),
+        rs.getString("action_ref"),
+        action,
+        digest,
+        rs.getString("proposed_by"),
+        ProposalState.fromWire(rs.getString("state")),
+        rs.getLong("created_at_ms"),
+        rs.getLong("updated_at_ms"));
+  }
+
+  private static final String APPROVAL_BY_ID =
+      """
+      SELECT project_id, approval_id, proposal_id, action_digest, proposed_by, state,
+             decision_id, decision, decided_by, decided_at_ms, created_at_ms
+      FROM plugin_package_approvals
+      WHERE project_id = ? AND approval_id = ?
+      """;
+
+  static Optional<Approval> approvalById(Connection c, String projectId, String approvalId)
+      throws SQLException {
+    return Optional.ofNullable(
+        JdbcRows.byKey(
+            c, APPROVAL_BY_ID, projectId, approvalId, "approval", GovernanceRows::approval));
+  }
+
+  private static Approval approval(ResultSet rs) throws SQLException {
+    String decision = rs.getString("decision");
+    long decidedAt = rs.getLong("decided_at_ms");
+    Long decidedAtMs = rs.wasNull() ? null : decidedAt;
+    return new Approval(
+        rs.getString("approval_id"),
+        rs.getString("proposal_id"),
+        rs.getString("project_id"),
+        new Sha256Digest(rs.getString("action_digest")),
+        rs.getString("proposed_by"),
+        ProposalState.fromWire(rs.getString("state")),
+        rs.getString("decision_id"),
+        decision == null ? null : Decision.fromWire(decision),
+        rs.getString("decided_by"),
+        decidedAtMs,
+        rs.getLong("created_at_ms"));
+  }
+
+  /**
+   * Decides a pending approval unless the decision id is already used in the Project. A racing use
+   * of the same id on another approval is caught by the unique index instead.
+   */
+  private static final String DECIDE_APPROVAL =
+      """
+      UPDATE plugin_package_approvals
+      SET state = ?, decision_id = ?, decision = ?, decided_by = ?, decided_at_ms = ?
+      WHERE project_id = ? AND approval_id = ? AND state = 'pending'
+        AND NOT EXISTS (SELECT 1 FROM plugin_package_approvals d
+                        WHERE d.project_id = ? AND d.decision_id = ?)
+      """;
+
+  /** False if nothing was decided: not pending, or the decision id is taken. */
+  static boolean decide(Connection c, DecisionCommand d) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(DECIDE_APPROVAL)) {
+      ps.setString(1, d.decision().resultingState().wireName());
+      ps.setString(2, d.decisionId());
+      ps.setString(3, d.decision().wireName());
+      ps.setString(4, d.decidedBy());
+      ps.setLong(5, d.decidedAtMs());
+      ps.setString(6, d.projectId());
+      ps.setString(7, d.approvalId());
+      ps.setString(8, d.projectId());
+      ps.setString(9, d.decisionId());
+      return ps.executeUpdate() == 1;
+    }
+  }
+
+  /** The proposal takes its approval's new state. */
+  private static final String FOLLOW_DECISION =
+      """
+      UPDATE plugin_package_proposals SET state = ?, updated_at_ms = ?
+      WHERE project_id = ?
+        AND proposal_id = (SELECT proposal_id FROM plugin_package_approvals
+                           WHERE project_id = ? AND approval_id = ?)
+      """;
+
+  static void followDecision(Connection c, DecisionCommand d) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(FOLLOW_DECISION)) {
+      ps.setString(1, d.decision().resultingState().wireName());
+      ps.setLong(2, d.decidedAtMs());
+      ps.setString(3, d.projectId());
+      ps.setString(4, d.projectId());
+      ps.setString(5, d.approvalId());
+      if (ps.executeUpdate() != 1) {
+        throw new StoreUnavailableException("approval without its proposal");
+      }
+    }
+  }
+}

@@ -1,0 +1,77 @@
+package dev.qinglong.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.List;
+
+/**
+ * What one database does differently from the standard SQL that the JDBC stores of this module
+ * write once ({@link JdbcManagementQuotaStore}, {@link JdbcGovernanceStore}, {@link
+ * JdbcPolicyStore}, {@link JdbcModelQuotaStore}). In the manner of db-scheduler's {@code
+ * JdbcCustomization} and ShedLock's {@code SqlStatementsSource}: only what differs is a method, and
+ * each store takes the dialect in its constructor. Implementations are stateless and thread-safe.
+ */
+public interface JdbcDialect {
+
+  /**
+   * The database's name in {@link dev.qinglong.core.model.StoreUnavailableException} messages
+   * ({@code "postgres store unavailable during …"}).
+   */
+  String name();
+
+  /**
+   * An SQL expression of type integer: the database clock in epoch milliseconds. The wall clock of
+   * the database server, not the transaction start (ADR 000: quota windows run on it).
+   */
+  String nowMs();
+
+  /**
+   * The ADR 000 decision in one statement on {@link #nowMs}: inserts the bucket, restarts its
+   * window or counts the receipt, or changes nothing (replay, or full). Parameters: 1 project id, 2
+   * subject type, 3 subject id, 4 operation, 5 receipt id (all text), 6 window length in ms
+   * (bigint), 7 limit (integer).
+   *
+   * <p>Returns one row {@code (window_started_at_ms, consumed_count)} only when the receipt was
+   * counted; a replay or a full window updates nothing and returns no row.
+   */
+  String consumeStatement();
+
+  /**
+   * Reads the bucket back after {@link #consumeStatement} changed nothing, with the clock read in
+   * the same statement. Parameters: 1 receipt id, 2 project id, 3 subject type, 4 subject id, 5
+   * operation (all text). Returns at most one row {@code (window_started_at_ms, consumed_count,
+   * has_receipt, now_ms)}, {@code has_receipt} a boolean: the receipt is in the bucket's window.
+   */
+  String readBucketStatement();
+
+  /**
+   * Serialises the transaction on {@code connection} with every other transaction that takes {@code
+   * key}, until it ends (commit or rollback).
+   *
+   * @return true if a lock was taken now, so that what the transaction read before may be stale and
+   *     must be read again; false if the dialect takes none because its transactions are serialised
+   *     from their start
+   */
+  boolean lockUntilCommit(Connection connection, long key) throws SQLException;
+
+  /**
+   * The isolation level ({@link Connection#TRANSACTION_REPEATABLE_READ} and so on) of reads that
+   * must see one consistent state across statements, such as a window's usage from two window
+   * heads. {@link Connection#TRANSACTION_NONE} leaves the connection's level alone: for a dialect
+   * whose transactions are serialisable anyway.
+   */
+  int snapshotIsolation();
+
+  /**
+   * Binds a member's permissions as the {@code project_members.permissions} column stores them.
+   *
+   * @param wireNames permission wire names, sorted, without duplicates
+   */
+  void setPermissions(PreparedStatement statement, int index, List<String> wireNames)
+      throws SQLException;
+
+  /** Reads a {@code project_members.permissions} column back as wire names. */
+  List<String> getPermissions(ResultSet row, int column) throws SQLException;
+}

@@ -1,0 +1,105 @@
+package dev.qinglong.jdbc;
+
+import dev.qinglong.core.policy.Permission;
+import dev.qinglong.core.policy.ProjectMember;
+import dev.qinglong.core.policy.ProjectPolicyStore;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import javax.sql.DataSource;
+
+/**
+ * {@link ProjectPolicyStore} over JDBC; the permissions column is encoded by the dialect ({@link
+ * JdbcDialect#setPermissions}: a sorted {@code text[]} on PostgreSQL, a sorted JSON array of wire
+ * names on SQLite). Every call is one auto-commit statement. On PostgreSQL reads work for {@code
+ * ql3_package_manager}; {@link #replaceMember} needs {@code ql3_admin}.
+ */
+public final class JdbcPolicyStore implements ProjectPolicyStore {
+  private static final String PERMISSIONS_OF =
+      "SELECT permissions FROM project_members WHERE project_id = ? AND user_id = ?";
+
+  private static final String REPLACE_MEMBER =
+      """
+      INSERT INTO project_members (project_id, user_id, permissions, updated_at_ms)
+      VALUES (?, ?, ?, %s)
+      ON CONFLICT (project_id, user_id) DO UPDATE SET
+        permissions = excluded.permissions, updated_at_ms = excluded.updated_at_ms
+      """;
+
+  private static final String MEMBERS =
+      "SELECT user_id, permissions FROM project_members WHERE project_id = ? ORDER BY user_id";
+
+  private final JdbcDialect dialect;
+  private final JdbcTransactions jdbc;
+  private final String replaceMember;
+
+  public JdbcPolicyStore(DataSource dataSource, JdbcDialect dialect) {
+    this.dialect = Objects.requireNonNull(dialect, "dialect");
+    this.jdbc = new JdbcTransactions(dataSource, dialect);
+    this.replaceMember = REPLACE_MEMBER.formatted(dialect.nowMs());
+  }
+
+  @Override
+  public Set<Permission> permissionsOf(String projectId, String userId) {
+    return jdbc.autoCommit(
+        "policy read",
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(PERMISSIONS_OF)) {
+            ps.setString(1, projectId);
+            ps.setString(2, userId);
+            try (ResultSet rs = ps.executeQuery()) {
+              return rs.next()
+                  ? decode(dialect.getPermissions(rs, 1))
+                  : EnumSet.noneOf(Permission.class);
+            }
+          }
+        });
+  }
+
+  @Override
+  public void replaceMember(ProjectMember member) {
+    jdbc.autoCommit(
+        "policy write",
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(replaceMember)) {
+            ps.setString(1, member.projectId());
+            ps.setString(2, member.userId());
+            dialect.setPermissions(
+                ps, 3, member.permissions().stream().map(Permission::wireName).sorted().toList());
+            return ps.executeUpdate();
+          }
+        });
+  }
+
+  @Override
+  public List<ProjectMember> members(String projectId) {
+    return jdbc.autoCommit(
+        "policy list",
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(MEMBERS)) {
+            ps.setString(1, projectId);
+            List<ProjectMember> members = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+              while (rs.next()) {
+                members.add(
+                    new ProjectMember(
+                        projectId, rs.getString(1), decode(dialect.getPermissions(rs, 2))));
+              }
+            }
+            return members;
+          }
+        });
+  }
+
+  private static Set<Permission> decode(List<String> wireNames) {
+    Set<Permission> permissions = EnumSet.noneOf(Permission.class);
+    for (String name : wireNames) {
+      permissions.add(Permission.fromWire(name));
+    }
+    return permissions;
+  }
+}

@@ -1,0 +1,113 @@
+package dev.qinglong.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Objects;
+import javax.sql.DataSource;
+
+/**
+ * Connections and transactions for every JDBC store: one connection per call, commit or rollback,
+ * and every {@link SQLException} mapped to the port exception by {@link JdbcStoreException}, named
+ * after the dialect and the operation.
+ */
+final class JdbcTransactions {
+  /** SQLState of a unique violation: a concurrent writer won. */
+  private static final String UNIQUE_VIOLATION = "23505";
+
+  @FunctionalInterface
+  interface Work<T> {
+    T run(Connection connection) throws SQLException;
+  }
+
+  private final DataSource dataSource;
+  private final String store;
+
+  JdbcTransactions(DataSource dataSource, JdbcDialect dialect) {
+    this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+    this.store = Objects.requireNonNull(dialect, "dialect").name();
+  }
+
+  /** Runs {@code work} on one connection in auto-commit: each statement commits on its own. */
+  <T> T autoCommit(String operation, Work<T> work) {
+    try (Connection c = dataSource.getConnection()) {
+      return work.run(c);
+    } catch (SQLException e) {
+      throw JdbcStoreException.unavailable(store, operation, e);
+    }
+  }
+
+  /**
+   * Runs {@code work} in one transaction at the connection's isolation level: committed if it
+   * returns, rolled back if it throws.
+   */
+  <T> T inTransaction(String operation, Work<T> work) {
+    try (Connection c = dataSource.getConnection()) {
+      return commitOrRollback(c, Connection.TRANSACTION_NONE, work);
+    } catch (SQLException e) {
+      throw JdbcStoreException.unavailable(store, operation, e);
+    }
+  }
+
+  /**
+   * As {@link #inTransaction(String, Work)}, but when a constraint is violated (SQLState class 23,
+   * an expected conflict) the transaction is rolled back and {@code afterConflict} answers on the
+   * same connection in auto-commit.
+   */
+  <T> T inTransaction(String operation, Work<T> work, Work<T> afterConflict) {
+    try (Connection c = dataSource.getConnection()) {
+      try {
+        return commitOrRollback(c, Connection.TRANSACTION_NONE, work);
+      } catch (SQLException e) {
+        if (!JdbcStoreException.isConstraintViolation(e)) {
+          throw e;
+        }
+        return afterConflict.run(c);
+      }
+    } catch (SQLException e) {
+      throw JdbcStoreException.unavailable(store, operation, e);
+    }
+  }
+
+  /**
+   * Runs {@code work} in one transaction at {@code isolation} ({@link Connection#TRANSACTION_NONE}:
+   * the connection's own), retried up to {@code attempts} times in all while a unique constraint
+   * (SQLState {@value #UNIQUE_VIOLATION}) shows that a concurrent writer won; a driver that reports
+   * no SQLState is never retried. Each attempt has its own connection.
+   */
+  <T> T retryingTransaction(String operation, int attempts, int isolation, Work<T> work) {
+    SQLException last = null;
+    for (int attempt = 0; attempt < attempts; attempt++) {
+      try (Connection c = dataSource.getConnection()) {
+        return commitOrRollback(c, isolation, work);
+      } catch (SQLException e) {
+        if (!UNIQUE_VIOLATION.equals(e.getSQLState())) {
+          throw JdbcStoreException.unavailable(store, operation, e);
+        }
+        last = e;
+      }
+    }
+    throw JdbcStoreException.unavailable(store, operation + " (still contended)", last);
+  }
+
+  /** The connection is left in auto-commit, at READ COMMITTED if its level was changed. */
+  private static <T> T commitOrRollback(Connection c, int isolation, Work<T> work)
+      throws SQLException {
+    if (isolation != Connection.TRANSACTION_NONE) {
+      c.setTransactionIsolation(isolation);
+    }
+    c.setAutoCommit(false);
+    try {
+      T result = work.run(c);
+      c.commit();
+      return result;
+    } catch (SQLException | RuntimeException e) {
+      c.rollback();
+      throw e;
+    } finally {
+      c.setAutoCommit(true);
+      if (isolation != Connection.TRANSACTION_NONE) {
+        c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+      }
+    }
+  }
+}

@@ -1,0 +1,115 @@
+package dev.qinglong.jdbc;
+
+import static dev.qinglong.jdbc.JdbcRows.nullableLong;
+import static dev.qinglong.jdbc.JdbcRows.setNullableLong;
+
+import dev.qinglong.core.ai.ModelInvocationPolicy;
+import dev.qinglong.core.ai.ProjectQuotaPolicy;
+import dev.qinglong.core.ai.QuotaWindow;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.Optional;
+
+/**
+ * The policy rows of {@link JdbcModelQuotaStore} ({@code model_invocation_policies}, {@code
+ * model_project_quota_policies}): append-only revisions, the latest one in force. Each statement
+ * next to the code that binds and maps it.
+ */
+final class ModelPolicyRows {
+  private ModelPolicyRows() {}
+
+  private static final String LATEST_MODEL_POLICY =
+      """
+      SELECT project_id, model_id, revision, max_total_tokens, max_cost_micros, created_at_ms
+      FROM model_invocation_policies
+      WHERE project_id = ? AND model_id = ? ORDER BY revision DESC LIMIT 1
+      """;
+
+  static Optional<ModelInvocationPolicy> latestModelPolicy(
+      Connection c, String projectId, String modelId) throws SQLException {
+    return Optional.ofNullable(
+        JdbcRows.byKey(
+            c,
+            LATEST_MODEL_POLICY,
+            projectId,
+            modelId,
+            "model policy",
+            rs ->
+                new ModelInvocationPolicy(
+                    rs.getString(1),
+                    rs.getString(2),
+                    rs.getLong(3),
+                    rs.getLong(4),
+                    nullableLong(rs, 5),
+                    rs.getLong(6))));
+  }
+
+  private static final String INSERT_MODEL_POLICY =
+      """
+      INSERT INTO model_invocation_policies
+        (project_id, model_id, revision, max_total_tokens, max_cost_micros, created_at_ms)
+      VALUES (?, ?, ?, ?, ?, ?)
+      """;
+
+  static void insert(Connection c, ModelInvocationPolicy p) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(INSERT_MODEL_POLICY)) {
+      ps.setString(1, p.projectId());
+      ps.setString(2, p.modelId());
+      ps.setLong(3, p.revision());
+      ps.setLong(4, p.maxTotalTokens());
+      setNullableLong(ps, 5, p.maxCostMicros());
+      ps.setLong(6, p.createdAtMs());
+      ps.executeUpdate();
+    }
+  }
+
+  private static final String LATEST_QUOTA_POLICY =
+      """
+      SELECT project_id, revision, window_ms, max_invocations, max_tokens, max_cost_micros,
+             created_at_ms
+      FROM model_project_quota_policies
+      WHERE project_id = ? ORDER BY revision DESC LIMIT 1
+      """;
+
+  static Optional<ProjectQuotaPolicy> latestQuotaPolicy(Connection c, String projectId)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(LATEST_QUOTA_POLICY)) {
+      ps.setString(1, projectId);
+      return Optional.ofNullable(
+          JdbcRows.one(
+              ps,
+              "quota policy",
+              rs ->
+                  new ProjectQuotaPolicy(
+                      rs.getString(1),
+                      rs.getLong(2),
+                      QuotaWindow.ofMillis(rs.getLong(3)),
+                      rs.getLong(4),
+                      rs.getLong(5),
+                      nullableLong(rs, 6),
+                      rs.getLong(7))));
+    }
+  }
+
+  private static final String INSERT_QUOTA_POLICY =
+      """
+      INSERT INTO model_project_quota_policies
+        (project_id, revision, window_ms, max_invocations, max_tokens, max_cost_micros,
+         created_at_ms)
+      VALUES (?, ?, ?, ?, ?, ?, ?)
+      """;
+
+  static void insert(Connection c, ProjectQuotaPolicy p) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(INSERT_QUOTA_POLICY)) {
+      ps.setString(1, p.projectId());
+      ps.setLong(2, p.revision());
+      ps.setLong(3, p.window().millis());
+      ps.setLong(4, p.maxInvocations());
+      ps.setLong(5, p.maxTokens());
+      setNullableLong(ps, 6, p.maxCostMicros());
+      ps.setLong(7, p.createdAtMs());
+      ps.executeUpdate();
+    }
+  }
+}

@@ -1,0 +1,111 @@
+package dev.qinglong.jdbc;
+
+import dev.qinglong.core.ai.AdmissionRequest;
+import dev.qinglong.core.ai.InvocationOutcome;
+import dev.qinglong.core.ai.Reservation;
+import dev.qinglong.core.ai.StepRun;
+import dev.qinglong.core.ai.StepRunState;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.Optional;
+
+/**
+ * The StepRun rows of {@link JdbcModelQuotaStore} ({@code model_step_runs}): {@code ready → running
+ * →} a terminal state, the only rows the store ever updates. Each statement next to the code that
+ * binds and maps it.
+ */
+final class StepRunRows {
+  private StepRunRows() {}
+
+  private static final String INSERT_STEP_RUN =
+      """
+      INSERT INTO model_step_runs
+        (project_id, step_run_id, run_id, model_id, state, invocation_id,
+         created_at_ms, updated_at_ms)
+      VALUES (?, ?, ?, ?, 'ready', NULL, ?, ?)
+      ON CONFLICT (project_id, step_run_id) DO NOTHING
+      """;
+
+  /** A {@code ready} StepRun without invocation; false if the StepRun exists (nothing inserted). */
+  static boolean insertReady(
+      Connection c, String projectId, String stepRunId, String runId, String modelId, long now)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(INSERT_STEP_RUN)) {
+      ps.setString(1, projectId);
+      ps.setString(2, stepRunId);
+      ps.setString(3, runId);
+      ps.setString(4, modelId);
+      ps.setLong(5, now);
+      ps.setLong(6, now);
+      return ps.executeUpdate() == 1;
+    }
+  }
+
+  private static final String STEP_RUN =
+      """
+      SELECT project_id, step_run_id, run_id, model_id, state, invocation_id,
+             created_at_ms, updated_at_ms
+      FROM model_step_runs WHERE project_id = ? AND step_run_id = ?
+      """;
+
+  static Optional<StepRun> stepRun(Connection c, String projectId, String stepRunId)
+      throws SQLException {
+    return Optional.ofNullable(
+        JdbcRows.byKey(
+            c,
+            STEP_RUN,
+            projectId,
+            stepRunId,
+            "step run",
+            rs ->
+                new StepRun(
+                    rs.getString(1),
+                    rs.getString(2),
+                    rs.getString(3),
+                    rs.getString(4),
+                    StepRunState.fromWire(rs.getString(5)),
+                    rs.getString(6),
+                    rs.getLong(7),
+                    rs.getLong(8))));
+  }
+
+  private static final String START_STEP_RUN =
+      """
+      UPDATE model_step_runs SET state = 'running', invocation_id = ?, updated_at_ms = ?
+      WHERE project_id = ? AND step_run_id = ? AND state = 'ready'
+      """;
+
+  /** {@code ready → running}, binding the invocation; false if the StepRun is not ready. */
+  static boolean start(Connection c, AdmissionRequest r, long now) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(START_STEP_RUN)) {
+      ps.setString(1, r.invocationId());
+      ps.setLong(2, now);
+      ps.setString(3, r.projectId());
+      ps.setString(4, r.stepRunId());
+      return ps.executeUpdate() == 1;
+    }
+  }
+
+  private static final String END_STEP_RUN =
+      """
+      UPDATE model_step_runs SET state = ?, updated_at_ms = ?
+      WHERE project_id = ? AND step_run_id = ? AND state = 'running' AND invocation_id = ?
+      """;
+
+  /** {@code running →} the outcome's terminal state, for a StepRun running under {@code r}. */
+  static void end(Connection c, Reservation r, InvocationOutcome outcome, long now)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(END_STEP_RUN)) {
+      ps.setString(1, outcome.terminalState().wireName());
+      ps.setLong(2, now);
+      ps.setString(3, r.projectId());
+      ps.setString(4, r.stepRunId());
+      ps.setString(5, r.invocationId());
+      if (ps.executeUpdate() != 1) {
+        // Checked as running under this invocation in the same transaction. Indicates a bug.
+        throw new IllegalStateException("step run changed inside the completion transaction");
+      }
+    }
+  }
+}

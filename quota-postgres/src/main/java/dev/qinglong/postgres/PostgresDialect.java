@@ -1,0 +1,130 @@
+package dev.qinglong.postgres;
+
+import dev.qinglong.jdbc.JdbcDialect;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * PostgreSQL for the stores of {@code quota-jdbc}: tables in schema {@value
+ * PostgresMigrations#SCHEMA} (the pools set it), the clock {@code clock_timestamp()}, buckets'
+ * receipts as {@code jsonb}, permissions as a sorted {@code text[]}, and transaction-scoped
+ * advisory locks ({@code pg_advisory_xact_lock}) to serialise a model quota window or a Project's
+ * ledger. Stateless: use {@link #INSTANCE}, e.g. {@code new JdbcManagementQuotaStore(pool,
+ * PostgresDialect.INSTANCE)}.
+ */
+public final class PostgresDialect implements JdbcDialect {
+  /** The one instance; the dialect has no state. */
+  public static final PostgresDialect INSTANCE = new PostgresDialect();
+
+  /** clock_timestamp(), not now(): ADR 000 wants the clock of the statement, not of the BEGIN. */
+  private static final String NOW_MS =
+      "floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint";
+
+  private static final String ADVISORY_XACT_LOCK = "SELECT pg_advisory_xact_lock(?)";
+
+  private PostgresDialect() {}
+
+  @Override
+  public String name() {
+    return "postgres";
+  }
+
+  /**
+   * The parameters enter once through {@code input}: JDBC binds each {@code ?} once, and the window
+   * and limit are needed in several places.
+   */
+  @Override
+  public String consumeStatement() {
+    return """
+        WITH input AS (
+          SELECT ?::text AS project_id, ?::text AS subject_type, ?::text AS subject_id,
+                 ?::text AS operation, jsonb_build_array(?::text) AS receipt,
+                 ?::bigint AS window_ms, ?::integer AS max_count, %s AS now_ms
+        )
+        INSERT INTO plugin_package_management_quota_buckets AS b
+          (project_id, subject_type, subject_id, operation,
+           window_started_at_ms, consumed_count, receipt_ids, updated_at_ms)
+        SELECT project_id, subject_type, subject_id, operation, now_ms, 1, receipt, now_ms
+        FROM input
+        ON CONFLICT (project_id, subject_type, subject_id, operation) DO UPDATE SET
+          window_started_at_ms =
+            CASE WHEN b.window_started_at_ms + (SELECT window_ms FROM input) <= excluded.updated_at_ms
+                 THEN excluded.window_started_at_ms
+                 ELSE b.window_started_at_ms END,
+          consumed_count =
+            CASE WHEN b.window_started_at_ms + (SELECT window_ms FROM input) <= excluded.updated_at_ms
+                 THEN 1
+                 ELSE b.consumed_count + 1 END,
+          receipt_ids =
+            CASE WHEN b.window_started_at_ms + (SELECT window_ms FROM input) <= excluded.updated_at_ms
+                 THEN excluded.receipt_ids
+                 ELSE b.receipt_ids || excluded.receipt_ids END,
+          updated_at_ms = excluded.updated_at_ms
+        WHERE b.window_started_at_ms + (SELECT window_ms FROM input) <= excluded.updated_at_ms
+           OR (b.consumed_count < (SELECT max_count FROM input)
+               AND NOT b.receipt_ids @> excluded.receipt_ids)
+        RETURNING window_started_at_ms, consumed_count
+        """
+        .formatted(NOW_MS);
+  }
+
+  @Override
+  public String readBucketStatement() {
+    return """
+        SELECT window_started_at_ms, consumed_count,
+               receipt_ids @> jsonb_build_array(?::text) AS has_receipt, %s AS now_ms
+        FROM plugin_package_management_quota_buckets
+        WHERE project_id = ? AND subject_type = ? AND subject_id = ? AND operation = ?
+        """
+        .formatted(NOW_MS);
+  }
+
+  @Override
+  public String nowMs() {
+    return NOW_MS;
+  }
+
+  /**
+   * {@code pg_advisory_xact_lock}, released at commit or rollback. Always returns true: the lock
+   * may have waited for a transaction that committed since.
+   */
+  @Override
+  public boolean lockUntilCommit(Connection connection, long key) throws SQLException {
+    try (PreparedStatement ps = connection.prepareStatement(ADVISORY_XACT_LOCK)) {
+      ps.setLong(1, key);
+      ps.executeQuery().close();
+    }
+    return true;
+  }
+
+  /**
+   * REPEATABLE READ: one snapshot keeps reads without a lock consistent with each other. (Admission
+   * and completion stay READ COMMITTED, so that what they read after their lock is fresh.)
+   */
+  @Override
+  public int snapshotIsolation() {
+    return Connection.TRANSACTION_REPEATABLE_READ;
+  }
+
+  @Override
+  public void setPermissions(PreparedStatement statement, int index, List<String> wireNames)
+      throws SQLException {
+    statement.setArray(
+        index, statement.getConnection().createArrayOf("text", wireNames.toArray(String[]::new)));
+  }
+
+  @Override
+  public List<String> getPermissions(ResultSet row, int column) throws SQLException {
+    Array array = row.getArray(column);
+    List<String> names = new ArrayList<>();
+    for (Object name : (Object[]) array.getArray()) {
+      names.add((String) name);
+    }
+    return names;
+  }
+}
