@@ -18,9 +18,16 @@ public final class Http {
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   private final String base;
+  private final int port;
 
   public Http(int port) {
     this.base = "http://127.0.0.1:" + port;
+    this.port = port;
+  }
+
+  /** The loopback port the app listens on. */
+  public int port() {
+    return port;
   }
 
   /** A response: status, headers, raw body and the body as JSON (null if not JSON). */

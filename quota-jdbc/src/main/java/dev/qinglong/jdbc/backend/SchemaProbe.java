@@ -95,7 +95,22 @@ public final class SchemaProbe {
             "schema behind");
       }
       return new Result(name, true, current.getVersion(), required.getVersion(), null);
-    } catch (SQLException | RuntimeException e) {
+    } catch (SQLException e) {
+      // 42P01 undefined table, 3F000 undefined schema, 42501 no privilege: nothing migrated yet
+      // (or not granted to this login), as opposed to a database that does not answer.
+      String state = e.getSQLState();
+      boolean missing =
+          "42P01".equals(state)
+              || "3F000".equals(state)
+              || "42501".equals(state)
+              || (e.getMessage() != null && e.getMessage().contains("no such table"));
+      return new Result(
+          name,
+          false,
+          null,
+          required.getVersion(),
+          missing ? "schema not migrated" : "database unreachable");
+    } catch (RuntimeException e) {
       return new Result(name, false, null, required.getVersion(), "database unreachable");
     }
   }
