@@ -1,0 +1,95 @@
+package dev.qinglong.architecture;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.assertj.core.api.Assertions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * app-server is organised by feature ({@code governance}, {@code modelquota}, {@code artifacts})
+ * over two shared layers ({@code http}: the web edge; {@code platform}: properties, roles, the
+ * store backend, readiness). The packages form no cycle, the shared layers know no feature, and
+ * only {@code platform} chooses a store.
+ */
+class AppPackagesTest {
+  private static final JavaClasses APP =
+      new ClassFileImporter()
+          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+          .importPackages("dev.qinglong.app");
+
+  @Test
+  void theTopLevelPackagesAreExactlyTheFeaturesAndTheSharedLayers() {
+    Set<String> packages =
+        APP.stream()
+            .map(c -> c.getPackageName())
+            .filter(p -> p.startsWith("dev.qinglong.app."))
+            .map(p -> p.substring("dev.qinglong.app.".length()).split("\\.")[0])
+            .collect(Collectors.toSet());
+    Assertions.assertThat(packages)
+        .containsExactlyInAnyOrder("platform", "http", "governance", "modelquota", "artifacts");
+  }
+
+  @Test
+  void packagesAreFreeOfCycles() {
+    slices().matching("dev.qinglong.app.(*)..").should().beFreeOfCycles().check(APP);
+  }
+
+  @Test
+  void sharedLayersKnowNoFeature() {
+    noClasses()
+        .that()
+        .resideInAnyPackage("dev.qinglong.app.platform..", "dev.qinglong.app.http..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "dev.qinglong.app.governance..",
+            "dev.qinglong.app.modelquota..",
+            "dev.qinglong.app.artifacts..")
+        .check(APP);
+    noClasses()
+        .that()
+        .resideInAPackage("dev.qinglong.app.platform..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("dev.qinglong.app.http..")
+        .check(APP);
+  }
+
+  @Test
+  void onlyThePlatformChoosesAStore() {
+    noClasses()
+        .that()
+        .resideInAnyPackage(
+            "dev.qinglong.app.http..",
+            "dev.qinglong.app.governance..",
+            "dev.qinglong.app.modelquota..",
+            "dev.qinglong.app.artifacts..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("dev.qinglong.postgres..", "dev.qinglong.sqlite..", "java.sql..")
+        .check(APP);
+  }
+
+  @Test
+  void featuresDoNotDependOnEachOther() {
+    for (String feature : new String[] {"governance", "modelquota", "artifacts"}) {
+      noClasses()
+          .that()
+          .resideInAPackage("dev.qinglong.app." + feature + "..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage(
+              Set.of("governance", "modelquota", "artifacts").stream()
+                  .filter(f -> !f.equals(feature))
+                  .map(f -> "dev.qinglong.app." + f + "..")
+                  .toArray(String[]::new))
+          .check(APP);
+    }
+  }
+}
