@@ -1,25 +1,19 @@
 package dev.qinglong.postgres.backend;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.qinglong.core.ai.ModelQuotaStore;
-import dev.qinglong.core.governance.GovernanceStore;
-import dev.qinglong.core.policy.ProjectPolicyStore;
-import dev.qinglong.core.quota.ManagementQuotaStore;
 import dev.qinglong.gateway.lease.LeaseListener;
 import dev.qinglong.gateway.postgres.GatewayMigrations;
-import dev.qinglong.gateway.worker.WorkerLock;
 import dev.qinglong.jdbc.JdbcDialect;
 import dev.qinglong.jdbc.JdbcGovernanceStore;
 import dev.qinglong.jdbc.JdbcManagementQuotaStore;
 import dev.qinglong.jdbc.JdbcModelQuotaStore;
 import dev.qinglong.jdbc.JdbcPolicyStore;
+import dev.qinglong.jdbc.backend.AbstractStoreBackend;
 import dev.qinglong.jdbc.backend.BackendParts;
 import dev.qinglong.jdbc.backend.DataSourceDecorator;
 import dev.qinglong.jdbc.backend.DownloadCoordination;
 import dev.qinglong.jdbc.backend.DownloadSettings;
-import dev.qinglong.jdbc.backend.OpenedParts;
 import dev.qinglong.jdbc.backend.SchemaProbe;
-import dev.qinglong.jdbc.backend.StoreBackend;
 import dev.qinglong.postgres.PostgresDialect;
 import dev.qinglong.postgres.PostgresMigrations;
 import java.time.Duration;
@@ -47,7 +41,7 @@ import org.slf4j.LoggerFactory;
  * PostgresSettings#migrate()}, else never — the process then verifies every schema it uses through
  * its own logins and refuses to start when one is behind.
  */
-public final class PostgresBackend implements StoreBackend {
+public final class PostgresBackend extends AbstractStoreBackend {
   private static final Logger log = LoggerFactory.getLogger(PostgresBackend.class);
   private static final Duration SCHEMA_CHECK_TIMEOUT = Duration.ofSeconds(5);
   private static final String BASE_HISTORY =
@@ -60,19 +54,10 @@ public final class PostgresBackend implements StoreBackend {
   private static final JdbcDialect DIALECT = PostgresDialect.INSTANCE;
 
   private final PostgresSettings settings;
-  private final BackendParts parts;
-  private final OpenedParts opened = new OpenedParts();
-  private final List<SchemaProbe> probes = new ArrayList<>();
-  private ProjectPolicyStore policy;
-  private GovernanceStore governance;
-  private ManagementQuotaStore quota;
-  private ModelQuotaStore modelQuota;
-  private GovernanceStore publisher;
-  private WorkerLock workerLock;
 
   private PostgresBackend(PostgresSettings settings, BackendParts parts) {
+    super(parts);
     this.settings = settings;
-    this.parts = parts;
   }
 
   /**
@@ -183,56 +168,7 @@ public final class PostgresBackend implements StoreBackend {
   }
 
   @Override
-  public BackendParts parts() {
-    return parts;
-  }
-
-  @Override
-  public ProjectPolicyStore policy() {
-    return OpenedParts.require(policy, "Project Policy");
-  }
-
-  @Override
-  public GovernanceStore governance() {
-    return OpenedParts.require(governance, "the governance store");
-  }
-
-  @Override
-  public ManagementQuotaStore managementQuota() {
-    return OpenedParts.require(quota, "the management quota store");
-  }
-
-  @Override
-  public ModelQuotaStore modelQuota() {
-    return OpenedParts.require(modelQuota, "the model quota store");
-  }
-
-  @Override
-  public GovernanceStore publisher() {
-    return OpenedParts.require(publisher, "the worker's publishing store");
-  }
-
-  @Override
-  public WorkerLock workerLock() {
-    return OpenedParts.require(workerLock, "the worker lock");
-  }
-
-  @Override
-  public DownloadCoordination startDownloads(DownloadSettings downloads, LeaseListener listener) {
-    if (!parts.downloads()) {
-      throw new IllegalStateException(
-          "downloads were not opened for this process's role. Indicates a bug.");
-    }
-    return opened.add(PostgresDownloads.start(settings, downloads, listener));
-  }
-
-  @Override
-  public List<SchemaProbe> probes() {
-    return List.copyOf(probes);
-  }
-
-  @Override
-  public void close() {
-    opened.close();
+  protected DownloadCoordination openDownloads(DownloadSettings downloads, LeaseListener listener) {
+    return PostgresDownloads.start(settings, downloads, listener);
   }
 }

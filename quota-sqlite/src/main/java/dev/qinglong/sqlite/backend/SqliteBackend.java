@@ -1,10 +1,6 @@
 package dev.qinglong.sqlite.backend;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.qinglong.core.ai.ModelQuotaStore;
-import dev.qinglong.core.governance.GovernanceStore;
-import dev.qinglong.core.policy.ProjectPolicyStore;
-import dev.qinglong.core.quota.ManagementQuotaStore;
 import dev.qinglong.gateway.lease.LeaseListener;
 import dev.qinglong.gateway.worker.WorkerLock;
 import dev.qinglong.jdbc.JdbcDialect;
@@ -12,19 +8,16 @@ import dev.qinglong.jdbc.JdbcGovernanceStore;
 import dev.qinglong.jdbc.JdbcManagementQuotaStore;
 import dev.qinglong.jdbc.JdbcModelQuotaStore;
 import dev.qinglong.jdbc.JdbcPolicyStore;
+import dev.qinglong.jdbc.backend.AbstractStoreBackend;
 import dev.qinglong.jdbc.backend.BackendParts;
 import dev.qinglong.jdbc.backend.DataSourceDecorator;
 import dev.qinglong.jdbc.backend.DownloadCoordination;
 import dev.qinglong.jdbc.backend.DownloadSettings;
-import dev.qinglong.jdbc.backend.OpenedParts;
 import dev.qinglong.jdbc.backend.SchemaProbe;
 import dev.qinglong.jdbc.backend.StandaloneDownloads;
-import dev.qinglong.jdbc.backend.StoreBackend;
 import dev.qinglong.sqlite.SqliteDatabase;
 import dev.qinglong.sqlite.SqliteDialect;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,22 +28,13 @@ import org.slf4j.LoggerFactory;
  * lock is never contended inside the process). Migrations always run at start; the worker lock is
  * {@link WorkerLock#singleProcess()}; downloads are standalone with the whole budget.
  */
-public final class SqliteBackend implements StoreBackend {
+public final class SqliteBackend extends AbstractStoreBackend {
   private static final Logger log = LoggerFactory.getLogger(SqliteBackend.class);
 
   private static final JdbcDialect DIALECT = SqliteDialect.INSTANCE;
 
-  private final BackendParts parts;
-  private final OpenedParts opened = new OpenedParts();
-  private final List<SchemaProbe> probes = new ArrayList<>();
-  private ProjectPolicyStore policy;
-  private GovernanceStore governance;
-  private ManagementQuotaStore quota;
-  private ModelQuotaStore modelQuota;
-  private WorkerLock workerLock;
-
   private SqliteBackend(BackendParts parts) {
-    this.parts = parts;
+    super(parts);
   }
 
   /** The database file under a data directory. */
@@ -90,6 +74,7 @@ public final class SqliteBackend implements StoreBackend {
       }
       if (parts.worker()) {
         backend.workerLock = WorkerLock.singleProcess();
+        backend.publisher = backend.governance;
       }
       log.info(
           "store.sqlite.ready file={} migrationsApplied={} aiMigrationsApplied={} parts={}",
@@ -116,47 +101,7 @@ public final class SqliteBackend implements StoreBackend {
   }
 
   @Override
-  public BackendParts parts() {
-    return parts;
-  }
-
-  @Override
-  public ProjectPolicyStore policy() {
-    return policy;
-  }
-
-  @Override
-  public GovernanceStore governance() {
-    return governance;
-  }
-
-  @Override
-  public ManagementQuotaStore managementQuota() {
-    return OpenedParts.require(quota, "the management quota store");
-  }
-
-  @Override
-  public ModelQuotaStore modelQuota() {
-    return OpenedParts.require(modelQuota, "the model quota store");
-  }
-
-  @Override
-  public GovernanceStore publisher() {
-    OpenedParts.require(workerLock, "the worker's publishing store");
-    return governance;
-  }
-
-  @Override
-  public WorkerLock workerLock() {
-    return OpenedParts.require(workerLock, "the worker lock");
-  }
-
-  @Override
-  public DownloadCoordination startDownloads(DownloadSettings settings, LeaseListener listener) {
-    if (!parts.downloads()) {
-      throw new IllegalStateException(
-          "downloads were not opened for this process's role. Indicates a bug.");
-    }
+  protected DownloadCoordination openDownloads(DownloadSettings settings, LeaseListener listener) {
     if (settings.shared()) {
       throw new IllegalStateException(
           "qinglong.downloads.mode=shared needs qinglong.store=postgres (the leases live there)");
@@ -166,15 +111,5 @@ public final class SqliteBackend implements StoreBackend {
         settings.rateBytesPerSecond(),
         settings.perPrincipalBytesPerSecond());
     return StandaloneDownloads.alone(settings);
-  }
-
-  @Override
-  public List<SchemaProbe> probes() {
-    return List.copyOf(probes);
-  }
-
-  @Override
-  public void close() {
-    opened.close();
   }
 }
