@@ -36,6 +36,23 @@ public final class SqliteDialect implements JdbcDialect {
     return "sqlite";
   }
 
+  /** Takes none and returns false: {@code BEGIN IMMEDIATE} already serialised the transaction. */
+  @Override
+  public boolean lockUntilCommit(Connection connection, long key) {
+    return false;
+  }
+
+  /** {@link Connection#TRANSACTION_NONE}: SQLite transactions are serialisable anyway. */
+  @Override
+  public int snapshotIsolation() {
+    return Connection.TRANSACTION_NONE;
+  }
+
+  @Override
+  public String nowMs() {
+    return NOW_MS;
+  }
+
   /**
    * Numbered parameters ?1 … ?7, in {@link JdbcDialect#consumeStatement}'s order, reused freely.
    */
@@ -75,23 +92,6 @@ public final class SqliteDialect implements JdbcDialect {
         WHERE project_id = ?2 AND subject_type = ?3 AND subject_id = ?4 AND operation = ?5
         """
         .formatted(NOW_MS);
-  }
-
-  @Override
-  public String nowMs() {
-    return NOW_MS;
-  }
-
-  /** Takes none and returns false: {@code BEGIN IMMEDIATE} already serialised the transaction. */
-  @Override
-  public boolean lockUntilCommit(Connection connection, long key) {
-    return false;
-  }
-
-  /** {@link Connection#TRANSACTION_NONE}: SQLite transactions are serialisable anyway. */
-  @Override
-  public int snapshotIsolation() {
-    return Connection.TRANSACTION_NONE;
   }
 
   /** A JSON array of the names, e.g. {@code ["model.invoke","package.read"]}. */
