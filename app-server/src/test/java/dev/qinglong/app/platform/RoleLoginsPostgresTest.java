@@ -67,6 +67,15 @@ class RoleLoginsPostgresTest {
     return app;
   }
 
+  private void asOwner(String sql) throws Exception {
+    try (Connection c =
+            DriverManager.getConnection(
+                db.jdbcUrl(), db.username(), db.password() == null ? "" : db.password());
+        Statement st = c.createStatement()) {
+      st.execute(sql);
+    }
+  }
+
   /** The login names of every session on the test database except this test's own. */
   private Set<String> sessionUsers() throws Exception {
     try (Connection c =
@@ -91,6 +100,17 @@ class RoleLoginsPostgresTest {
       // A Policy read through ql3_reader: alice has no membership here (nothing was seeded).
       Response r = reader.http.get("/v1/projects/demo/members", reader.token("alice"));
       assertThat(r.status()).as(r.body()).isEqualTo(403);
+      // With package.read, the published-artifact read runs through ql3_reader too: an artifact
+      // that is not published is the documented 409 (a refused grant would be 503).
+      asOwner(
+          "INSERT INTO qinglong.project_members (project_id, user_id, permissions, updated_at_ms)"
+              + " VALUES ('demo', 'alice', ARRAY['package.read'], 0)");
+      Response members = reader.http.get("/v1/projects/demo/members", reader.token("alice"));
+      assertThat(members.status()).as(members.body()).isEqualTo(200);
+      Response download =
+          reader.http.get(
+              "/v1/projects/demo/artifacts/sha256:" + "b".repeat(64), reader.token("alice"));
+      assertThat(download.status()).as(download.body()).isEqualTo(409);
       assertThat(sessionUsers()).containsExactly("ql3_reader");
       assertThat(reader.bean(StoreBackend.class).parts())
           .isEqualTo(new dev.qinglong.jdbc.backend.BackendParts(false, false, false, true));
