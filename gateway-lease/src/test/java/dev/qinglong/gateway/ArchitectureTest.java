@@ -9,8 +9,9 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
 
 /**
- * The governor, lease rules, worker loop and artifact store are pure: only the {@code postgres}
- * package talks to a database (ADR 002: "the local governor stays the executor and knows no SQL").
+ * The governor, lease state machine, worker loop and artifact store are pure: only the {@code
+ * postgres} package talks to a database (ADR 002: "the local governor stays the executor and knows
+ * no SQL").
  */
 class ArchitectureTest {
   private static final JavaClasses GATEWAY =
@@ -51,11 +52,38 @@ class ArchitectureTest {
   }
 
   @Test
+  void theLeaseStateMachineSeesTheDatabaseOnlyThroughItsStoragePort() {
+    // Stated on its own (the rule above covers it too) so that moving SQL or a driver type into
+    // the state machine, or letting it reach into the adapter, names the lease package.
+    noClasses()
+        .that()
+        .resideInAPackage("dev.qinglong.gateway.lease..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "java.sql..",
+            "javax.sql..",
+            "org.postgresql..",
+            "org.flywaydb..",
+            "com.zaxxer..",
+            "org.springframework..",
+            "dev.qinglong.gateway.postgres..",
+            "dev.qinglong.gateway.artifacts..",
+            "dev.qinglong.gateway.worker..")
+        .check(GATEWAY);
+  }
+
+  @Test
   void theRulesSeeTheModule() {
     // Guards the rules above against passing vacuously on an empty import.
     assertThat(GATEWAY.stream().filter(c -> c.getPackageName().endsWith(".governor")).count())
         .isGreaterThan(3);
     assertThat(GATEWAY.stream().filter(c -> c.getPackageName().endsWith(".postgres")).count())
         .isGreaterThan(3);
+    assertThat(
+            GATEWAY.stream()
+                .filter(c -> c.getPackageName().endsWith(".lease"))
+                .map(c -> c.getSimpleName()))
+        .contains("SlotLease", "SlotAcquisition", "LeaseStorage", "LeaseKeepAlive", "LeaseWindow");
   }
 }

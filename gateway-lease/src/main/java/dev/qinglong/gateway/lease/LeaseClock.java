@@ -1,5 +1,7 @@
 package dev.qinglong.gateway.lease;
 
+import java.time.Duration;
+
 /**
  * The two local clocks a lease window is checked against. The monotonic clock cannot jump but
  * stands still while the host sleeps; the wall clock keeps running during sleep but can jump. A
@@ -26,4 +28,14 @@ public interface LeaseClock {
 
   /** Wall-clock epoch milliseconds, as {@link System#currentTimeMillis()}. */
   long wallMillis();
+
+  /**
+   * Waits about {@code d} (at least 1 ms) between two polls of a lease start-up. A test clock
+   * advances itself instead of blocking.
+   *
+   * @throws InterruptedException if the thread is interrupted while waiting
+   */
+  default void sleep(Duration d) throws InterruptedException {
+    Thread.sleep(Math.max(1, d.toMillis()));
+  }
 }

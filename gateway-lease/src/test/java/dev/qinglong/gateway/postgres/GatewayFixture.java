@@ -2,8 +2,6 @@ package dev.qinglong.gateway.postgres;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.qinglong.gateway.lease.LeaseTimings;
-import dev.qinglong.postgres.PostgresMigrations;
-import dev.qinglong.postgres.PostgresRoles;
 import dev.qinglong.testkit.TcpProxy;
 import dev.qinglong.testkit.postgres.PostgresTestServer;
 import dev.qinglong.testkit.postgres.TestDatabase;
@@ -20,10 +18,28 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A fresh database with the base schema and the shared-download schema, migrated by the owner as in
- * production; leases connect as {@code ql3_reader}, directly or through a {@link TcpProxy}.
+ * A fresh database with the shared-download schema, migrated by the owner as in production; leases
+ * connect as {@code ql3_reader}, directly or through a {@link TcpProxy}.
+ *
+ * <p>This module does not depend on the base schema's module ({@code quota-postgres} depends on
+ * this one), so the fixture lays down a stand-in for what the base migrations leave behind before
+ * the shared-download migrations run: schema {@value GatewayMigrations#SCHEMA} with a base table in
+ * it, the other {@code ql3_*} login roles with {@code USAGE} on the schema and a grant on that
+ * table, and nothing for {@code PUBLIC}. Statements below mirror the base migration's.
  */
 final class GatewayFixture implements AutoCloseable {
+  /** The base schema's login roles (DESIGN §4), as {@code PostgresRoles.ALL} names them. */
+  static final List<String> BASE_ROLES =
+      List.of(
+          "ql3_admin",
+          "ql3_package_manager",
+          "ql3_package_executor",
+          "ql3_runtime",
+          "ql3_worker_ingress");
+
+  /** A table of the base schema that every base role may read. */
+  static final String BASE_TABLE = GatewayMigrations.SCHEMA + ".base_schema_stand_in";
+
   private static final Pattern URL =
       Pattern.compile("jdbc:postgresql://([^/:]+)(?::(\\d+))?/([^?]+)(\\?.*)?");
 
@@ -37,9 +53,11 @@ final class GatewayFixture implements AutoCloseable {
   GatewayFixture(String name) {
     database = PostgresTestServer.get().createDatabase(name);
     owner = database.newDataSource(2);
-    PostgresRoles.bootstrap(owner);
+    for (String role : BASE_ROLES) {
+      createRoleIfMissing(role);
+    }
     GatewayRoles.bootstrap(owner);
-    PostgresMigrations.migrate(owner);
+    createBaseSchemaStandIn();
     GatewayMigrations.migrate(owner);
     Matcher m = URL.matcher(database.jdbcUrl());
     if (!m.matches()) {
@@ -48,6 +66,33 @@ final class GatewayFixture implements AutoCloseable {
     host = m.group(1);
     port = m.group(2) == null ? 5432 : Integer.parseInt(m.group(2));
     databaseName = m.group(3);
+  }
+
+  /** Roles are cluster-wide and other test databases create them too: tolerate the race. */
+  private void createRoleIfMissing(String role) {
+    execute(
+        """
+        DO $$
+        BEGIN
+          IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '%1$s') THEN
+            CREATE ROLE %1$s LOGIN NOINHERIT NOCREATEDB NOCREATEROLE;
+          END IF;
+        EXCEPTION WHEN duplicate_object OR unique_violation THEN
+          NULL;
+        END
+        $$
+        """
+            .formatted(role));
+  }
+
+  private void createBaseSchemaStandIn() {
+    String roles = String.join(", ", BASE_ROLES);
+    execute("CREATE SCHEMA IF NOT EXISTS " + GatewayMigrations.SCHEMA);
+    execute("CREATE TABLE " + BASE_TABLE + " (id bigint PRIMARY KEY)");
+    execute("REVOKE ALL ON SCHEMA " + GatewayMigrations.SCHEMA + " FROM PUBLIC");
+    execute("REVOKE ALL ON ALL TABLES IN SCHEMA " + GatewayMigrations.SCHEMA + " FROM PUBLIC");
+    execute("GRANT USAGE ON SCHEMA " + GatewayMigrations.SCHEMA + " TO " + roles);
+    execute("GRANT SELECT ON " + BASE_TABLE + " TO " + roles);
   }
 
   HikariDataSource owner() {
