@@ -1,4 +1,4 @@
-package dev.qinglong.app.downloads;
+package dev.qinglong.app.artifacts;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -55,15 +55,31 @@ class GatewaySchemaCoexistenceIntegrationTest {
     assertThat(PostgresMigrations.migrate(owner)).isZero();
   }
 
+  /**
+   * ql3_reader reads exactly what a read gateway needs (downloads V2): Policy, and which artifacts
+   * a Project published — three columns of the proposals, nothing else of governance or quota, and
+   * writes none of it.
+   */
   @Test
-  void theReaderSeesNoGovernanceOrQuotaData() throws SQLException {
+  void theReaderReadsOnlyPolicyAndPublishedArtifacts() throws SQLException {
     try (Connection c = connect(GatewayRoles.READER);
         Statement st = c.createStatement()) {
       st.execute("SELECT count(*) FROM qinglong.download_slot_leases");
+      st.execute("SELECT user_id, permissions FROM qinglong.project_members");
+      st.execute(
+          "SELECT 1 FROM qinglong.plugin_package_proposals"
+              + " WHERE project_id = 'p' AND artifact_digest = 'd' AND state = 'published'");
       assertThat(denied(st, "SELECT * FROM qinglong.plugin_package_proposals")).isTrue();
+      assertThat(denied(st, "SELECT action_ref FROM qinglong.plugin_package_proposals")).isTrue();
+      assertThat(denied(st, "SELECT * FROM qinglong.plugin_package_approvals")).isTrue();
       assertThat(denied(st, "SELECT * FROM qinglong.plugin_package_management_quota_buckets"))
           .isTrue();
-      assertThat(denied(st, "SELECT * FROM qinglong.project_members")).isTrue();
+      assertThat(
+              denied(
+                  st, "INSERT INTO qinglong.project_members VALUES ('p', 'u', ARRAY[]::text[], 0)"))
+          .isTrue();
+      assertThat(denied(st, "UPDATE qinglong.plugin_package_proposals SET state = 'published'"))
+          .isTrue();
     }
   }
 
