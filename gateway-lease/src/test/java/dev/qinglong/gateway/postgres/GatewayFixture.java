@@ -89,6 +89,16 @@ final class GatewayFixture implements AutoCloseable {
     String roles = String.join(", ", BASE_ROLES);
     execute("CREATE SCHEMA IF NOT EXISTS " + GatewayMigrations.SCHEMA);
     execute("CREATE TABLE " + BASE_TABLE + " (id bigint PRIMARY KEY)");
+    // The base objects the shared-download migrations grant on to ql3_reader (V2): their shape
+    // matters only as far as the grants name columns.
+    String schema = GatewayMigrations.SCHEMA;
+    execute("CREATE TABLE " + schema + ".project_members (project_id text, user_id text)");
+    execute(
+        "CREATE TABLE "
+            + schema
+            + ".plugin_package_proposals (project_id text, artifact_digest text, state text,"
+            + " action_ref text)");
+    execute("CREATE TABLE " + schema + ".flyway_schema_history (version text)");
     execute("REVOKE ALL ON SCHEMA " + GatewayMigrations.SCHEMA + " FROM PUBLIC");
     execute("REVOKE ALL ON ALL TABLES IN SCHEMA " + GatewayMigrations.SCHEMA + " FROM PUBLIC");
     execute("GRANT USAGE ON SCHEMA " + GatewayMigrations.SCHEMA + " TO " + roles);
