@@ -5,7 +5,7 @@ import dev.qinglong.app.http.JsonResponses;
 import dev.qinglong.app.http.ProblemType;
 import dev.qinglong.app.http.Problems;
 import dev.qinglong.app.platform.ConditionalOnRole;
-import dev.qinglong.app.platform.QingLongProperties.Role;
+import dev.qinglong.app.platform.Role;
 import dev.qinglong.core.governance.GovernanceStore;
 import dev.qinglong.core.model.ConflictException;
 import dev.qinglong.core.model.Identifiers;

@@ -1,9 +1,10 @@
 package dev.qinglong.app.artifacts;
 
+import dev.qinglong.app.http.ArtifactRoutes;
+import dev.qinglong.app.http.RequestShieldFilter.OwnBodyCap;
 import dev.qinglong.app.platform.ConditionalOnRole;
-import dev.qinglong.app.platform.QingLongProperties;
-import dev.qinglong.app.platform.QingLongProperties.DownloadMode;
-import dev.qinglong.app.platform.QingLongProperties.Role;
+import dev.qinglong.app.platform.PlatformProperties;
+import dev.qinglong.app.platform.Role;
 import dev.qinglong.gateway.artifacts.FileArtifactStore;
 import dev.qinglong.jdbc.backend.DownloadSettings;
 import dev.qinglong.jdbc.backend.StoreBackend;
@@ -30,22 +31,30 @@ public class DownloadsConfiguration {
    * without one); every other role may create it.
    */
   @Bean
-  FileArtifactStore fileArtifactStore(QingLongProperties properties) {
+  FileArtifactStore fileArtifactStore(PlatformProperties platform, ArtifactsProperties artifacts) {
     try {
       FileArtifactStore store =
-          properties.getRole() == Role.READER
-              ? FileArtifactStore.forReader(properties.getDataDir(), Optional.empty())
-              : FileArtifactStore.forWriter(
-                  properties.getDataDir(), properties.getArtifacts().getMaxBytes());
+          platform.role() == Role.READER
+              ? FileArtifactStore.forReader(platform.dataDir(), Optional.empty())
+              : FileArtifactStore.forWriter(platform.dataDir(), artifacts.maxBytes());
       log.info(
           "artifacts.storage dir={} storageId={} maxBytes={}",
-          FileArtifactStore.artifactsDir(properties.getDataDir()).toAbsolutePath().normalize(),
+          FileArtifactStore.artifactsDir(platform.dataDir()).toAbsolutePath().normalize(),
           store.storageId(),
-          properties.getArtifacts().getMaxBytes());
+          artifacts.maxBytes());
       return store;
     } catch (IOException e) {
       throw new UncheckedIOException("artifact storage cannot be opened: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * Artifact uploads stream their body under {@code qinglong.artifacts.max-bytes}, not the shield's
+   * JSON cap; the shield checks the declared length against it.
+   */
+  @Bean
+  OwnBodyCap artifactUploadBodyCap(ArtifactsProperties artifacts) {
+    return new OwnBodyCap(ArtifactRoutes::isUpload, artifacts.maxBytes());
   }
 
   @Bean
@@ -57,7 +66,7 @@ public class DownloadsConfiguration {
   @Bean
   @ConditionalOnRole({Role.ALL, Role.READER})
   DownloadSide downloadSide(
-      QingLongProperties properties,
+      DownloadsProperties downloads,
       StoreBackend backend,
       DownloadMetrics metrics,
       ApplicationEventPublisher events) {
@@ -69,14 +78,13 @@ public class DownloadsConfiguration {
           AvailabilityChangeEvent.publish(events, metrics, ReadinessState.REFUSING_TRAFFIC);
           AvailabilityChangeEvent.publish(events, metrics, LivenessState.BROKEN);
         });
-    QingLongProperties.Downloads d = properties.getDownloads();
     DownloadSettings settings =
         new DownloadSettings(
-            d.getMode() == DownloadMode.SHARED,
-            d.getRateBytesPerSecond(),
-            d.getPerPrincipalBytesPerSecond(),
-            d.getSlots(),
-            d.getSlot());
+            downloads.mode() == DownloadsProperties.Mode.SHARED,
+            downloads.rateBytesPerSecond(),
+            downloads.perPrincipalBytesPerSecond(),
+            downloads.slots(),
+            downloads.slot());
     return new DownloadSide(backend.startDownloads(settings, metrics), metrics);
   }
 }

@@ -1,6 +1,6 @@
 package dev.qinglong.app.artifacts;
 
-import dev.qinglong.app.platform.QingLongProperties;
+import dev.qinglong.app.platform.PlatformProperties;
 import dev.qinglong.gateway.worker.WorkerState;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -17,15 +17,18 @@ import org.springframework.stereotype.Component;
  */
 @Component("gateway")
 public class GatewayHealthIndicator implements HealthIndicator {
-  private final QingLongProperties properties;
+  private final PlatformProperties platform;
+  private final DownloadsProperties downloadsProperties;
   private final ObjectProvider<DownloadSide> downloads;
   private final ObjectProvider<PublicationWorker> worker;
 
   public GatewayHealthIndicator(
-      QingLongProperties properties,
+      PlatformProperties platform,
+      DownloadsProperties downloadsProperties,
       ObjectProvider<DownloadSide> downloads,
       ObjectProvider<PublicationWorker> worker) {
-    this.properties = properties;
+    this.platform = platform;
+    this.downloadsProperties = downloadsProperties;
     this.downloads = downloads;
     this.worker = worker;
   }
@@ -33,13 +36,13 @@ public class GatewayHealthIndicator implements HealthIndicator {
   @Override
   public Health health() {
     Map<String, Object> details = new LinkedHashMap<>();
-    details.put("role", properties.getRole().name().toLowerCase(Locale.ROOT));
+    details.put("role", platform.role().name().toLowerCase(Locale.ROOT));
     DownloadSide side = downloads.getIfAvailable();
     if (side != null) {
       details.put("sharedDownloads", side.details());
     } else {
       Map<String, Object> none = new LinkedHashMap<>();
-      none.put("mode", properties.getDownloads().getMode().name().toLowerCase(Locale.ROOT));
+      none.put("mode", downloadsProperties.mode().name().toLowerCase(Locale.ROOT));
       none.put("serves", false);
       details.put("sharedDownloads", none);
     }

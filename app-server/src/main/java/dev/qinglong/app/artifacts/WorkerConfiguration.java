@@ -1,7 +1,7 @@
 package dev.qinglong.app.artifacts;
 
 import dev.qinglong.app.platform.ConditionalOnRole;
-import dev.qinglong.app.platform.QingLongProperties.Role;
+import dev.qinglong.app.platform.Role;
 import dev.qinglong.gateway.artifacts.FileArtifactStore;
 import dev.qinglong.gateway.worker.WorkerLease;
 import dev.qinglong.gateway.worker.WorkerListener;

@@ -1,8 +1,7 @@
 package dev.qinglong.app.governance;
 
 import dev.qinglong.app.platform.ConditionalOnRole;
-import dev.qinglong.app.platform.QingLongProperties;
-import dev.qinglong.app.platform.QingLongProperties.Role;
+import dev.qinglong.app.platform.Role;
 import dev.qinglong.core.governance.PluginPackageGovernance;
 import dev.qinglong.core.policy.ProjectPolicy;
 import dev.qinglong.core.quota.ManagementQuota;
@@ -27,9 +26,8 @@ public class GovernanceConfiguration {
 
   @Bean
   ManagementQuota managementQuota(
-      StoreBackend backend, QingLongProperties properties, QuotaDecisionListener listener) {
-    return new ManagementQuota(
-        backend.managementQuota(), properties.getManagementQuota().toPolicy(), listener);
+      StoreBackend backend, ManagementQuotaProperties properties, QuotaDecisionListener listener) {
+    return new ManagementQuota(backend.managementQuota(), properties.toPolicy(), listener);
   }
 
   @Bean

@@ -3,7 +3,7 @@ package dev.qinglong.app.governance;
 import dev.qinglong.app.http.JsonBodies;
 import dev.qinglong.app.http.JsonResponses;
 import dev.qinglong.app.platform.ConditionalOnRole;
-import dev.qinglong.app.platform.QingLongProperties.Role;
+import dev.qinglong.app.platform.Role;
 import dev.qinglong.core.governance.Approval;
 import dev.qinglong.core.governance.Inspection;
 import dev.qinglong.core.governance.PluginPackageAction;

@@ -2,7 +2,7 @@ package dev.qinglong.app.governance;
 
 import dev.qinglong.app.http.JsonResponses;
 import dev.qinglong.app.platform.ConditionalOnRole;
-import dev.qinglong.app.platform.QingLongProperties.Role;
+import dev.qinglong.app.platform.Role;
 import dev.qinglong.core.model.ConflictException;
 import dev.qinglong.core.model.Identifiers;
 import dev.qinglong.core.policy.ProjectMember;

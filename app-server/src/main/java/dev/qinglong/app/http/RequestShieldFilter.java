@@ -1,6 +1,5 @@
 package dev.qinglong.app.http;
 
-import dev.qinglong.app.platform.QingLongProperties;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletException;
@@ -40,23 +39,26 @@ public final class RequestShieldFilter extends OncePerRequestFilter {
   private final Predicate<HttpServletRequest> ownBodyCap;
   private final long ownMaxBodyBytes;
 
-  public RequestShieldFilter(QingLongProperties.Shield shield) {
-    this(shield, request -> false, 0);
+  /**
+   * Requests whose body is bounded by {@code maxBytes} (checked here against Content-Length) and by
+   * the route itself while streaming, instead of the JSON cap. A feature that streams large bodies
+   * contributes one as a bean (artifact uploads); the shield knows no feature.
+   */
+  public record OwnBodyCap(Predicate<HttpServletRequest> applies, long maxBytes) {
+    /** No route has its own cap. */
+    public static final OwnBodyCap NONE = new OwnBodyCap(request -> false, 0);
   }
 
-  /**
-   * @param ownBodyCap requests whose body is bounded by {@code ownMaxBodyBytes} (checked here
-   *     against Content-Length) and by the route itself while streaming, instead of the JSON cap
-   */
-  public RequestShieldFilter(
-      QingLongProperties.Shield shield,
-      Predicate<HttpServletRequest> ownBodyCap,
-      long ownMaxBodyBytes) {
-    this.ownBodyCap = ownBodyCap;
-    this.ownMaxBodyBytes = ownMaxBodyBytes;
-    this.maxBodyBytes = shield.getMaxBodyBytes();
-    this.perClient = shield.getMaxConcurrentRequestsPerClient();
-    this.total = new Semaphore(shield.getMaxConcurrentRequests());
+  public RequestShieldFilter(ShieldProperties shield) {
+    this(shield, OwnBodyCap.NONE);
+  }
+
+  public RequestShieldFilter(ShieldProperties shield, OwnBodyCap ownBodyCap) {
+    this.ownBodyCap = ownBodyCap.applies();
+    this.ownMaxBodyBytes = ownBodyCap.maxBytes();
+    this.maxBodyBytes = shield.maxBodyBytes();
+    this.perClient = shield.maxConcurrentRequestsPerClient();
+    this.total = new Semaphore(shield.maxConcurrentRequests());
   }
 
   /** True if the request's body was cut off by this filter (its reader then fails). */

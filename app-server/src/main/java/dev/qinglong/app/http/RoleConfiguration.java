@@ -1,6 +1,6 @@
 package dev.qinglong.app.http;
 
-import dev.qinglong.app.platform.QingLongProperties;
+import dev.qinglong.app.platform.PlatformProperties;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
@@ -14,10 +14,10 @@ public class RoleConfiguration {
   private static final Logger log = LoggerFactory.getLogger(RoleConfiguration.class);
 
   @Bean
-  FilterRegistrationBean<RoleFilter> roleFilter(QingLongProperties properties) {
-    log.info("role={}", properties.getRole().name().toLowerCase(java.util.Locale.ROOT));
+  FilterRegistrationBean<RoleFilter> roleFilter(PlatformProperties properties) {
+    log.info("role={}", properties.role().name().toLowerCase(java.util.Locale.ROOT));
     FilterRegistrationBean<RoleFilter> registration =
-        new FilterRegistrationBean<>(new RoleFilter(properties.getRole()));
+        new FilterRegistrationBean<>(new RoleFilter(properties.role()));
     registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 2);
     registration.addUrlPatterns("/*");
     return registration;

@@ -1,6 +1,6 @@
 package dev.qinglong.app.http;
 
-import dev.qinglong.app.platform.QingLongProperties.Role;
+import dev.qinglong.app.platform.Role;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;

@@ -1,7 +1,7 @@
 package dev.qinglong.app.modelquota;
 
 import dev.qinglong.app.platform.ConditionalOnRole;
-import dev.qinglong.app.platform.QingLongProperties.Role;
+import dev.qinglong.app.platform.Role;
 import dev.qinglong.core.ai.ModelInvocationQuota;
 import dev.qinglong.core.ai.ModelQuotaListener;
 import dev.qinglong.core.policy.ProjectPolicy;

@@ -3,7 +3,7 @@ package dev.qinglong.app.modelquota;
 import dev.qinglong.app.http.ProblemType;
 import dev.qinglong.app.http.Problems;
 import dev.qinglong.app.platform.ConditionalOnRole;
-import dev.qinglong.app.platform.QingLongProperties.Role;
+import dev.qinglong.app.platform.Role;
 import dev.qinglong.core.ai.ModelProjectQuotaExceededException;
 import dev.qinglong.core.ai.ModelQuotaConfigurationException;
 import java.util.Map;

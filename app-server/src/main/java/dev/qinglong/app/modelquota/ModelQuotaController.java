@@ -3,7 +3,7 @@ package dev.qinglong.app.modelquota;
 import dev.qinglong.app.http.JsonBodies;
 import dev.qinglong.app.http.JsonResponses;
 import dev.qinglong.app.platform.ConditionalOnRole;
-import dev.qinglong.app.platform.QingLongProperties.Role;
+import dev.qinglong.app.platform.Role;
 import dev.qinglong.core.ai.Admission;
 import dev.qinglong.core.ai.LedgerPage;
 import dev.qinglong.core.ai.ModelInvocationPolicy;

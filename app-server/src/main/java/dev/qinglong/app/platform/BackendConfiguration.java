@@ -1,7 +1,5 @@
 package dev.qinglong.app.platform;
 
-import dev.qinglong.app.platform.QingLongProperties.Role;
-import dev.qinglong.core.policy.ProjectPolicy;
 import dev.qinglong.jdbc.backend.BackendParts;
 import dev.qinglong.jdbc.backend.DataSourceDecorator;
 import dev.qinglong.jdbc.backend.StoreBackend;
@@ -12,7 +10,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -38,55 +35,42 @@ public class BackendConfiguration {
 
   @Bean(destroyMethod = "close")
   StoreBackend storeBackend(
-      QingLongProperties properties, ObjectProvider<DataSourceDecorator> decorators) {
+      PlatformProperties platform,
+      PostgresProperties postgres,
+      AiProperties ai,
+      ObjectProvider<DataSourceDecorator> decorators) {
     DataSourceDecorator decorator = decorators.getIfAvailable(() -> DataSourceDecorator.NONE);
-    Role role = properties.getRole();
-    BackendParts parts = Roles.parts(role, properties.getAi().isEnabled());
+    Role role = platform.role();
+    BackendParts parts = Roles.parts(role, ai.enabled());
     log.info("role={} parts={}", role.name().toLowerCase(Locale.ROOT), parts);
-    return open(properties, parts, decorator);
-  }
-
-  /** Project Policy: every role but the worker authorises requests. */
-  @Bean
-  @ConditionalOnRole({Role.ALL, Role.WRITER, Role.READER})
-  ProjectPolicy projectPolicy(StoreBackend backend, QingLongProperties properties) {
-    return new ProjectPolicy(backend.policy(), Set.copyOf(properties.getAuth().getGlobalAdmins()));
-  }
-
-  static StoreBackend open(
-      QingLongProperties properties, BackendParts parts, DataSourceDecorator decorator) {
-    return switch (properties.getStore()) {
-      case POSTGRES -> PostgresBackend.open(postgresSettings(properties), parts, decorator);
+    return switch (platform.store()) {
+      case POSTGRES -> PostgresBackend.open(postgresSettings(postgres, ai), parts, decorator);
       case SQLITE ->
           SqliteBackend.open(
-              SqliteBackend.file(properties.getDataDir()),
-              properties.getAi().isEnabled(),
-              parts,
-              decorator);
+              SqliteBackend.file(platform.dataDir()), ai.enabled(), parts, decorator);
     };
   }
 
-  /** The {@code qinglong.postgres.*} properties as the backend's plain settings. */
-  public static PostgresSettings postgresSettings(QingLongProperties properties) {
-    QingLongProperties.Postgres pg = properties.getPostgres();
+  /** The {@code qinglong.postgres.*} (and AI pool) properties as the backend's plain settings. */
+  public static PostgresSettings postgresSettings(PostgresProperties pg, AiProperties ai) {
     Map<String, PostgresSettings.Login> logins = new LinkedHashMap<>();
     for (String role : COMPONENT_ROLES) {
-      QingLongProperties.RoleLogin login = pg.login(role);
-      logins.put(role, new PostgresSettings.Login(login.getUsername(), login.getPassword()));
+      PostgresProperties.RoleLogin login = pg.login(role);
+      logins.put(role, new PostgresSettings.Login(login.username(), login.password()));
     }
     PostgresSettings.Login owner =
-        pg.getUsername() == null || pg.getUsername().isBlank()
+        pg.username() == null || pg.username().isBlank()
             ? null
-            : new PostgresSettings.Login(pg.getUsername(), pg.getPassword());
+            : new PostgresSettings.Login(pg.username(), pg.password());
     return new PostgresSettings(
-        pg.getUrl(),
+        pg.url(),
         owner,
         logins,
-        pg.isBootstrapRoles(),
-        pg.isMigrate(),
-        pg.getManagerPoolSize(),
-        pg.getAdminPoolSize(),
-        properties.getAi().getRuntimePoolSize(),
-        pg.getReaderPoolSize());
+        pg.bootstrapRoles(),
+        pg.migrate(),
+        pg.managerPoolSize(),
+        pg.adminPoolSize(),
+        ai.runtimePoolSize(),
+        pg.readerPoolSize());
   }
 }

@@ -1,6 +1,5 @@
 package dev.qinglong.app.platform;
 
-import dev.qinglong.app.platform.QingLongProperties.Role;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;

@@ -7,7 +7,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.boot.Banner;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Configuration;
 
@@ -25,9 +25,14 @@ public final class MigrateCommand {
 
   private MigrateCommand() {}
 
-  /** Properties binding only: no component scan, no auto-configuration. */
+  /**
+   * Properties binding only: no component scan, no auto-configuration. It binds and validates every
+   * {@code qinglong.*} record of the application, as a start does (a bad value refuses the step
+   * too); the step itself reads {@link PlatformProperties}, {@link PostgresProperties} and {@link
+   * AiProperties}. The package is named, not referenced, so the platform knows no feature.
+   */
   @Configuration(proxyBeanMethods = false)
-  @EnableConfigurationProperties(QingLongProperties.class)
+  @ConfigurationPropertiesScan("dev.qinglong.app")
   static class Properties {}
 
   /** Runs the step; returns the process exit code. */
@@ -38,7 +43,10 @@ public final class MigrateCommand {
             .bannerMode(Banner.Mode.OFF)
             .logStartupInfo(false)
             .run(args)) {
-      migrate(context.getBean(QingLongProperties.class));
+      migrate(
+          context.getBean(PlatformProperties.class),
+          context.getBean(PostgresProperties.class),
+          context.getBean(AiProperties.class));
       return 0;
     } catch (RuntimeException e) {
       log.error("migrate.failed reason={}", rootMessage(e));
@@ -47,12 +55,12 @@ public final class MigrateCommand {
   }
 
   /** Applies the configured store's migrations. */
-  static void migrate(QingLongProperties properties) {
-    boolean ai = properties.getAi().isEnabled();
-    switch (properties.getStore()) {
+  static void migrate(PlatformProperties platform, PostgresProperties postgres, AiProperties ai) {
+    switch (platform.store()) {
       case POSTGRES -> {
         PostgresMigrator.Result r =
-            PostgresMigrator.migrate(BackendConfiguration.postgresSettings(properties), ai);
+            PostgresMigrator.migrate(
+                BackendConfiguration.postgresSettings(postgres, ai), ai.enabled());
         log.info(
             "migrate.done store=postgres base={} downloads={} ai={}",
             r.base(),
@@ -60,7 +68,7 @@ public final class MigrateCommand {
             r.ai());
       }
       case SQLITE -> {
-        int applied = SqliteBackend.migrate(SqliteBackend.file(properties.getDataDir()), ai);
+        int applied = SqliteBackend.migrate(SqliteBackend.file(platform.dataDir()), ai.enabled());
         log.info("migrate.done store=sqlite applied={}", applied);
       }
     }

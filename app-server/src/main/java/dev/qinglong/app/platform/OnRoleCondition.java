@@ -1,6 +1,5 @@
 package dev.qinglong.app.platform;
 
-import dev.qinglong.app.platform.QingLongProperties.Role;
 import java.util.Arrays;
 import java.util.Map;
 import org.springframework.context.annotation.Condition;

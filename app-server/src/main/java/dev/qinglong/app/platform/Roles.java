@@ -1,6 +1,5 @@
 package dev.qinglong.app.platform;
 
-import dev.qinglong.app.platform.QingLongProperties.Role;
 import dev.qinglong.jdbc.backend.BackendParts;
 import java.util.Locale;
 import org.springframework.core.env.Environment;

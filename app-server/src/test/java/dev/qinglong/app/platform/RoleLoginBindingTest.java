@@ -14,21 +14,21 @@ class RoleLoginBindingTest {
 
   @Test
   void defaultLoginIsTheRolesOwnName() {
-    QingLongProperties.Postgres postgres = new QingLongProperties.Postgres();
-    assertThat(postgres.login("package-manager").getUsername()).isEqualTo("ql3_package_manager");
-    assertThat(postgres.login("package-manager").getPassword()).isNull();
+    PostgresProperties postgres = bind(new MapConfigurationPropertySource());
+    assertThat(postgres.login("package-manager").username()).isEqualTo("ql3_package_manager");
+    assertThat(postgres.login("package-manager").password()).isNull();
   }
 
   @Test
   void dashedPropertyKeyBinds() {
-    QingLongProperties.Postgres postgres =
+    PostgresProperties postgres =
         bind(
             new MapConfigurationPropertySource(
                 Map.of(
                     "qinglong.postgres.roles.package-manager.username", "pm",
                     "qinglong.postgres.roles.package-manager.password", "secret")));
-    assertThat(postgres.login("package-manager").getUsername()).isEqualTo("pm");
-    assertThat(postgres.login("package-manager").getPassword()).isEqualTo("secret");
+    assertThat(postgres.login("package-manager").username()).isEqualTo("pm");
+    assertThat(postgres.login("package-manager").password()).isEqualTo("secret");
   }
 
   @Test
@@ -43,14 +43,14 @@ class RoleLoginBindingTest {
                 Map.of(
                     "QINGLONG_POSTGRES_ROLES_PACKAGEMANAGER_USERNAME", "pm-from-env",
                     "QINGLONG_POSTGRES_ROLES_PACKAGEMANAGER_PASSWORD", "env-secret")));
-    QingLongProperties.Postgres postgres =
-        Binder.get(environment).bind("qinglong.postgres", QingLongProperties.Postgres.class).get();
-    assertThat(postgres.login("package-manager").getUsername()).isEqualTo("pm-from-env");
-    assertThat(postgres.login("package-manager").getPassword()).isEqualTo("env-secret");
-    assertThat(postgres.login("admin").getUsername()).isEqualTo("ql3_admin");
+    PostgresProperties postgres =
+        Binder.get(environment).bindOrCreate("qinglong.postgres", PostgresProperties.class);
+    assertThat(postgres.login("package-manager").username()).isEqualTo("pm-from-env");
+    assertThat(postgres.login("package-manager").password()).isEqualTo("env-secret");
+    assertThat(postgres.login("admin").username()).isEqualTo("ql3_admin");
   }
 
-  private static QingLongProperties.Postgres bind(MapConfigurationPropertySource source) {
-    return new Binder(source).bind("qinglong.postgres", QingLongProperties.Postgres.class).get();
+  private static PostgresProperties bind(MapConfigurationPropertySource source) {
+    return new Binder(source).bindOrCreate("qinglong.postgres", PostgresProperties.class);
   }
 }

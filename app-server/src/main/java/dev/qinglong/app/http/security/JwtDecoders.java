@@ -1,6 +1,5 @@
 package dev.qinglong.app.http.security;
 
-import dev.qinglong.app.platform.QingLongProperties;
 import dev.qinglong.core.model.Identifiers;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,30 +17,30 @@ import org.springframework.security.oauth2.jwt.NimbusJwtDecoder;
 final class JwtDecoders {
   private JwtDecoders() {}
 
-  static NimbusJwtDecoder build(QingLongProperties.Jwt jwt) {
-    boolean hasJwks = jwt.getJwkSetUri() != null && !jwt.getJwkSetUri().isBlank();
-    boolean hasIssuer = jwt.getIssuerUri() != null && !jwt.getIssuerUri().isBlank();
+  static NimbusJwtDecoder build(AuthProperties.Jwt jwt) {
+    boolean hasJwks = jwt.jwkSetUri() != null && !jwt.jwkSetUri().isBlank();
+    boolean hasIssuer = jwt.issuerUri() != null && !jwt.issuerUri().isBlank();
     if (!hasJwks && !hasIssuer) {
       throw new IllegalStateException(
           "qinglong.auth.mode=jwt needs qinglong.auth.jwt.jwk-set-uri or"
               + " qinglong.auth.jwt.issuer-uri");
     }
-    if (jwt.getAudience() == null || jwt.getAudience().isBlank()) {
+    if (jwt.audience() == null || jwt.audience().isBlank()) {
       throw new IllegalStateException("qinglong.auth.mode=jwt needs qinglong.auth.jwt.audience");
     }
     NimbusJwtDecoder decoder =
         hasJwks
-            ? NimbusJwtDecoder.withJwkSetUri(jwt.getJwkSetUri()).build()
-            : NimbusJwtDecoder.withIssuerLocation(jwt.getIssuerUri()).build();
+            ? NimbusJwtDecoder.withJwkSetUri(jwt.jwkSetUri()).build()
+            : NimbusJwtDecoder.withIssuerLocation(jwt.issuerUri()).build();
 
     List<OAuth2TokenValidator<Jwt>> validators = new ArrayList<>();
-    JwtTimestampValidator timestamps = new JwtTimestampValidator(jwt.getClockSkew());
+    JwtTimestampValidator timestamps = new JwtTimestampValidator(jwt.clockSkew());
     timestamps.setAllowEmptyExpiryClaim(false);
     validators.add(timestamps);
     if (hasIssuer) {
-      validators.add(new JwtIssuerValidator(jwt.getIssuerUri()));
+      validators.add(new JwtIssuerValidator(jwt.issuerUri()));
     }
-    validators.add(new JwtAudienceValidator(jwt.getAudience()));
+    validators.add(new JwtAudienceValidator(jwt.audience()));
     validators.add(JwtDecoders::subjectIsUserId);
     decoder.setJwtValidator(new DelegatingOAuth2TokenValidator<>(validators));
     return decoder;

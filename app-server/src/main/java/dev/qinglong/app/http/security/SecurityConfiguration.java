@@ -1,9 +1,12 @@
 package dev.qinglong.app.http.security;
 
-import dev.qinglong.app.platform.QingLongProperties;
+import dev.qinglong.app.platform.ConditionalOnRole;
+import dev.qinglong.app.platform.PlatformProperties;
+import dev.qinglong.app.platform.Role;
 import dev.qinglong.app.platform.Roles;
 import dev.qinglong.core.policy.Permission;
 import dev.qinglong.core.policy.ProjectMember;
+import dev.qinglong.core.policy.ProjectPolicy;
 import dev.qinglong.core.policy.ProjectPolicyStore;
 import dev.qinglong.jdbc.backend.StoreBackend;
 import jakarta.servlet.http.HttpServletRequest;
@@ -11,6 +14,7 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.annotation.Bean;
@@ -41,24 +45,32 @@ public class SecurityConfiguration {
     return new ProblemAuthenticationHandlers();
   }
 
+  /** Project Policy: every role but the worker authorises requests. */
+  @Bean
+  @ConditionalOnRole({Role.ALL, Role.WRITER, Role.READER})
+  ProjectPolicy projectPolicy(StoreBackend backend, AuthProperties auth) {
+    return new ProjectPolicy(backend.policy(), Set.copyOf(auth.globalAdmins()));
+  }
+
   @Bean
   AuthenticationManagerResolver<HttpServletRequest> bearerAuthenticationManagerResolver(
-      QingLongProperties properties, StoreBackend backend, Environment environment) {
+      AuthProperties auth,
+      PlatformProperties platform,
+      StoreBackend backend,
+      Environment environment) {
     AuthenticationManager manager;
-    if (properties.getAuth().getMode() == QingLongProperties.AuthMode.JWT) {
-      manager =
-          new ProviderManager(
-              new JwtAuthenticationProvider(JwtDecoders.build(properties.getAuth().getJwt())));
+    if (auth.mode() == AuthProperties.Mode.JWT) {
+      manager = new ProviderManager(new JwtAuthenticationProvider(JwtDecoders.build(auth.jwt())));
       log.info("auth.mode=jwt");
     } else {
-      requireLoopback(properties, environment);
-      DevTokens tokens = DevTokens.loadOrCreate(properties.getDataDir());
+      requireLoopback(auth, environment);
+      DevTokens tokens = DevTokens.loadOrCreate(platform.dataDir());
       log.info(
           "auth.mode=dev-tokens file={} created={} users={}",
           tokens.file(),
           tokens.created(),
           tokens.users());
-      if (Roles.managesApi(properties.getRole())) {
+      if (Roles.managesApi(platform.role())) {
         seedDemoProject(backend.policy()); // readers and workers write nothing
       }
       manager = devTokenManager(tokens);
@@ -118,8 +130,8 @@ public class SecurityConfiguration {
     log.info("auth.dev-tokens seeded project={}", DEMO_PROJECT);
   }
 
-  static void requireLoopback(QingLongProperties properties, Environment environment) {
-    if (properties.getAuth().isDevTokensOnNetwork()) {
+  static void requireLoopback(AuthProperties auth, Environment environment) {
+    if (auth.devTokensOnNetwork()) {
       return;
     }
     String address = environment.getProperty("server.address");

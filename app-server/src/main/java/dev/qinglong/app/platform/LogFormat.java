@@ -1,0 +1,7 @@
+package dev.qinglong.app.platform;
+
+/** Console log formats of {@code qinglong.log-format}. */
+public enum LogFormat {
+  TEXT,
+  JSON
+}
