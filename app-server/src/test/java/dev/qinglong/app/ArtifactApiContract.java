@@ -6,7 +6,7 @@ import dev.qinglong.app.artifacts.ArtifactPublisher;
 import dev.qinglong.app.support.Http;
 import dev.qinglong.app.support.Http.Response;
 import dev.qinglong.app.support.TestApp;
-import dev.qinglong.core.model.Sha256Digest;
+import dev.qinglong.core.kernel.Sha256Digest;
 import dev.qinglong.gateway.artifacts.FileArtifactStore;
 import dev.qinglong.jdbc.backend.StoreBackend;
 import java.io.ByteArrayInputStream;

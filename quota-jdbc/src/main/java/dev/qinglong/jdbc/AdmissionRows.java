@@ -7,7 +7,7 @@ import dev.qinglong.core.ai.InvocationStart;
 import dev.qinglong.core.ai.Reservation;
 import dev.qinglong.core.ai.WindowBudget;
 import dev.qinglong.core.ai.WindowRef;
-import dev.qinglong.core.model.Sha256Digest;
+import dev.qinglong.core.kernel.Sha256Digest;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

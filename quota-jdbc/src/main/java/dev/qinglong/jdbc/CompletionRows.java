@@ -9,7 +9,7 @@ import dev.qinglong.core.ai.Settlement;
 import dev.qinglong.core.ai.TokenUsage;
 import dev.qinglong.core.ai.UsageLedgerEntry;
 import dev.qinglong.core.ai.WindowRef;
-import dev.qinglong.core.model.Sha256Digest;
+import dev.qinglong.core.kernel.Sha256Digest;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

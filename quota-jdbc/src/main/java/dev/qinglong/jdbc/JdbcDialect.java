@@ -16,7 +16,7 @@ import java.util.List;
 public interface JdbcDialect {
 
   /**
-   * The database's name in {@link dev.qinglong.core.model.StoreUnavailableException} messages
+   * The database's name in {@link dev.qinglong.core.kernel.StoreUnavailableException} messages
    * ({@code "postgres store unavailable during …"}).
    */
   String name();

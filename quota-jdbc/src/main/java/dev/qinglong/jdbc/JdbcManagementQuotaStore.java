@@ -1,6 +1,6 @@
 package dev.qinglong.jdbc;
 
-import dev.qinglong.core.model.StoreUnavailableException;
+import dev.qinglong.core.kernel.StoreUnavailableException;
 import dev.qinglong.core.quota.BucketReading;
 import dev.qinglong.core.quota.ManagementQuotaStore;
 import dev.qinglong.core.quota.QuotaDecision;

@@ -19,7 +19,7 @@ import dev.qinglong.core.ai.StepRunCreation;
 import dev.qinglong.core.ai.UsageLedgerEntry;
 import dev.qinglong.core.ai.WindowRef;
 import dev.qinglong.core.ai.WindowUsageReading;
-import dev.qinglong.core.model.StoreUnavailableException;
+import dev.qinglong.core.kernel.StoreUnavailableException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -1,6 +1,6 @@
 package dev.qinglong.jdbc;
 
-import dev.qinglong.core.model.StoreUnavailableException;
+import dev.qinglong.core.kernel.StoreUnavailableException;
 import java.sql.SQLException;
 
 /** Maps every {@link SQLException} of the JDBC stores to the one port exception. */

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.qinglong.core.governance.PluginPackageAction;
 import dev.qinglong.core.governance.PluginPackageGovernance;
-import dev.qinglong.core.model.Principal;
-import dev.qinglong.core.model.StoreUnavailableException;
-import dev.qinglong.core.model.ValidationException;
+import dev.qinglong.core.kernel.Principal;
+import dev.qinglong.core.kernel.StoreUnavailableException;
+import dev.qinglong.core.kernel.ValidationException;
 import dev.qinglong.core.policy.Permission;
 import dev.qinglong.core.policy.ProjectMember;
 import dev.qinglong.core.policy.ProjectPolicy;

@@ -2,7 +2,7 @@ package dev.qinglong.app.artifacts;
 
 import dev.qinglong.core.governance.GovernanceStore;
 import dev.qinglong.core.governance.Proposal;
-import dev.qinglong.core.model.Sha256Digest;
+import dev.qinglong.core.kernel.Sha256Digest;
 import dev.qinglong.gateway.artifacts.FileArtifactStore;
 import dev.qinglong.gateway.worker.CompletionPublisher;
 import java.io.IOException;

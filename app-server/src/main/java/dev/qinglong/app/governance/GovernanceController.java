@@ -44,7 +44,7 @@ public class GovernanceController {
     String actionRef = JsonBodies.string(request, "actionRef", "actionRef");
     JsonNode actionNode = request.get("action");
     if (actionNode == null || actionNode.isNull()) {
-      throw new dev.qinglong.core.model.ValidationException("action", "is required");
+      throw new dev.qinglong.core.kernel.ValidationException("action", "is required");
     }
     JsonNode action =
         JsonBodies.object(

@@ -1,10 +1,10 @@
 package dev.qinglong.app.http;
 
-import dev.qinglong.core.model.ConflictException;
-import dev.qinglong.core.model.ForbiddenException;
-import dev.qinglong.core.model.QuotaExceededException;
-import dev.qinglong.core.model.StoreUnavailableException;
-import dev.qinglong.core.model.ValidationException;
+import dev.qinglong.core.kernel.ConflictException;
+import dev.qinglong.core.kernel.ForbiddenException;
+import dev.qinglong.core.kernel.QuotaExceededException;
+import dev.qinglong.core.kernel.StoreUnavailableException;
+import dev.qinglong.core.kernel.ValidationException;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.Map;
 import java.util.Set;

@@ -1,6 +1,6 @@
 package dev.qinglong.app.http;
 
-import dev.qinglong.core.model.ValidationException;
+import dev.qinglong.core.kernel.ValidationException;
 import java.util.Set;
 import tools.jackson.databind.JsonNode;
 

@@ -1,6 +1,6 @@
 package dev.qinglong.app.http;
 
-import dev.qinglong.core.model.Principal;
+import dev.qinglong.core.kernel.Principal;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.security.core.Authentication;

@@ -4,6 +4,7 @@ import dev.qinglong.jdbc.backend.BackendParts;
 import dev.qinglong.jdbc.backend.DataSourceDecorator;
 import dev.qinglong.jdbc.backend.StoreBackend;
 import dev.qinglong.postgres.backend.PostgresBackend;
+import dev.qinglong.postgres.backend.PostgresMigrator;
 import dev.qinglong.postgres.backend.PostgresSettings;
 import dev.qinglong.sqlite.backend.SqliteBackend;
 import java.util.LinkedHashMap;
@@ -48,6 +49,25 @@ public class BackendConfiguration {
       case SQLITE ->
           SqliteBackend.open(
               SqliteBackend.file(platform.dataDir()), ai.enabled(), parts, decorator);
+    };
+  }
+
+  /**
+   * The migrate step of the configured store (the other place the store is chosen): every migration
+   * as the owner, the AI schema when the feature is on.
+   *
+   * @return what was applied, for the log
+   */
+  static String migrate(PlatformProperties platform, PostgresProperties postgres, AiProperties ai) {
+    return switch (platform.store()) {
+      case POSTGRES -> {
+        PostgresMigrator.Result r =
+            PostgresMigrator.migrate(postgresSettings(postgres, ai), ai.enabled());
+        yield "store=postgres base=" + r.base() + " downloads=" + r.downloads() + " ai=" + r.ai();
+      }
+      case SQLITE ->
+          "store=sqlite applied="
+              + SqliteBackend.migrate(SqliteBackend.file(platform.dataDir()), ai.enabled());
     };
   }
 

@@ -1,7 +1,5 @@
 package dev.qinglong.app.platform;
 
-import dev.qinglong.postgres.backend.PostgresMigrator;
-import dev.qinglong.sqlite.backend.SqliteBackend;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.Banner;
@@ -56,22 +54,7 @@ public final class MigrateCommand {
 
   /** Applies the configured store's migrations. */
   static void migrate(PlatformProperties platform, PostgresProperties postgres, AiProperties ai) {
-    switch (platform.store()) {
-      case POSTGRES -> {
-        PostgresMigrator.Result r =
-            PostgresMigrator.migrate(
-                BackendConfiguration.postgresSettings(postgres, ai), ai.enabled());
-        log.info(
-            "migrate.done store=postgres base={} downloads={} ai={}",
-            r.base(),
-            r.downloads(),
-            r.ai());
-      }
-      case SQLITE -> {
-        int applied = SqliteBackend.migrate(SqliteBackend.file(platform.dataDir()), ai.enabled());
-        log.info("migrate.done store=sqlite applied={}", applied);
-      }
-    }
+    log.info("migrate.done {}", BackendConfiguration.migrate(platform, postgres, ai));
   }
 
   private static String rootMessage(Throwable e) {

@@ -1,6 +1,6 @@
 package dev.qinglong.gateway.artifacts;
 
-import dev.qinglong.core.model.QingLongException;
+import dev.qinglong.core.kernel.QingLongException;
 
 /** The uploaded bytes do not hash to the digest they were uploaded under; nothing was stored. */
 public final class ArtifactDigestMismatchException extends QingLongException {

@@ -1,6 +1,6 @@
 package dev.qinglong.gateway.artifacts;
 
-import dev.qinglong.core.model.Sha256Digest;
+import dev.qinglong.core.kernel.Sha256Digest;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;

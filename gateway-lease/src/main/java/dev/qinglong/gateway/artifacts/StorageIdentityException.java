@@ -1,6 +1,6 @@
 package dev.qinglong.gateway.artifacts;
 
-import dev.qinglong.core.model.QingLongException;
+import dev.qinglong.core.kernel.QingLongException;
 
 /**
  * The storage root has no valid identity file (a reader never creates one), or it is not the

@@ -1,6 +1,6 @@
 package dev.qinglong.gateway.governor;
 
-import dev.qinglong.core.model.QingLongException;
+import dev.qinglong.core.kernel.QingLongException;
 
 /**
  * The serving gate is closed (shared-download lease lost or never valid): no more payload may be

@@ -1,6 +1,6 @@
 package dev.qinglong.gateway.governor;
 
-import dev.qinglong.core.model.QingLongException;
+import dev.qinglong.core.kernel.QingLongException;
 
 /**
  * A chunk would have had to wait longer than its bound for tokens. Nothing was consumed for the

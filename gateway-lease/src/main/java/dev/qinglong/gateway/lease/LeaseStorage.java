@@ -1,6 +1,6 @@
 package dev.qinglong.gateway.lease;
 
-import dev.qinglong.core.model.StoreUnavailableException;
+import dev.qinglong.core.kernel.StoreUnavailableException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;

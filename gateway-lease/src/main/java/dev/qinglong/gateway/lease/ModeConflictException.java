@@ -1,6 +1,6 @@
 package dev.qinglong.gateway.lease;
 
-import dev.qinglong.core.model.QingLongException;
+import dev.qinglong.core.kernel.QingLongException;
 
 /**
  * The download mode barrier is held in the other mode (standalone versus shared), or a standalone

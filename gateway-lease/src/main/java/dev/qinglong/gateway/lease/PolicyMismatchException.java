@@ -1,6 +1,6 @@
 package dev.qinglong.gateway.lease;
 
-import dev.qinglong.core.model.QingLongException;
+import dev.qinglong.core.kernel.QingLongException;
 
 /**
  * The stored shared-download policy differs from this process's configuration, or no policy was

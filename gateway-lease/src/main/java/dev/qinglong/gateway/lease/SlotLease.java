@@ -1,6 +1,6 @@
 package dev.qinglong.gateway.lease;
 
-import dev.qinglong.core.model.StoreUnavailableException;
+import dev.qinglong.core.kernel.StoreUnavailableException;
 import dev.qinglong.gateway.governor.DownloadRates;
 import dev.qinglong.gateway.governor.ServingGate;
 import java.util.Objects;

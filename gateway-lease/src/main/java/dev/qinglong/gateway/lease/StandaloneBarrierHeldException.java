@@ -1,6 +1,6 @@
 package dev.qinglong.gateway.lease;
 
-import dev.qinglong.core.model.QingLongException;
+import dev.qinglong.core.kernel.QingLongException;
 
 /**
  * Another standalone download server holds the mode barrier of this database. Unlike a {@link

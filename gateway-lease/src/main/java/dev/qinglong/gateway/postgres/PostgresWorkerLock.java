@@ -1,6 +1,6 @@
 package dev.qinglong.gateway.postgres;
 
-import dev.qinglong.core.model.StoreUnavailableException;
+import dev.qinglong.core.kernel.StoreUnavailableException;
 import dev.qinglong.gateway.worker.WorkerLock;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -1,6 +1,6 @@
 package dev.qinglong.gateway.worker;
 
-import dev.qinglong.core.model.StoreUnavailableException;
+import dev.qinglong.core.kernel.StoreUnavailableException;
 import java.time.Duration;
 import java.util.Objects;
 import org.slf4j.Logger;

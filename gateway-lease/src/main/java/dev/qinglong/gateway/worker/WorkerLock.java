@@ -1,6 +1,6 @@
 package dev.qinglong.gateway.worker;
 
-import dev.qinglong.core.model.StoreUnavailableException;
+import dev.qinglong.core.kernel.StoreUnavailableException;
 
 /**
  * The completion-worker lock: at most one holder per database at a time. It is released when the

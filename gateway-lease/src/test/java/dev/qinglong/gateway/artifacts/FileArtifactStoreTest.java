@@ -3,7 +3,7 @@ package dev.qinglong.gateway.artifacts;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.qinglong.core.model.Sha256Digest;
+import dev.qinglong.core.kernel.Sha256Digest;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;

@@ -3,7 +3,7 @@ package dev.qinglong.gateway.lease;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.qinglong.core.model.StoreUnavailableException;
+import dev.qinglong.core.kernel.StoreUnavailableException;
 import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;

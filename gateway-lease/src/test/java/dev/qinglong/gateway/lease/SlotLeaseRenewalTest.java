@@ -2,7 +2,7 @@ package dev.qinglong.gateway.lease;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.qinglong.core.model.StoreUnavailableException;
+import dev.qinglong.core.kernel.StoreUnavailableException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.qinglong.core.ai;
 
-import dev.qinglong.core.model.Identifiers;
+import dev.qinglong.core.kernel.Identifiers;
 
 /** A validated request to admit one invocation of a ready StepRun. */
 public record AdmissionRequest(String projectId, String invocationId, String stepRunId) {

@@ -1,7 +1,7 @@
 package dev.qinglong.core.ai;
 
-import dev.qinglong.core.model.Identifiers;
-import dev.qinglong.core.model.Sha256Digest;
+import dev.qinglong.core.kernel.Identifiers;
+import dev.qinglong.core.kernel.Sha256Digest;
 import java.util.Objects;
 
 /**

@@ -1,6 +1,6 @@
 package dev.qinglong.core.ai;
 
-import dev.qinglong.core.model.Identifiers;
+import dev.qinglong.core.kernel.Identifiers;
 import java.util.Objects;
 
 /**

@@ -1,6 +1,6 @@
 package dev.qinglong.core.ai;
 
-import dev.qinglong.core.model.ValidationException;
+import dev.qinglong.core.kernel.ValidationException;
 
 /** How an invocation ended, as its runtime reports it; each maps to one terminal StepRun state. */
 public enum InvocationOutcome {

@@ -1,6 +1,6 @@
 package dev.qinglong.core.ai;
 
-import dev.qinglong.core.model.ValidationException;
+import dev.qinglong.core.kernel.ValidationException;
 
 /** Bounds of the numbers the model quota accepts, so sums over a window can never overflow. */
 final class Limits {

@@ -1,6 +1,6 @@
 package dev.qinglong.core.ai;
 
-import dev.qinglong.core.model.Identifiers;
+import dev.qinglong.core.kernel.Identifiers;
 
 /**
  * One immutable revision of the per-invocation limits of a model in a Project (ADR 001 §1).

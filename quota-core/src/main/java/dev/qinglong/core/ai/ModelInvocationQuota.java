@@ -1,12 +1,12 @@
 package dev.qinglong.core.ai;
 
-import dev.qinglong.core.model.ConflictException;
-import dev.qinglong.core.model.ForbiddenException;
-import dev.qinglong.core.model.Identifiers;
-import dev.qinglong.core.model.Principal;
-import dev.qinglong.core.model.QuotaExceededException;
-import dev.qinglong.core.model.StoreUnavailableException;
-import dev.qinglong.core.model.ValidationException;
+import dev.qinglong.core.kernel.ConflictException;
+import dev.qinglong.core.kernel.ForbiddenException;
+import dev.qinglong.core.kernel.Identifiers;
+import dev.qinglong.core.kernel.Principal;
+import dev.qinglong.core.kernel.QuotaExceededException;
+import dev.qinglong.core.kernel.StoreUnavailableException;
+import dev.qinglong.core.kernel.ValidationException;
 import dev.qinglong.core.policy.Permission;
 import dev.qinglong.core.policy.ProjectPolicy;
 import dev.qinglong.core.quota.ManagementQuota;

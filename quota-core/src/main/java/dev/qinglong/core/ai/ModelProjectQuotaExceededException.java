@@ -1,6 +1,6 @@
 package dev.qinglong.core.ai;
 
-import dev.qinglong.core.model.QingLongException;
+import dev.qinglong.core.kernel.QingLongException;
 
 /**
  * The Project's model quota window has no room for this invocation's worst case (HTTP 429 {@code

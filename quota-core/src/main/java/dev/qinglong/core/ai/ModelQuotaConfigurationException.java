@@ -1,6 +1,6 @@
 package dev.qinglong.core.ai;
 
-import dev.qinglong.core.model.QingLongException;
+import dev.qinglong.core.kernel.QingLongException;
 
 /**
  * The Project's configuration cannot be enforced, so admission fails closed: the Project quota

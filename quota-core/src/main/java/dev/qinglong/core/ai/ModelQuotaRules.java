@@ -1,6 +1,6 @@
 package dev.qinglong.core.ai;
 
-import dev.qinglong.core.model.ConflictException;
+import dev.qinglong.core.kernel.ConflictException;
 
 /**
  * The decisions of ADR 001, as pure functions over what a store read inside its transaction. Both

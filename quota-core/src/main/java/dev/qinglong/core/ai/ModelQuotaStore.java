@@ -1,7 +1,7 @@
 package dev.qinglong.core.ai;
 
-import dev.qinglong.core.model.ConflictException;
-import dev.qinglong.core.model.StoreUnavailableException;
+import dev.qinglong.core.kernel.ConflictException;
+import dev.qinglong.core.kernel.StoreUnavailableException;
 import java.util.Optional;
 
 /**

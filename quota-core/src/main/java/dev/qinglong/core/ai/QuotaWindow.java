@@ -1,6 +1,6 @@
 package dev.qinglong.core.ai;
 
-import dev.qinglong.core.model.ValidationException;
+import dev.qinglong.core.kernel.ValidationException;
 
 /** The fixed, epoch-aligned window lengths a Project quota may use (ADR 001 §1). */
 public enum QuotaWindow {

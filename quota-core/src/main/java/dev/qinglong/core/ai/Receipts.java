@@ -1,6 +1,6 @@
 package dev.qinglong.core.ai;
 
-import dev.qinglong.core.model.Sha256Digest;
+import dev.qinglong.core.kernel.Sha256Digest;
 
 /** Shared pieces of the receipt records. */
 final class Receipts {

@@ -1,6 +1,6 @@
 package dev.qinglong.core.ai;
 
-import dev.qinglong.core.model.ValidationException;
+import dev.qinglong.core.kernel.ValidationException;
 
 /**
  * Token usage a provider reported. {@code totalTokens} is what quota settles on; it may exceed

@@ -1,6 +1,6 @@
 package dev.qinglong.core.governance;
 
-import dev.qinglong.core.model.ValidationException;
+import dev.qinglong.core.kernel.ValidationException;
 import java.util.Arrays;
 
 /** What a plugin-package action does. */

@@ -1,6 +1,6 @@
 package dev.qinglong.core.governance;
 
-import dev.qinglong.core.model.Sha256Digest;
+import dev.qinglong.core.kernel.Sha256Digest;
 
 /**
  * The four-eyes gate of one proposal. Pending until exactly one decision is recorded; {@code

@@ -1,7 +1,7 @@
 package dev.qinglong.core.governance;
 
-import dev.qinglong.core.model.Sha256Digest;
-import dev.qinglong.core.model.StoreUnavailableException;
+import dev.qinglong.core.kernel.Sha256Digest;
+import dev.qinglong.core.kernel.StoreUnavailableException;
 import java.util.List;
 import java.util.Optional;
 

@@ -1,7 +1,7 @@
 package dev.qinglong.core.governance;
 
-import dev.qinglong.core.model.Sha256Digest;
-import dev.qinglong.core.model.ValidationException;
+import dev.qinglong.core.kernel.Sha256Digest;
+import dev.qinglong.core.kernel.ValidationException;
 import java.util.Objects;
 import java.util.regex.Pattern;
 

@@ -1,6 +1,6 @@
 package dev.qinglong.core.governance;
 
-import dev.qinglong.core.model.Sha256Digest;
+import dev.qinglong.core.kernel.Sha256Digest;
 
 /** A proposed plugin-package action in a Project; {@code actionRef} is its idempotency identity. */
 public record Proposal(

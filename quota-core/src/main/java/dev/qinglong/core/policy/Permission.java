@@ -1,6 +1,6 @@
 package dev.qinglong.core.policy;
 
-import dev.qinglong.core.model.ValidationException;
+import dev.qinglong.core.kernel.ValidationException;
 import java.util.Arrays;
 
 /** A permission a user holds in one Project. Wire names are part of the contract. */

@@ -1,6 +1,6 @@
 package dev.qinglong.core.policy;
 
-import dev.qinglong.core.model.Identifiers;
+import dev.qinglong.core.kernel.Identifiers;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Set;

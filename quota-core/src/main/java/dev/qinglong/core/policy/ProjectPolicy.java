@@ -1,8 +1,8 @@
 package dev.qinglong.core.policy;
 
-import dev.qinglong.core.model.ForbiddenException;
-import dev.qinglong.core.model.Identifiers;
-import dev.qinglong.core.model.Principal;
+import dev.qinglong.core.kernel.ForbiddenException;
+import dev.qinglong.core.kernel.Identifiers;
+import dev.qinglong.core.kernel.Principal;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;

@@ -1,6 +1,6 @@
 package dev.qinglong.core.policy;
 
-import dev.qinglong.core.model.StoreUnavailableException;
+import dev.qinglong.core.kernel.StoreUnavailableException;
 import java.util.List;
 import java.util.Set;
 

@@ -1,7 +1,7 @@
 package dev.qinglong.core.quota;
 
-import dev.qinglong.core.model.QuotaExceededException;
-import dev.qinglong.core.model.StoreUnavailableException;
+import dev.qinglong.core.kernel.QuotaExceededException;
+import dev.qinglong.core.kernel.StoreUnavailableException;
 import java.util.Objects;
 
 /** Applies the management quota policy to a store and turns a rejection into an exception. */

@@ -1,6 +1,6 @@
 package dev.qinglong.core.quota;
 
-import dev.qinglong.core.model.ValidationException;
+import dev.qinglong.core.kernel.ValidationException;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;

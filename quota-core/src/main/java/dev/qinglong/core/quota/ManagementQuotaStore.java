@@ -1,6 +1,6 @@
 package dev.qinglong.core.quota;
 
-import dev.qinglong.core.model.StoreUnavailableException;
+import dev.qinglong.core.kernel.StoreUnavailableException;
 import java.time.Duration;
 
 /**

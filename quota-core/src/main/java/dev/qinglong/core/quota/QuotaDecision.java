@@ -2,7 +2,7 @@ package dev.qinglong.core.quota;
 
 /**
  * What a management quota store decided for one (key, receipt). Unavailability is not a decision:
- * stores throw {@link dev.qinglong.core.model.StoreUnavailableException} instead, so that no code
+ * stores throw {@link dev.qinglong.core.kernel.StoreUnavailableException} instead, so that no code
  * path can mistake it for an allow.
  */
 public sealed interface QuotaDecision {

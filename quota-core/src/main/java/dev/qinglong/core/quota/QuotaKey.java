@@ -1,6 +1,6 @@
 package dev.qinglong.core.quota;
 
-import dev.qinglong.core.model.Identifiers;
+import dev.qinglong.core.kernel.Identifiers;
 import java.util.Objects;
 
 /** Identity of one management quota bucket: (Project, subject type, subject id, operation). */

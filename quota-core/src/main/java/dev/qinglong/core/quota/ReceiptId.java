@@ -1,6 +1,6 @@
 package dev.qinglong.core.quota;
 
-import dev.qinglong.core.model.Identifiers;
+import dev.qinglong.core.kernel.Identifiers;
 
 /**
  * The idempotency identity a request spends quota under (actionRef, decisionId or inspectionId).

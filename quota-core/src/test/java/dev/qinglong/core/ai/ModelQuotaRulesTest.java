@@ -3,9 +3,9 @@ package dev.qinglong.core.ai;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.qinglong.core.model.ConflictException;
-import dev.qinglong.core.model.Sha256Digest;
-import dev.qinglong.core.model.ValidationException;
+import dev.qinglong.core.kernel.ConflictException;
+import dev.qinglong.core.kernel.Sha256Digest;
+import dev.qinglong.core.kernel.ValidationException;
 import org.junit.jupiter.api.Test;
 
 class ModelQuotaRulesTest {

@@ -1,6 +1,6 @@
 package dev.qinglong.core.governance;
 
-import dev.qinglong.core.model.StoreUnavailableException;
+import dev.qinglong.core.kernel.StoreUnavailableException;
 import dev.qinglong.core.policy.Permission;
 import dev.qinglong.core.policy.ProjectMember;
 import dev.qinglong.core.policy.ProjectPolicyStore;
@@ -147,7 +147,7 @@ final class Fakes {
 
     @Override
     public boolean isArtifactPublished(
-        String projectId, dev.qinglong.core.model.Sha256Digest artifactDigest) {
+        String projectId, dev.qinglong.core.kernel.Sha256Digest artifactDigest) {
       return false;
     }
   }

@@ -1,6 +1,6 @@
 package dev.qinglong.app.http.security;
 
-import dev.qinglong.core.model.Identifiers;
+import dev.qinglong.core.kernel.Identifiers;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.UncheckedIOException;

@@ -1,6 +1,6 @@
 package dev.qinglong.app.http.security;
 
-import dev.qinglong.core.model.Identifiers;
+import dev.qinglong.core.kernel.Identifiers;
 import java.util.ArrayList;
 import java.util.List;
 import org.springframework.security.oauth2.core.DelegatingOAuth2TokenValidator;

@@ -1,4 +1,4 @@
-package dev.qinglong.core.model;
+package dev.qinglong.core.kernel;
 
 /**
  * The one exception every store port throws when it cannot give a definite answer: the database is

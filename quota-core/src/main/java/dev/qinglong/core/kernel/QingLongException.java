@@ -1,4 +1,4 @@
-package dev.qinglong.core.model;
+package dev.qinglong.core.kernel;
 
 /** Base of every exception the core throws on purpose. Messages are safe to log, never to show. */
 public abstract class QingLongException extends RuntimeException {

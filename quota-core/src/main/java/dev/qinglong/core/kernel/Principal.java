@@ -1,4 +1,4 @@
-package dev.qinglong.core.model;
+package dev.qinglong.core.kernel;
 
 /** An authenticated caller. The user id follows the identifier grammar. */
 public record Principal(String userId) {

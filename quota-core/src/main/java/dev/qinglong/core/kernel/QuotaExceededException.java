@@ -1,4 +1,4 @@
-package dev.qinglong.core.model;
+package dev.qinglong.core.kernel;
 
 /** A durable quota refused the request. Nothing was mutated. */
 public final class QuotaExceededException extends QingLongException {

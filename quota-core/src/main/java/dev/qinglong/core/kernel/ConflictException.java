@@ -1,4 +1,4 @@
-package dev.qinglong.core.model;
+package dev.qinglong.core.kernel;
 
 /**
  * The request contradicts durable state: an idempotency identity reused with other content, a

@@ -1,4 +1,4 @@
-package dev.qinglong.core.model;
+package dev.qinglong.core.kernel;
 
 /**
  * Input that breaks the contract's grammar or bounds. Thrown before any store is touched, so a

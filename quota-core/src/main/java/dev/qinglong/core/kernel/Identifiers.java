@@ -1,4 +1,4 @@
-package dev.qinglong.core.model;
+package dev.qinglong.core.kernel;
 
 import java.util.regex.Pattern;
 
