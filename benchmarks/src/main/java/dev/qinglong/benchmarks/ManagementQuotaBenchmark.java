@@ -7,6 +7,7 @@ import dev.qinglong.core.quota.QuotaDecision;
 import dev.qinglong.core.quota.QuotaKey;
 import dev.qinglong.core.quota.QuotaOperation;
 import dev.qinglong.core.quota.ReceiptId;
+import dev.qinglong.core.quota.RequestDigest;
 import dev.qinglong.jdbc.JdbcManagementQuotaStore;
 import dev.qinglong.postgres.PostgresDialect;
 import dev.qinglong.postgres.PostgresMigrations;
@@ -38,6 +39,10 @@ import java.util.function.IntFunction;
 public final class ManagementQuotaBenchmark {
   private static final Duration WINDOW = Duration.ofSeconds(300);
   private static final int LIMIT = 1000;
+
+  /** Every receipt of the benchmark is spent on this one request. */
+  private static final RequestDigest REQUEST =
+      RequestDigest.of(QuotaOperation.INSPECT, "benchmark");
   private static final int WARMUP = 200;
   private static final int MEASURED = 900;
   private static final int THREADS = 16;
@@ -93,33 +98,33 @@ public final class ManagementQuotaBenchmark {
     String project = "bench-" + name;
     // Admitted: fresh receipts, a new bucket every LIMIT decisions so none is ever full.
     for (int i = 0; i < WARMUP; i++) {
-      a.consume(key(project, "warm", i / LIMIT), new ReceiptId("w" + i), LIMIT, WINDOW);
+      a.consume(key(project, "warm", i / LIMIT), new ReceiptId("w" + i), REQUEST, LIMIT, WINDOW);
     }
     double[] admit = new double[MEASURED];
     for (int i = 0; i < MEASURED; i++) {
       QuotaKey key = key(project, "admit", i / LIMIT);
       long t0 = System.nanoTime();
-      QuotaDecision d = a.consume(key, new ReceiptId("a" + i), LIMIT, WINDOW);
+      QuotaDecision d = a.consume(key, new ReceiptId("a" + i), REQUEST, LIMIT, WINDOW);
       admit[i] = (System.nanoTime() - t0) / 1e6;
       expect(d, QuotaDecision.Allowed.class);
     }
     // Replay: the same receipt again.
     QuotaKey replayKey = key(project, "replay", 0);
-    a.consume(replayKey, new ReceiptId("r"), LIMIT, WINDOW);
+    a.consume(replayKey, new ReceiptId("r"), REQUEST, LIMIT, WINDOW);
     double[] replay = new double[MEASURED];
     for (int i = 0; i < MEASURED; i++) {
       long t0 = System.nanoTime();
-      QuotaDecision d = a.consume(replayKey, new ReceiptId("r"), LIMIT, WINDOW);
+      QuotaDecision d = a.consume(replayKey, new ReceiptId("r"), REQUEST, LIMIT, WINDOW);
       replay[i] = (System.nanoTime() - t0) / 1e6;
       expect(d, QuotaDecision.Replayed.class);
     }
     // Rejected: a full bucket (limit 1).
     QuotaKey fullKey = key(project, "full", 0);
-    a.consume(fullKey, new ReceiptId("f"), 1, WINDOW);
+    a.consume(fullKey, new ReceiptId("f"), REQUEST, 1, WINDOW);
     double[] reject = new double[MEASURED];
     for (int i = 0; i < MEASURED; i++) {
       long t0 = System.nanoTime();
-      QuotaDecision d = a.consume(fullKey, new ReceiptId("x" + i), 1, WINDOW);
+      QuotaDecision d = a.consume(fullKey, new ReceiptId("x" + i), REQUEST, 1, WINDOW);
       reject[i] = (System.nanoTime() - t0) / 1e6;
       expect(d, QuotaDecision.Rejected.class);
     }
@@ -135,7 +140,7 @@ public final class ManagementQuotaBenchmark {
             pool.submit(
                 () -> {
                   for (int i = 0; i < PER_THREAD; i++) {
-                    instance.consume(key, new ReceiptId("c" + i), LIMIT, WINDOW);
+                    instance.consume(key, new ReceiptId("c" + i), REQUEST, LIMIT, WINDOW);
                   }
                   return null;
                 }));

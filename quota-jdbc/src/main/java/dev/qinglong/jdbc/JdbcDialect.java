@@ -29,20 +29,28 @@ public interface JdbcDialect {
 
   /**
    * The ADR 000 decision in one statement on {@link #nowMs}: inserts the bucket, restarts its
-   * window or counts the receipt, or changes nothing (replay, or full). Parameters: 1 project id, 2
-   * subject type, 3 subject id, 4 operation, 5 receipt id (all text), 6 window length in ms
-   * (bigint), 7 limit (integer).
+   * window or counts the receipt, or changes nothing (the receipt id is already in the window, with
+   * this request digest or another, or the window is full). Parameters: 1 project id, 2 subject
+   * type, 3 subject id, 4 operation, 5 receipt id, 6 request digest (64 hex digits; all text), 7
+   * window length in ms (bigint), 8 limit (integer).
+   *
+   * <p>Receipts are stored as JSON objects {@code {"id": receipt id, "d": request digest}} in the
+   * {@code receipt_ids} array; a plain string there is a legacy receipt from before digests (schema
+   * PostgreSQL V4 / SQLite V3), which matches any digest. The statement counts only a receipt whose
+   * id is in neither form.
    *
    * <p>Returns one row {@code (window_started_at_ms, consumed_count)} only when the receipt was
-   * counted; a replay or a full window updates nothing and returns no row.
+   * counted; otherwise it updates nothing and returns no row.
    */
   String consumeStatement();
 
   /**
    * Reads the bucket back after {@link #consumeStatement} changed nothing, with the clock read in
-   * the same statement. Parameters: 1 receipt id, 2 project id, 3 subject type, 4 subject id, 5
-   * operation (all text). Returns at most one row {@code (window_started_at_ms, consumed_count,
-   * has_receipt, now_ms)}, {@code has_receipt} a boolean: the receipt is in the bucket's window.
+   * the same statement. Parameters: 1 receipt id, 2 request digest, 3 project id, 4 subject type, 5
+   * subject id, 6 operation (all text). Returns at most one row {@code (window_started_at_ms,
+   * consumed_count, has_receipt, same_request, now_ms)}: {@code has_receipt} (boolean) the receipt
+   * id is in the bucket in either form, {@code same_request} (boolean) it is there with this digest
+   * or as a legacy receipt.
    */
   String readBucketStatement();
 

@@ -6,6 +6,7 @@ import dev.qinglong.core.quota.ManagementQuotaStore;
 import dev.qinglong.core.quota.QuotaDecision;
 import dev.qinglong.core.quota.QuotaKey;
 import dev.qinglong.core.quota.ReceiptId;
+import dev.qinglong.core.quota.RequestDigest;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -37,8 +38,10 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
   }
 
   @Override
-  public QuotaDecision consume(QuotaKey key, ReceiptId receipt, int limit, Duration window) {
+  public QuotaDecision consume(
+      QuotaKey key, ReceiptId receipt, RequestDigest request, int limit, Duration window) {
     Objects.requireNonNull(receipt, "receipt");
+    Objects.requireNonNull(request, "request");
     if (limit < 1 || limit > 1000) {
       throw new IllegalArgumentException("limit must be 1..1000");
     }
@@ -47,11 +50,11 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
             "quota decision",
             c -> {
               for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
-                Optional<QuotaDecision> counted = count(c, key, receipt, limit, window);
+                Optional<QuotaDecision> counted = count(c, key, receipt, request, limit, window);
                 if (counted.isPresent()) {
                   return counted;
                 }
-                Optional<QuotaDecision> unchanged = read(c, key, receipt, limit, window);
+                Optional<QuotaDecision> unchanged = read(c, key, receipt, request, limit, window);
                 if (unchanged.isPresent()) {
                   return unchanged;
                 }
@@ -65,7 +68,12 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
   }
 
   private Optional<QuotaDecision> count(
-      Connection c, QuotaKey key, ReceiptId receipt, int limit, Duration window)
+      Connection c,
+      QuotaKey key,
+      ReceiptId receipt,
+      RequestDigest request,
+      int limit,
+      Duration window)
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(consume)) {
       // The parameters of JdbcDialect#consumeStatement.
@@ -74,8 +82,9 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
       ps.setString(3, key.subjectId());
       ps.setString(4, key.operation().wireName());
       ps.setString(5, receipt.value());
-      ps.setLong(6, window.toMillis());
-      ps.setInt(7, limit);
+      ps.setString(6, request.hex());
+      ps.setLong(7, window.toMillis());
+      ps.setInt(8, limit);
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
           return Optional.empty();
@@ -91,20 +100,27 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
   }
 
   private Optional<QuotaDecision> read(
-      Connection c, QuotaKey key, ReceiptId receipt, int limit, Duration window)
+      Connection c,
+      QuotaKey key,
+      ReceiptId receipt,
+      RequestDigest request,
+      int limit,
+      Duration window)
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(readBucket)) {
       // The parameters of JdbcDialect#readBucketStatement.
       ps.setString(1, receipt.value());
-      ps.setString(2, key.projectId());
-      ps.setString(3, key.subjectType().wireName());
-      ps.setString(4, key.subjectId());
-      ps.setString(5, key.operation().wireName());
+      ps.setString(2, request.hex());
+      ps.setString(3, key.projectId());
+      ps.setString(4, key.subjectType().wireName());
+      ps.setString(5, key.subjectId());
+      ps.setString(6, key.operation().wireName());
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
           return Optional.empty();
         }
-        return new BucketReading(rs.getLong(1), rs.getInt(2), rs.getBoolean(3), rs.getLong(4))
+        return new BucketReading(
+                rs.getLong(1), rs.getInt(2), rs.getBoolean(3), rs.getBoolean(4), rs.getLong(5))
             .classify(limit, window);
       }
     }

@@ -36,20 +36,23 @@ public final class PostgresDialect implements JdbcDialect {
 
   /**
    * The parameters enter once through {@code input}: JDBC binds each {@code ?} once, and the window
-   * and limit are needed in several places.
+   * and limit are needed in several places. A receipt is {@code {"id": …, "d": …}}; containment
+   * ({@code @>}) with {@code {"id": …}} finds the id whatever its digest, and with the plain string
+   * a legacy receipt, so a reused id is never appended or counted.
    */
   @Override
   public String consumeStatement() {
     return """
         WITH input AS (
           SELECT ?::text AS project_id, ?::text AS subject_type, ?::text AS subject_id,
-                 ?::text AS operation, jsonb_build_array(?::text) AS receipt,
+                 ?::text AS operation, ?::text AS receipt_id, ?::text AS digest,
                  ?::bigint AS window_ms, ?::integer AS max_count, %s AS now_ms
         )
         INSERT INTO plugin_package_management_quota_buckets AS b
           (project_id, subject_type, subject_id, operation,
            window_started_at_ms, consumed_count, receipt_ids, updated_at_ms)
-        SELECT project_id, subject_type, subject_id, operation, now_ms, 1, receipt, now_ms
+        SELECT project_id, subject_type, subject_id, operation, now_ms, 1,
+               jsonb_build_array(jsonb_build_object('id', receipt_id, 'd', digest)), now_ms
         FROM input
         ON CONFLICT (project_id, subject_type, subject_id, operation) DO UPDATE SET
           window_started_at_ms =
@@ -67,7 +70,9 @@ public final class PostgresDialect implements JdbcDialect {
           updated_at_ms = excluded.updated_at_ms
         WHERE b.window_started_at_ms + (SELECT window_ms FROM input) <= excluded.updated_at_ms
            OR (b.consumed_count < (SELECT max_count FROM input)
-               AND NOT b.receipt_ids @> excluded.receipt_ids)
+               AND NOT b.receipt_ids @> (SELECT jsonb_build_array(jsonb_build_object('id', receipt_id))
+                                         FROM input)
+               AND NOT b.receipt_ids @> (SELECT jsonb_build_array(receipt_id) FROM input))
         RETURNING window_started_at_ms, consumed_count
         """
         .formatted(NOW_MS);
@@ -76,10 +81,15 @@ public final class PostgresDialect implements JdbcDialect {
   @Override
   public String readBucketStatement() {
     return """
-        SELECT window_started_at_ms, consumed_count,
-               receipt_ids @> jsonb_build_array(?::text) AS has_receipt, %s AS now_ms
-        FROM plugin_package_management_quota_buckets
-        WHERE project_id = ? AND subject_type = ? AND subject_id = ? AND operation = ?
+        SELECT b.window_started_at_ms, b.consumed_count,
+               b.receipt_ids @> jsonb_build_array(jsonb_build_object('id', r.id))
+                 OR b.receipt_ids @> jsonb_build_array(r.id) AS has_receipt,
+               b.receipt_ids @> jsonb_build_array(jsonb_build_object('id', r.id, 'd', r.digest))
+                 OR b.receipt_ids @> jsonb_build_array(r.id) AS same_request,
+               %s AS now_ms
+        FROM (SELECT ?::text AS id, ?::text AS digest) r,
+             plugin_package_management_quota_buckets b
+        WHERE b.project_id = ? AND b.subject_type = ? AND b.subject_id = ? AND b.operation = ?
         """
         .formatted(NOW_MS);
   }

@@ -81,8 +81,8 @@ class PostgresDialectIntegrationTest {
   /** JDBC binds each ? once, in the order JdbcDialect documents. */
   @Test
   void statementsTakeTheDocumentedNumberOfParameters() {
-    assertThat(DIALECT.consumeStatement().chars().filter(ch -> ch == '?').count()).isEqualTo(7);
-    assertThat(DIALECT.readBucketStatement().chars().filter(ch -> ch == '?').count()).isEqualTo(5);
+    assertThat(DIALECT.consumeStatement().chars().filter(ch -> ch == '?').count()).isEqualTo(8);
+    assertThat(DIALECT.readBucketStatement().chars().filter(ch -> ch == '?').count()).isEqualTo(6);
   }
 
   private static boolean tryLock(Connection c, long key) throws SQLException {

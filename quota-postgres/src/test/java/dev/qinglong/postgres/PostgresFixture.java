@@ -140,7 +140,12 @@ final class PostgresFixture implements ModelQuotaFixture {
         PreparedStatement ps =
             c.prepareStatement(
                 "SELECT window_started_at_ms, consumed_count, updated_at_ms,"
-                    + " ARRAY(SELECT jsonb_array_elements_text(receipt_ids))"
+                    // A receipt is {"id", "d"}; a plain string is a legacy receipt id.
+                    + " ARRAY(SELECT CASE jsonb_typeof(e) WHEN 'object' THEN e ->> 'id'"
+                    + " ELSE e #>> '{}' END FROM jsonb_array_elements(receipt_ids)"
+                    + " WITH ORDINALITY AS r(e, n) ORDER BY n),"
+                    + " ARRAY(SELECT e ->> 'd' FROM jsonb_array_elements(receipt_ids)"
+                    + " WITH ORDINALITY AS r(e, n) ORDER BY n)"
                     + " FROM qinglong.plugin_package_management_quota_buckets"
                     + " WHERE project_id = ? AND subject_type = ? AND subject_id = ?"
                     + " AND operation = ?")) {
@@ -153,7 +158,12 @@ final class PostgresFixture implements ModelQuotaFixture {
         for (Object id : (Object[]) rs.getArray(4).getArray()) {
           receipts.add((String) id);
         }
-        return Optional.of(new BucketRow(rs.getLong(1), rs.getInt(2), receipts, rs.getLong(3)));
+        List<String> digests = new ArrayList<>();
+        for (Object digest : (Object[]) rs.getArray(5).getArray()) {
+          digests.add((String) digest);
+        }
+        return Optional.of(
+            new BucketRow(rs.getLong(1), rs.getInt(2), receipts, digests, rs.getLong(3)));
       }
     } catch (SQLException e) {
       throw new IllegalStateException(e);
@@ -182,6 +192,48 @@ final class PostgresFixture implements ModelQuotaFixture {
   public boolean databaseRejectsOversizedReceipts(QuotaKey key) {
     return rejected(() -> insertBucket(key, 1001, 8))
         && rejected(() -> insertBucket(key, 1000, 300));
+  }
+
+  @Override
+  public void storeLegacyReceipts(QuotaKey key, List<String> receiptIds) {
+    StringBuilder json = new StringBuilder("[");
+    for (String id : receiptIds) {
+      json.append(json.length() == 1 ? "" : ",").append('"').append(id).append('"');
+    }
+    insertRaw(key, receiptIds.size(), json.append(']').toString(), databaseNowMs());
+  }
+
+  @Override
+  public boolean databaseRejectsMalformedReceipts(QuotaKey key) {
+    String digest = "ab".repeat(32);
+    return rejected(() -> insertRaw(key, 1, "[{\"id\":\"a\",\"d\":\"NOT-HEX\"}]", 0))
+        && rejected(() -> insertRaw(key, 1, "[{\"id\":\"a\",\"d\":\"" + digest + "\",\"x\":1}]", 0))
+        && rejected(() -> insertRaw(key, 1, "[{\"id\":\"a\"}]", 0))
+        && fixtureCanInsert(key, "[{\"id\":\"a\",\"d\":\"" + digest + "\"}]");
+  }
+
+  private boolean fixtureCanInsert(QuotaKey key, String receipts) {
+    insertRaw(key, 1, receipts, 0);
+    return readBucket(key).isPresent();
+  }
+
+  private void insertRaw(QuotaKey key, int count, String receipts, long windowStartedAtMs) {
+    try (Connection c = owner.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "INSERT INTO qinglong.plugin_package_management_quota_buckets (project_id,"
+                    + " subject_type, subject_id, operation, window_started_at_ms,"
+                    + " consumed_count, receipt_ids, updated_at_ms)"
+                    + " VALUES (?, ?, ?, ?, ?, ?, ?::jsonb, ?)")) {
+      bind(ps, key);
+      ps.setLong(5, windowStartedAtMs);
+      ps.setInt(6, count);
+      ps.setString(7, receipts);
+      ps.setLong(8, windowStartedAtMs);
+      ps.executeUpdate();
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   private void insertBucket(QuotaKey key, int count, int idLength) {

@@ -18,7 +18,9 @@ class PostgresMigrationChecksumTest {
           "V2__model_usage_read_quota_operation.sql",
           "f401b69955eebc1876c019c87c7692f05f0a1906ebf9163640b805b9f07afcbd",
           "V3__completion_worker_publication.sql",
-          "225f30cc6104f2c96b5e44a7c86df72ac00e288c976e04c0d646b8ccc10bf102");
+          "225f30cc6104f2c96b5e44a7c86df72ac00e288c976e04c0d646b8ccc10bf102",
+          "V4__management_quota_receipt_request_digest.sql",
+          "7e7b3f4fc4364bcf3f6b4b79e60ab5ce1ca7da25296fc71071e0993b042d22a3");
 
   /** The optional AI feature's migrations (db/postgres-ai), pinned the same way. */
   private static final Map<String, String> RELEASED_AI =

@@ -8,6 +8,7 @@ import dev.qinglong.core.quota.QuotaDecision;
 import dev.qinglong.core.quota.QuotaKey;
 import dev.qinglong.core.quota.QuotaOperation;
 import dev.qinglong.core.quota.ReceiptId;
+import dev.qinglong.core.quota.RequestDigest;
 import dev.qinglong.jdbc.JdbcManagementQuotaStore;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -53,7 +54,12 @@ class PostgresRolePrivilegesIntegrationTest {
     QuotaKey key = QuotaKey.user("prj-roles", "alice", QuotaOperation.PROPOSE);
     QuotaDecision d =
         new JdbcManagementQuotaStore(manager, PostgresDialect.INSTANCE)
-            .consume(key, new ReceiptId("r1"), 5, Duration.ofSeconds(60));
+            .consume(
+                key,
+                new ReceiptId("r1"),
+                RequestDigest.of(key.operation(), "t"),
+                5,
+                Duration.ofSeconds(60));
     assertThat(d).isInstanceOf(QuotaDecision.Allowed.class);
 
     assertDenied(manager, "DELETE FROM " + BUCKETS);

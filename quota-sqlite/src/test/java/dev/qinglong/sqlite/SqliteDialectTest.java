@@ -68,8 +68,9 @@ class SqliteDialectTest {
   /** Numbered parameters must cover exactly the positions JdbcDialect documents. */
   @Test
   void statementsUseTheDocumentedParameterPositions() {
-    assertThat(parameterNumbers(DIALECT.consumeStatement())).containsExactly(1, 2, 3, 4, 5, 6, 7);
-    assertThat(parameterNumbers(DIALECT.readBucketStatement())).containsExactly(1, 2, 3, 4, 5);
+    assertThat(parameterNumbers(DIALECT.consumeStatement()))
+        .containsExactly(1, 2, 3, 4, 5, 6, 7, 8);
+    assertThat(parameterNumbers(DIALECT.readBucketStatement())).containsExactly(1, 2, 3, 4, 5, 6);
   }
 
   private static TreeSet<Integer> parameterNumbers(String sql) {

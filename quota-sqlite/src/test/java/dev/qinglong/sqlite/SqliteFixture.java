@@ -125,16 +125,22 @@ final class SqliteFixture implements ModelQuotaFixture {
         int count = rs.getInt(2);
         long updated = rs.getLong(3);
         List<String> receipts = new ArrayList<>();
+        List<String> digests = new ArrayList<>();
+        // A receipt is {"id", "d"}; a text element is a legacy receipt id.
         try (PreparedStatement each =
-            c.prepareStatement("SELECT value FROM json_each(?) ORDER BY key")) {
+            c.prepareStatement(
+                "SELECT CASE type WHEN 'object' THEN json_extract(value, '$.id') ELSE atom END,"
+                    + " CASE type WHEN 'object' THEN json_extract(value, '$.d') END"
+                    + " FROM json_each(?) ORDER BY key")) {
           each.setString(1, rs.getString(4));
           try (ResultSet items = each.executeQuery()) {
             while (items.next()) {
               receipts.add(items.getString(1));
+              digests.add(items.getString(2));
             }
           }
         }
-        return Optional.of(new BucketRow(start, count, receipts, updated));
+        return Optional.of(new BucketRow(start, count, receipts, digests, updated));
       }
     } catch (SQLException e) {
       throw new IllegalStateException(e);
@@ -167,16 +173,44 @@ final class SqliteFixture implements ModelQuotaFixture {
         && rejected(() -> insertBucket(key, 1000, tooManyBytes));
   }
 
+  @Override
+  public void storeLegacyReceipts(QuotaKey key, List<String> receiptIds) {
+    StringBuilder json = new StringBuilder("[");
+    for (String id : receiptIds) {
+      json.append(json.length() == 1 ? "" : ",").append('"').append(id).append('"');
+    }
+    insertBucket(key, receiptIds.size(), json.append(']').toString(), databaseNowMs());
+  }
+
+  @Override
+  public boolean databaseRejectsMalformedReceipts(QuotaKey key) {
+    String digest = "ab".repeat(32);
+    boolean rejectedAll =
+        rejected(() -> insertBucket(key, 1, "[{\"id\":\"a\",\"d\":\"NOT-HEX\"}]"))
+            && rejected(
+                () -> insertBucket(key, 1, "[{\"id\":\"a\",\"d\":\"" + digest + "\",\"x\":1}]"))
+            && rejected(() -> insertBucket(key, 1, "[{\"id\":\"a\"}]"));
+    // The well-formed shape is accepted, so the refusals above are about the shape.
+    insertBucket(key, 1, "[{\"id\":\"a\",\"d\":\"" + digest + "\"}]");
+    return rejectedAll && readBucket(key).isPresent();
+  }
+
   private void insertBucket(QuotaKey key, int count, String receipts) {
+    insertBucket(key, count, receipts, 0);
+  }
+
+  private void insertBucket(QuotaKey key, int count, String receipts, long windowStartedAtMs) {
     try (Connection c = owner.getConnection();
         PreparedStatement ps =
             c.prepareStatement(
                 "INSERT INTO plugin_package_management_quota_buckets (project_id, subject_type,"
                     + " subject_id, operation, window_started_at_ms, consumed_count, receipt_ids,"
-                    + " updated_at_ms) VALUES (?, ?, ?, ?, 0, ?, ?, 0)")) {
+                    + " updated_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
       bind(ps, key);
-      ps.setInt(5, count);
-      ps.setString(6, receipts);
+      ps.setLong(5, windowStartedAtMs);
+      ps.setInt(6, count);
+      ps.setString(7, receipts);
+      ps.setLong(8, windowStartedAtMs);
       ps.executeUpdate();
     } catch (SQLException e) {
       throw new IllegalStateException(e);

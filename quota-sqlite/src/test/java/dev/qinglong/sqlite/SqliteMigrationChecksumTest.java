@@ -16,7 +16,9 @@ class SqliteMigrationChecksumTest {
           "V1__management_quota_and_governance.sql",
           "0c303a0109b709ef6ae4f63ff92bb9af3c36ca7bd8e90ac88a2d609806816cbb",
           "V2__model_usage_read_quota_operation.sql",
-          "199a90e82f3c4edfc3aad9d65fa5dc3837a6dbd4988a58d379cbf82f892f976f");
+          "199a90e82f3c4edfc3aad9d65fa5dc3837a6dbd4988a58d379cbf82f892f976f",
+          "V3__management_quota_receipt_request_digest.sql",
+          "ae11bac4a0c2e07f9c28670b738c8b96f40c64b7edc89429d3a5586f889cc961");
 
   /** The optional AI feature's migrations (db/sqlite-ai), pinned the same way. */
   private static final Map<String, String> RELEASED_AI =

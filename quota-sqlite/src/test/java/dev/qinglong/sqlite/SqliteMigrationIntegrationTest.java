@@ -26,7 +26,7 @@ class SqliteMigrationIntegrationTest {
   @Test
   void aiDisabledCreatesNoAiTableAndEnablingLaterAppliesItsOwnHistory() throws SQLException {
     try (HikariDataSource ds = SqliteDatabase.open(dir.resolve("qinglong.db"))) {
-      assertThat(SqliteDatabase.migrate(ds)).isEqualTo(2);
+      assertThat(SqliteDatabase.migrate(ds)).isEqualTo(3);
       assertThat(tables(ds)).noneMatch(t -> t.startsWith("model_") || t.contains("_ai_"));
 
       assertThat(SqliteDatabase.migrateAi(ds)).isEqualTo(1);
@@ -44,7 +44,7 @@ class SqliteMigrationIntegrationTest {
       // Both are idempotent, and the base history never sees the AI migrations.
       assertThat(SqliteDatabase.migrate(ds)).isZero();
       assertThat(SqliteDatabase.migrateAi(ds)).isZero();
-      assertThat(count(ds, "SELECT count(*) FROM flyway_schema_history")).isEqualTo(2);
+      assertThat(count(ds, "SELECT count(*) FROM flyway_schema_history")).isEqualTo(3);
     }
   }
 
@@ -64,7 +64,7 @@ class SqliteMigrationIntegrationTest {
       assertThat(update(ds, insert, "plugin-package.propose")).isEqualTo(1);
       assertThat(rejected(ds, insert, "model-usage.read")).isTrue();
 
-      assertThat(SqliteDatabase.migrate(ds)).isEqualTo(1);
+      assertThat(SqliteDatabase.migrate(ds)).isEqualTo(2);
       assertThat(
               count(
                   ds,

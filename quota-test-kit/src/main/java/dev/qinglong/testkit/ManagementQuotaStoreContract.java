@@ -19,6 +19,7 @@ import dev.qinglong.core.quota.QuotaDecisionListener;
 import dev.qinglong.core.quota.QuotaKey;
 import dev.qinglong.core.quota.QuotaOperation;
 import dev.qinglong.core.quota.ReceiptId;
+import dev.qinglong.core.quota.RequestDigest;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -54,6 +55,12 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
     return QuotaKey.user(unique("prj"), unique("user"), op);
   }
 
+  /** The request most tests spend their receipts on. */
+  private static final RequestDigest SAME = RequestDigest.of(QuotaOperation.INSPECT, "prp-1");
+
+  /** Another request: another target. */
+  private static final RequestDigest OTHER = RequestDigest.of(QuotaOperation.INSPECT, "prp-2");
+
   private static ReceiptId r(String id) {
     return new ReceiptId(id);
   }
@@ -66,7 +73,7 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
   void freshBucketStartsAtCountOneOnTheDatabaseClock() {
     QuotaKey key = key(QuotaOperation.PROPOSE);
     long before = fixture.databaseNowMs();
-    QuotaDecision decision = store().consume(key, r("a1"), 3, WINDOW);
+    QuotaDecision decision = store().consume(key, r("a1"), SAME, 3, WINDOW);
     long after = fixture.databaseNowMs();
 
     assertThat(decision).isInstanceOf(QuotaDecision.Allowed.class);
@@ -76,6 +83,7 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
     StoreFixture.BucketRow row = row(key);
     assertThat(row.consumedCount()).isEqualTo(1);
     assertThat(row.receiptIds()).containsExactly("a1");
+    assertThat(row.receiptDigests()).containsExactly(SAME.hex());
     assertThat(row.windowStartedAtMs()).isEqualTo(allowed.windowStartedAtMs());
   }
 
@@ -83,11 +91,11 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
   void incrementsToTheLimitThenRejectsWithoutChangingTheRow() {
     QuotaKey key = key(QuotaOperation.DECIDE);
     for (int i = 1; i <= 5; i++) {
-      QuotaDecision d = store().consume(key, r("d" + i), 5, WINDOW);
+      QuotaDecision d = store().consume(key, r("d" + i), SAME, 5, WINDOW);
       assertThat(d).isEqualTo(new QuotaDecision.Allowed(row(key).windowStartedAtMs(), i));
     }
     StoreFixture.BucketRow full = row(key);
-    QuotaDecision rejected = store().consume(key, r("d6"), 5, WINDOW);
+    QuotaDecision rejected = store().consume(key, r("d6"), SAME, 5, WINDOW);
     assertThat(rejected).isInstanceOf(QuotaDecision.Rejected.class);
     assertThat(row(key)).isEqualTo(full);
     assertThat(full.receiptIds()).containsExactly("d1", "d2", "d3", "d4", "d5");
@@ -96,28 +104,29 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
   @Test
   void retryAfterIsComputedOnTheDatabaseClockAndRoundedUp() {
     QuotaKey key = key(QuotaOperation.INSPECT);
-    store().consume(key, r("i1"), 1, WINDOW);
+    store().consume(key, r("i1"), SAME, 1, WINDOW);
 
     fixture.setWindowStart(key, fixture.databaseNowMs() - 45_000);
-    QuotaDecision d = store().consume(key, r("i2"), 1, WINDOW);
+    QuotaDecision d = store().consume(key, r("i2"), SAME, 1, WINDOW);
     assertThat(((QuotaDecision.Rejected) d).retryAfterSeconds()).isBetween(14L, 15L);
 
     // Less than one second left: still a whole second, never 0.
     fixture.setWindowStart(key, fixture.databaseNowMs() - (WINDOW_MS - 900));
-    QuotaDecision last = store().consume(key, r("i3"), 1, WINDOW);
+    QuotaDecision last = store().consume(key, r("i3"), SAME, 1, WINDOW);
     assertThat(last).isEqualTo(new QuotaDecision.Rejected(1));
   }
 
   @Test
   void windowResetsByTheDatabaseClock() {
     QuotaKey key = key(QuotaOperation.PROPOSE);
-    store().consume(key, r("a1"), 2, WINDOW);
-    store().consume(key, r("a2"), 2, WINDOW);
-    assertThat(store().consume(key, r("a3"), 2, WINDOW)).isInstanceOf(QuotaDecision.Rejected.class);
+    store().consume(key, r("a1"), SAME, 2, WINDOW);
+    store().consume(key, r("a2"), SAME, 2, WINDOW);
+    assertThat(store().consume(key, r("a3"), SAME, 2, WINDOW))
+        .isInstanceOf(QuotaDecision.Rejected.class);
 
     fixture.setWindowStart(key, fixture.databaseNowMs() - WINDOW_MS);
     long before = fixture.databaseNowMs();
-    QuotaDecision d = store().consume(key, r("a3"), 2, WINDOW);
+    QuotaDecision d = store().consume(key, r("a3"), SAME, 2, WINDOW);
     assertThat(d).isInstanceOf(QuotaDecision.Allowed.class);
     assertThat(((QuotaDecision.Allowed) d).consumedCount()).isEqualTo(1);
     StoreFixture.BucketRow row = row(key);
@@ -130,7 +139,7 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
     // Guards the bucket table's CHECK on operation: a new QuotaOperation needs a migration.
     for (QuotaOperation op : QuotaOperation.values()) {
       QuotaKey key = key(op);
-      assertThat(store().consume(key, r("x1"), 5, WINDOW))
+      assertThat(store().consume(key, r("x1"), SAME, 5, WINDOW))
           .isInstanceOf(QuotaDecision.Allowed.class);
       assertThat(row(key).consumedCount()).isEqualTo(1);
     }
@@ -139,9 +148,9 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
   @Test
   void replayWithinTheWindowIsAllowedAndNotCounted() {
     QuotaKey key = key(QuotaOperation.INSPECT);
-    store().consume(key, r("i1"), 3, WINDOW);
-    store().consume(key, r("i2"), 3, WINDOW);
-    QuotaDecision replay = store().consume(key, r("i1"), 3, WINDOW);
+    store().consume(key, r("i1"), SAME, 3, WINDOW);
+    store().consume(key, r("i2"), SAME, 3, WINDOW);
+    QuotaDecision replay = store().consume(key, r("i1"), SAME, 3, WINDOW);
     assertThat(replay).isInstanceOf(QuotaDecision.Replayed.class);
     assertThat(((QuotaDecision.Replayed) replay).consumedCount()).isEqualTo(2);
     assertThat(row(key).receiptIds()).containsExactly("i1", "i2");
@@ -150,20 +159,22 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
   @Test
   void replayOfAnAdmittedReceiptIsAllowedEvenWhenTheWindowIsFull() {
     QuotaKey key = key(QuotaOperation.INSPECT);
-    store().consume(key, r("i1"), 2, WINDOW);
-    store().consume(key, r("i2"), 2, WINDOW);
-    assertThat(store().consume(key, r("i3"), 2, WINDOW)).isInstanceOf(QuotaDecision.Rejected.class);
-    assertThat(store().consume(key, r("i2"), 2, WINDOW)).isInstanceOf(QuotaDecision.Replayed.class);
+    store().consume(key, r("i1"), SAME, 2, WINDOW);
+    store().consume(key, r("i2"), SAME, 2, WINDOW);
+    assertThat(store().consume(key, r("i3"), SAME, 2, WINDOW))
+        .isInstanceOf(QuotaDecision.Rejected.class);
+    assertThat(store().consume(key, r("i2"), SAME, 2, WINDOW))
+        .isInstanceOf(QuotaDecision.Replayed.class);
     assertThat(row(key).consumedCount()).isEqualTo(2);
   }
 
   @Test
   void replayAfterTheWindowResetIsCountedInTheNewWindow() {
     QuotaKey key = key(QuotaOperation.PROPOSE);
-    store().consume(key, r("a1"), 5, WINDOW);
-    store().consume(key, r("a2"), 5, WINDOW);
+    store().consume(key, r("a1"), SAME, 5, WINDOW);
+    store().consume(key, r("a2"), SAME, 5, WINDOW);
     fixture.setWindowStart(key, fixture.databaseNowMs() - WINDOW_MS - 1);
-    QuotaDecision d = store().consume(key, r("a1"), 5, WINDOW);
+    QuotaDecision d = store().consume(key, r("a1"), SAME, 5, WINDOW);
     assertThat(d).isInstanceOf(QuotaDecision.Allowed.class);
     assertThat(row(key).receiptIds()).containsExactly("a1");
     assertThat(row(key).consumedCount()).isEqualTo(1);
@@ -172,34 +183,42 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
   @Test
   void bucketsAreSeparatePerProjectSubjectAndOperation() {
     QuotaKey key = key(QuotaOperation.PROPOSE);
-    store().consume(key, r("x"), 1, WINDOW);
+    store().consume(key, r("x"), SAME, 1, WINDOW);
     QuotaKey otherOp = QuotaKey.user(key.projectId(), key.subjectId(), QuotaOperation.DECIDE);
     QuotaKey otherUser = QuotaKey.user(key.projectId(), unique("user"), QuotaOperation.PROPOSE);
     QuotaKey otherProject = QuotaKey.user(unique("prj"), key.subjectId(), QuotaOperation.PROPOSE);
     for (QuotaKey k : List.of(otherOp, otherUser, otherProject)) {
-      assertThat(store().consume(k, r("y"), 1, WINDOW)).isInstanceOf(QuotaDecision.Allowed.class);
+      assertThat(store().consume(k, r("y"), SAME, 1, WINDOW))
+          .isInstanceOf(QuotaDecision.Allowed.class);
     }
-    assertThat(store().consume(key, r("y"), 1, WINDOW)).isInstanceOf(QuotaDecision.Rejected.class);
+    assertThat(store().consume(key, r("y"), SAME, 1, WINDOW))
+        .isInstanceOf(QuotaDecision.Rejected.class);
   }
 
   @Test
   void holdsAThousandMaximumLengthReceiptsAndNoMore() {
     QuotaKey key = key(QuotaOperation.INSPECT);
+    // The longest window, so that 1000 decisions on a loaded machine stay in one window.
+    Duration window = ManagementQuotaPolicy.MAX_WINDOW;
     for (int i = 0; i < ManagementQuotaPolicy.MAX_LIMIT; i++) {
       String id = String.format("%04d", i) + "x".repeat(124);
-      QuotaDecision d = store().consume(key, r(id), ManagementQuotaPolicy.MAX_LIMIT, WINDOW);
+      RequestDigest request = RequestDigest.of(QuotaOperation.INSPECT, id);
+      QuotaDecision d =
+          store().consume(key, r(id), request, ManagementQuotaPolicy.MAX_LIMIT, window);
       assertThat(d).isInstanceOf(QuotaDecision.Allowed.class);
     }
-    assertThat(store().consume(key, r("one-more"), 1000, WINDOW))
+    assertThat(store().consume(key, r("one-more"), SAME, 1000, window))
         .isInstanceOf(QuotaDecision.Rejected.class);
     assertThat(row(key).receiptIds()).hasSize(1000).allMatch(id -> id.length() == 128);
+    // With its digest, every receipt is the largest there is: the bucket is at its size bound.
+    assertThat(row(key).receiptDigests()).hasSize(1000).doesNotContainNull();
     assertThat(fixture.databaseRejectsOversizedReceipts(key(QuotaOperation.INSPECT))).isTrue();
   }
 
   @Test
   void overlongReceiptIdIsRefusedBeforeTheStore() {
     QuotaKey key = key(QuotaOperation.PROPOSE);
-    assertThatThrownBy(() -> store().consume(key, new ReceiptId("r".repeat(129)), 5, WINDOW))
+    assertThatThrownBy(() -> store().consume(key, new ReceiptId("r".repeat(129)), SAME, 5, WINDOW))
         .isInstanceOf(ValidationException.class);
     assertThat(fixture.readBucket(key)).isEmpty();
   }
@@ -207,7 +226,7 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
   @Test
   void databaseEnforcesReceiptArrayLengthEqualsCount() {
     QuotaKey key = key(QuotaOperation.PROPOSE);
-    store().consume(key, r("a1"), 5, WINDOW);
+    store().consume(key, r("a1"), SAME, 5, WINDOW);
     assertThat(fixture.databaseRejectsCountReceiptMismatch(key)).isTrue();
     assertThat(row(key).consumedCount()).isEqualTo(1);
   }
@@ -216,12 +235,12 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
   void responseLostAfterCommitIsReplayedWithoutCountingAgain() {
     QuotaKey key = key(QuotaOperation.INSPECT);
     LosingDataSource losing = new LosingDataSource(fixture.newDataSource());
-    assertThatThrownBy(() -> fixture.quotaStore(losing).consume(key, r("lost-1"), 8, WINDOW))
+    assertThatThrownBy(() -> fixture.quotaStore(losing).consume(key, r("lost-1"), SAME, 8, WINDOW))
         .isInstanceOf(StoreUnavailableException.class);
     assertThat(losing.lostOne()).isTrue();
     assertThat(row(key).consumedCount()).isEqualTo(1);
 
-    QuotaDecision retry = store().consume(key, r("lost-1"), 8, WINDOW);
+    QuotaDecision retry = store().consume(key, r("lost-1"), SAME, 8, WINDOW);
     assertThat(retry).isInstanceOf(QuotaDecision.Replayed.class);
     assertThat(row(key).consumedCount()).isEqualTo(1);
     assertThat(row(key).receiptIds()).containsExactly("lost-1");
@@ -231,7 +250,10 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
   void unreachableDatabaseIsUnavailableNeverAllowed() {
     QuotaKey key = key(QuotaOperation.PROPOSE);
     assertThatThrownBy(
-            () -> fixture.quotaStore(new UnreachableDataSource()).consume(key, r("a"), 5, WINDOW))
+            () ->
+                fixture
+                    .quotaStore(new UnreachableDataSource())
+                    .consume(key, r("a"), SAME, 5, WINDOW))
         .isInstanceOf(StoreUnavailableException.class)
         .hasMessageNotContaining("SELECT")
         .hasMessageNotContaining("INSERT");
@@ -288,7 +310,7 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
           Callable<QuotaDecision> call =
               () -> {
                 start.await();
-                return instance.consume(key, receipt, limit, WINDOW);
+                return instance.consume(key, receipt, SAME, limit, WINDOW);
               };
           futures.add(pool.submit(call));
         }
@@ -311,12 +333,123 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
         // Every admitted id replays as allowed on either instance without counting again.
         List<String> admitted = row(key).receiptIds();
         for (String id : admitted) {
-          assertThat(instanceA.consume(key, r(id), limit, WINDOW))
+          assertThat(instanceA.consume(key, r(id), SAME, limit, WINDOW))
               .isInstanceOf(QuotaDecision.Replayed.class);
-          assertThat(instanceB.consume(key, r(id), limit, WINDOW))
+          assertThat(instanceB.consume(key, r(id), SAME, limit, WINDOW))
               .isInstanceOf(QuotaDecision.Replayed.class);
         }
         assertThat(row(key).consumedCount()).isEqualTo(limit);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  // ---- a receipt id names one request (DESIGN §3, idempotency_key_reused) ---------------------
+
+  @Test
+  void sameIdForAnotherRequestIsKeyReusedNeverAllowedNeverCounted() {
+    QuotaKey key = key(QuotaOperation.INSPECT);
+    assertThat(store().consume(key, r("x"), SAME, 5, WINDOW))
+        .isInstanceOf(QuotaDecision.Allowed.class);
+    StoreFixture.BucketRow before = row(key);
+
+    assertThat(store().consume(key, r("x"), OTHER, 5, WINDOW))
+        .isEqualTo(new QuotaDecision.KeyReused());
+    assertThat(row(key)).isEqualTo(before);
+    assertThat(row(key).receiptDigests()).containsExactly(SAME.hex());
+
+    // The original request still replays; a new id is still counted.
+    assertThat(store().consume(key, r("x"), SAME, 5, WINDOW))
+        .isInstanceOf(QuotaDecision.Replayed.class);
+    assertThat(store().consume(key, r("y"), OTHER, 5, WINDOW))
+        .isEqualTo(new QuotaDecision.Allowed(before.windowStartedAtMs(), 2));
+  }
+
+  @Test
+  void reusedIdIsKeyReusedEvenWhenTheWindowIsFull() {
+    QuotaKey key = key(QuotaOperation.DECIDE);
+    store().consume(key, r("d1"), SAME, 1, WINDOW);
+    assertThat(store().consume(key, r("d2"), SAME, 1, WINDOW))
+        .isInstanceOf(QuotaDecision.Rejected.class);
+    assertThat(store().consume(key, r("d1"), OTHER, 1, WINDOW))
+        .isEqualTo(new QuotaDecision.KeyReused());
+    assertThat(row(key).consumedCount()).isEqualTo(1);
+  }
+
+  @Test
+  void afterTheWindowEndsTheIdIsFreeForAnotherRequest() {
+    QuotaKey key = key(QuotaOperation.INSPECT);
+    store().consume(key, r("x"), SAME, 5, WINDOW);
+    fixture.setWindowStart(key, fixture.databaseNowMs() - WINDOW_MS - 1);
+    assertThat(store().consume(key, r("x"), OTHER, 5, WINDOW))
+        .isInstanceOf(QuotaDecision.Allowed.class);
+    assertThat(row(key).receiptDigests()).containsExactly(OTHER.hex());
+  }
+
+  @Test
+  void legacyReceiptWithoutDigestReplaysForAnyRequestAndIsNotCountedAgain() {
+    QuotaKey key = key(QuotaOperation.PROPOSE);
+    fixture.storeLegacyReceipts(key, List.of("old-1", "old-2"));
+    assertThat(store().consume(key, r("old-1"), SAME, 3, WINDOW))
+        .isInstanceOf(QuotaDecision.Replayed.class);
+    assertThat(store().consume(key, r("old-2"), OTHER, 3, WINDOW))
+        .isInstanceOf(QuotaDecision.Replayed.class);
+    assertThat(store().consume(key, r("new-1"), SAME, 3, WINDOW))
+        .isInstanceOf(QuotaDecision.Allowed.class);
+    StoreFixture.BucketRow row = row(key);
+    assertThat(row.consumedCount()).isEqualTo(3);
+    assertThat(row.receiptIds()).containsExactly("old-1", "old-2", "new-1");
+    assertThat(row.receiptDigests()).containsExactly(null, null, SAME.hex());
+    assertThat(store().consume(key, r("new-1"), OTHER, 3, WINDOW))
+        .isEqualTo(new QuotaDecision.KeyReused());
+  }
+
+  @Test
+  void databaseRefusesReceiptsOfAnotherShape() {
+    assertThat(fixture.databaseRejectsMalformedReceipts(key(QuotaOperation.INSPECT))).isTrue();
+  }
+
+  @Test
+  void twoInstancesRacingOneIdWithTwoRequestsAllowExactlyOne() throws Exception {
+    DataSource poolA = fixture.newDataSource();
+    DataSource poolB = fixture.newDataSource();
+    ManagementQuotaStore instanceA = fixture.quotaStore(poolA);
+    ManagementQuotaStore instanceB = fixture.quotaStore(poolB);
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try {
+      for (int round = 0; round < CONCURRENCY_ROUNDS; round++) {
+        QuotaKey key = key(QuotaOperation.INSPECT);
+        // Half the rounds start from an existing bucket (the update path), half from none.
+        if (round % 2 == 1) {
+          store().consume(key, r("warm-" + round), SAME, 8, WINDOW);
+        }
+        CountDownLatch start = new CountDownLatch(1);
+        ReceiptId receipt = r("race-" + round);
+        Future<QuotaDecision> a =
+            pool.submit(
+                () -> {
+                  start.await();
+                  return instanceA.consume(key, receipt, SAME, 8, WINDOW);
+                });
+        Future<QuotaDecision> b =
+            pool.submit(
+                () -> {
+                  start.await();
+                  return instanceB.consume(key, receipt, OTHER, 8, WINDOW);
+                });
+        start.countDown();
+        List<QuotaDecision> decisions =
+            List.of(a.get(60, TimeUnit.SECONDS), b.get(60, TimeUnit.SECONDS));
+        assertThat(decisions.stream().filter(d -> d instanceof QuotaDecision.Allowed).count())
+            .as("round %d allowed", round)
+            .isEqualTo(1);
+        assertThat(decisions).as("round %d", round).contains(new QuotaDecision.KeyReused());
+        StoreFixture.BucketRow row = row(key);
+        assertThat(row.consumedCount()).isEqualTo(1 + round % 2);
+        String winner =
+            decisions.get(0) instanceof QuotaDecision.Allowed ? SAME.hex() : OTHER.hex();
+        assertThat(row.receiptDigests().get(row.receiptDigests().size() - 1)).isEqualTo(winner);
       }
     } finally {
       pool.shutdownNow();

@@ -52,11 +52,29 @@ public interface StoreFixture extends AutoCloseable {
    */
   boolean databaseRejectsOversizedReceipts(QuotaKey key);
 
-  /** A stored bucket: window start, count and the receipt ids in stored order. */
+  /**
+   * Stores a bucket in the current database window whose receipts are plain id strings, as schema
+   * versions before the request digest (PostgreSQL V4, SQLite V3) wrote them.
+   */
+  void storeLegacyReceipts(QuotaKey key, java.util.List<String> receiptIds);
+
+  /**
+   * Tries to store receipts of a shape the code never writes: an object with a digest that is not
+   * 64 lowercase hex digits, and one with a member besides {@code id} and {@code d}.
+   *
+   * @return true if the database refused both
+   */
+  boolean databaseRejectsMalformedReceipts(QuotaKey key);
+
+  /**
+   * A stored bucket: window start, count, the receipt ids in stored order and, at the same
+   * positions, their request digests ({@code null} for a legacy receipt stored without one).
+   */
   record BucketRow(
       long windowStartedAtMs,
       int consumedCount,
       java.util.List<String> receiptIds,
+      java.util.List<String> receiptDigests,
       long updatedAtMs) {}
 
   @Override

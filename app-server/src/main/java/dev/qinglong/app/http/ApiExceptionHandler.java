@@ -2,6 +2,7 @@ package dev.qinglong.app.http;
 
 import dev.qinglong.core.kernel.ConflictException;
 import dev.qinglong.core.kernel.ForbiddenException;
+import dev.qinglong.core.kernel.IdempotencyKeyReusedException;
 import dev.qinglong.core.kernel.QuotaExceededException;
 import dev.qinglong.core.kernel.StoreUnavailableException;
 import dev.qinglong.core.kernel.ValidationException;
@@ -47,6 +48,14 @@ public class ApiExceptionHandler {
         ProblemType.CONFLICT,
         "The request conflicts with the stored state, or the object does not exist in this"
             + " project.");
+  }
+
+  @ExceptionHandler(IdempotencyKeyReusedException.class)
+  ResponseEntity<String> keyReused(IdempotencyKeyReusedException e) {
+    return Problems.entity(
+        ProblemType.IDEMPOTENCY_KEY_REUSED,
+        "This idempotency id already names a different request (another target or body); use a"
+            + " new id for a new request. Nothing was counted or changed.");
   }
 
   @ExceptionHandler(QuotaExceededException.class)

@@ -13,7 +13,9 @@ public enum ProblemType {
   QUOTA_EXCEEDED(429, "quota_exceeded", "Quota exceeded"),
   UNAVAILABLE(503, "unavailable", "Service unavailable"),
   // After QUOTA_EXCEEDED, so forStatus(429) keeps answering quota_exceeded.
-  MODEL_PROJECT_QUOTA_EXCEEDED(429, "model_project_quota_exceeded", "Model project quota exceeded");
+  MODEL_PROJECT_QUOTA_EXCEEDED(429, "model_project_quota_exceeded", "Model project quota exceeded"),
+  // After CONFLICT, so forStatus(409) keeps answering conflict.
+  IDEMPOTENCY_KEY_REUSED(409, "idempotency_key_reused", "Idempotency key reused");
 
   private final int status;
   private final String code;

@@ -2,6 +2,7 @@ package dev.qinglong.core.ai;
 
 import dev.qinglong.core.kernel.ConflictException;
 import dev.qinglong.core.kernel.ForbiddenException;
+import dev.qinglong.core.kernel.IdempotencyKeyReusedException;
 import dev.qinglong.core.kernel.Identifiers;
 import dev.qinglong.core.kernel.Principal;
 import dev.qinglong.core.kernel.QuotaExceededException;
@@ -12,6 +13,7 @@ import dev.qinglong.core.policy.ProjectPolicy;
 import dev.qinglong.core.quota.ManagementQuota;
 import dev.qinglong.core.quota.QuotaOperation;
 import dev.qinglong.core.quota.ReceiptId;
+import dev.qinglong.core.quota.RequestDigest;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -25,12 +27,13 @@ import java.util.Optional;
  * unauthorised request therefore touches nothing.
  *
  * <p>Exceptions, with the HTTP mapping the routes use: {@link ValidationException} 400, {@link
- * ForbiddenException} 403, {@link ConflictException} 409 (unknown or foreign object, id reuse,
- * state, drifted/missing/unexpected receipt, usage above the reservation), {@link
- * ModelQuotaConfigurationException} 409 (cost limit without a cost cap), {@link
- * ModelProjectQuotaExceededException} 429 {@code model_project_quota_exceeded}, {@link
- * QuotaExceededException} 429 {@code quota_exceeded} (reads), {@link StoreUnavailableException}
- * 503.
+ * ForbiddenException} 403, {@link IdempotencyKeyReusedException} 409 {@code idempotency_key_reused}
+ * (a stepRunId, invocationId or completion reused for a different request), {@link
+ * ConflictException} 409 (unknown or foreign object, state, drifted/missing/unexpected receipt,
+ * usage above the reservation), {@link ModelQuotaConfigurationException} 409 (cost limit without a
+ * cost cap), {@link ModelProjectQuotaExceededException} 429 {@code model_project_quota_exceeded},
+ * {@link QuotaExceededException} 429 {@code quota_exceeded} (reads), {@link
+ * StoreUnavailableException} 503.
  */
 public final class ModelInvocationQuota {
   /** The largest ledger page. */
@@ -103,7 +106,7 @@ public final class ModelInvocationQuota {
    * Creates a {@code ready} StepRun. Needs {@code model.invoke}.
    *
    * @return the StepRun and {@code created=true}, or the existing one on an exact replay
-   * @throws ConflictException if the id already names a StepRun of another run or model
+   * @throws IdempotencyKeyReusedException if the id already names a StepRun of another run or model
    */
   public StepRunCreation createStepRun(
       Principal caller, String projectId, String stepRunId, String runId, String modelId) {
@@ -115,7 +118,7 @@ public final class ModelInvocationQuota {
     StepRunCreation result = store.createStepRun(projectId, stepRunId, runId, modelId);
     StepRun s = result.stepRun();
     if (!result.created() && (!s.runId().equals(runId) || !s.modelId().equals(modelId))) {
-      throw new ConflictException("stepRunId already used for another run or model");
+      throw new IdempotencyKeyReusedException("stepRunId already used for another run or model");
     }
     return result;
   }
@@ -129,9 +132,9 @@ public final class ModelInvocationQuota {
    *     stepRunId), with the stored receipts verified against their digests
    * @throws ModelProjectQuotaExceededException if the window has no room (nothing reserved)
    * @throws ModelQuotaConfigurationException if the Project limits cost and the model has no cap
+   * @throws IdempotencyKeyReusedException if the invocationId is used for another StepRun
    * @throws ConflictException if the StepRun does not exist in the Project or is not ready, the
-   *     model has no policy, the invocationId is used for another StepRun, or a receipt is missing,
-   *     unexpected or drifted
+   *     model has no policy, or a receipt is missing, unexpected or drifted
    */
   public Admission admit(
       Principal caller, String projectId, String invocationId, String stepRunId) {
@@ -172,7 +175,7 @@ public final class ModelInvocationQuota {
     if (!r.stepRunId().equals(request.stepRunId())
         || !s.stepRunId().equals(request.stepRunId())
         || !s.invocationId().equals(r.invocationId())) {
-      throw new ConflictException("invocationId already used for another step run");
+      throw new IdempotencyKeyReusedException("invocationId already used for another step run");
     }
     Optional<StepRun> step = store.stepRun(request.projectId(), request.stepRunId());
     if (step.isEmpty()
@@ -191,9 +194,11 @@ public final class ModelInvocationQuota {
    * @param usage {@code null} when unknown: every reserved token stays reserved
    * @param costMicros {@code null} when unknown: a cost reservation stays whole
    * @return the receipts; {@code created=false} on an exact replay, verified against their digests
-   * @throws ConflictException if the invocation does not exist in the Project, was completed
-   *     differently, its StepRun is not running, usage exceeds the reservation (contract breach:
-   *     nothing recorded, the reservation stays), or a receipt is missing, unexpected or drifted
+   * @throws IdempotencyKeyReusedException if the invocation was completed with another outcome,
+   *     usage or cost
+   * @throws ConflictException if the invocation does not exist in the Project, its StepRun is not
+   *     running, usage exceeds the reservation (contract breach: nothing recorded, the reservation
+   *     stays), or a receipt is missing, unexpected or drifted
    */
   public Settled complete(
       Principal caller,
@@ -276,7 +281,7 @@ public final class ModelInvocationQuota {
       throw new ConflictException("completion receipts do not bind each other");
     }
     if (!c.reports(request.outcome(), request.usage(), request.costMicros())) {
-      throw new ConflictException("invocation already completed differently");
+      throw new IdempotencyKeyReusedException("invocation already completed differently");
     }
     Optional<StepRun> step = store.stepRun(r.projectId(), r.stepRunId());
     if (step.isEmpty()
@@ -296,7 +301,12 @@ public final class ModelInvocationQuota {
     Identifiers.require("projectId", projectId);
     ReceiptId receipt = new ReceiptId(requestId);
     policy.requireAny(caller, projectId, Permission.MODEL_USAGE_READ);
-    managementQuota.consume(projectId, caller.userId(), QuotaOperation.MODEL_USAGE_READ, receipt);
+    managementQuota.consume(
+        projectId,
+        caller.userId(),
+        QuotaOperation.MODEL_USAGE_READ,
+        receipt,
+        RequestDigest.of(QuotaOperation.MODEL_USAGE_READ, "window"));
     return store.currentWindowUsage(projectId);
   }
 
@@ -317,7 +327,13 @@ public final class ModelInvocationQuota {
     long after = LedgerCursor.decode(cursor);
     ReceiptId receipt = new ReceiptId(requestId);
     policy.requireAny(caller, projectId, Permission.MODEL_USAGE_READ);
-    managementQuota.consume(projectId, caller.userId(), QuotaOperation.MODEL_USAGE_READ, receipt);
+    managementQuota.consume(
+        projectId,
+        caller.userId(),
+        QuotaOperation.MODEL_USAGE_READ,
+        receipt,
+        RequestDigest.of(
+            QuotaOperation.MODEL_USAGE_READ, "ledger", Integer.toString(size), cursor));
     List<UsageLedgerEntry> rows = store.ledger(projectId, after, size + 1);
     for (UsageLedgerEntry entry : rows) {
       if (!entry.digestMatches() || !entry.projectId().equals(projectId)) {

@@ -2,6 +2,7 @@ package dev.qinglong.core.governance;
 
 import dev.qinglong.core.kernel.ConflictException;
 import dev.qinglong.core.kernel.ForbiddenException;
+import dev.qinglong.core.kernel.IdempotencyKeyReusedException;
 import dev.qinglong.core.kernel.Identifiers;
 import dev.qinglong.core.kernel.Principal;
 import dev.qinglong.core.kernel.QuotaExceededException;
@@ -13,6 +14,7 @@ import dev.qinglong.core.policy.ProjectPolicy;
 import dev.qinglong.core.quota.ManagementQuota;
 import dev.qinglong.core.quota.QuotaOperation;
 import dev.qinglong.core.quota.ReceiptId;
+import dev.qinglong.core.quota.RequestDigest;
 import java.time.Clock;
 import java.util.Objects;
 import java.util.Optional;
@@ -27,8 +29,9 @@ import java.util.function.Supplier;
  * unauthorised request never creates or consumes a bucket, and a quota rejection never mutates.
  *
  * <p>Every method may throw {@link ValidationException} (400), {@link ForbiddenException} (403),
- * {@link ConflictException} (409), {@link QuotaExceededException} (429) and {@link
- * StoreUnavailableException} (503).
+ * {@link ConflictException} (409; {@link IdempotencyKeyReusedException} for an id reused on a
+ * different request), {@link QuotaExceededException} (429) and {@link StoreUnavailableException}
+ * (503).
  */
 public final class PluginPackageGovernance {
   private final ProjectPolicy policy;
@@ -60,7 +63,7 @@ public final class PluginPackageGovernance {
    *
    * @return the new proposal ({@code created=true}), or the existing one if this is an exact replay
    *     of the actionRef
-   * @throws ConflictException if the actionRef already names a different action
+   * @throws IdempotencyKeyReusedException if the actionRef already names a different action
    */
   public ProposeResult propose(
       Principal caller, String projectId, String actionRef, PluginPackageAction action) {
@@ -70,11 +73,17 @@ public final class PluginPackageGovernance {
       throw new ValidationException("action", "is required");
     }
     policy.requireAny(caller, projectId, Permission.PACKAGE_MANAGE);
-    quota.consume(projectId, caller.userId(), QuotaOperation.PROPOSE, new ReceiptId(actionRef));
+    Sha256Digest digest = action.digest();
+    // The actionRef names this action: the same ref with another action is a reused key.
+    quota.consume(
+        projectId,
+        caller.userId(),
+        QuotaOperation.PROPOSE,
+        new ReceiptId(actionRef),
+        RequestDigest.of(QuotaOperation.PROPOSE, digest.value()));
 
     long now = clock.millis();
     String suffix = randomIds.get();
-    Sha256Digest digest = action.digest();
     Proposal proposal =
         new Proposal(
             "prp-" + suffix,
@@ -102,7 +111,8 @@ public final class PluginPackageGovernance {
             now);
     ProposeResult result = store.createIfAbsent(proposal, approval);
     if (!result.created() && !result.proposal().actionDigest().equals(digest)) {
-      throw new ConflictException("actionRef already used for a different action");
+      // Outside the quota window the bucket no longer remembers the ref; the proposal does.
+      throw new IdempotencyKeyReusedException("actionRef already used for a different action");
     }
     return result;
   }
@@ -111,8 +121,10 @@ public final class PluginPackageGovernance {
    * Records {@code decision} on the approval. Needs {@code approval.decide} and must not be the
    * proposer. An exact replay of the same decisionId returns the approval unchanged.
    *
+   * @throws IdempotencyKeyReusedException if the decisionId was used on another approval, or on
+   *     this one with another decision, decider or {@code actionDigest}
    * @throws ConflictException if the approval does not exist in the Project, is already decided by
-   *     another decision, the decisionId is used elsewhere, or {@code actionDigest} differs
+   *     another decision, or {@code actionDigest} differs
    */
   public Approval decide(
       Principal caller,
@@ -136,8 +148,23 @@ public final class PluginPackageGovernance {
     if (current.proposedBy().equals(caller.userId())) {
       throw new ForbiddenException("four-eyes: the proposer cannot decide");
     }
-    quota.consume(projectId, caller.userId(), QuotaOperation.DECIDE, new ReceiptId(decisionId));
+    // The decisionId names (approval, decision, actionDigest): another of these is a reused key.
+    quota.consume(
+        projectId,
+        caller.userId(),
+        QuotaOperation.DECIDE,
+        new ReceiptId(decisionId),
+        RequestDigest.of(QuotaOperation.DECIDE, approvalId, verdict.wireName(), digest.value()));
 
+    if (decisionId.equals(current.decisionId())) {
+      // Decided under this id before: an exact replay, or the id reused for another request.
+      if (current.decision() != verdict
+          || !caller.userId().equals(current.decidedBy())
+          || !current.actionDigest().equals(digest)) {
+        throw new IdempotencyKeyReusedException("decisionId already used for a different request");
+      }
+      return current;
+    }
     if (!current.actionDigest().equals(digest)) {
       throw new ConflictException("actionDigest does not match the approval");
     }
@@ -145,6 +172,15 @@ public final class PluginPackageGovernance {
         new DecisionCommand(
             projectId, approvalId, decisionId, verdict, caller.userId(), clock.millis());
     Approval after = store.recordDecision(command).orElseThrow(ProposalsOnly::gone);
+    if (after.decisionId() == null) {
+      // Still pending, so nothing was recorded: the Project already used this decisionId on
+      // another approval.
+      throw new IdempotencyKeyReusedException("decisionId already used on another approval");
+    }
+    if (decisionId.equals(after.decisionId())
+        && (after.decision() != verdict || !caller.userId().equals(after.decidedBy()))) {
+      throw new IdempotencyKeyReusedException("decisionId already used for a different request");
+    }
     if (!decisionId.equals(after.decisionId())
         || after.decision() != verdict
         || !caller.userId().equals(after.decidedBy())) {
@@ -157,6 +193,8 @@ public final class PluginPackageGovernance {
    * Reads a proposal with its approval. Needs {@code package.manage} or {@code approval.decide};
    * consumes inspect quota under {@code inspectionId} before reading.
    *
+   * @throws IdempotencyKeyReusedException if the inspectionId was spent on another proposal in the
+   *     current quota window (nothing counted, nothing read)
    * @throws ConflictException if the proposal does not exist in the Project
    */
   public Inspection inspect(
@@ -165,7 +203,13 @@ public final class PluginPackageGovernance {
     Identifiers.require("proposalId", proposalId);
     Identifiers.require("inspectionId", inspectionId);
     policy.requireAny(caller, projectId, Permission.PACKAGE_MANAGE, Permission.APPROVAL_DECIDE);
-    quota.consume(projectId, caller.userId(), QuotaOperation.INSPECT, new ReceiptId(inspectionId));
+    // The inspectionId names one read of one proposal: not a pass for reading others.
+    quota.consume(
+        projectId,
+        caller.userId(),
+        QuotaOperation.INSPECT,
+        new ReceiptId(inspectionId),
+        RequestDigest.of(QuotaOperation.INSPECT, proposalId));
 
     Proposal proposal = store.findProposal(projectId, proposalId).orElseThrow(ProposalsOnly::gone);
     Optional<Approval> approval = store.findApproval(projectId, proposal.approvalId());

@@ -7,14 +7,21 @@ import java.util.Optional;
  * A bucket read back, with the database clock, after the deciding statement changed nothing (replay
  * or full window). Adapters share this classification so both stores answer alike.
  *
- * @param hasReceipt whether the receipt is in the bucket's receipt array
+ * @param hasReceipt whether the receipt id is in the bucket's receipt array, whatever its digest
+ * @param sameRequest whether it is there with the request's digest (or as a legacy receipt without
+ *     a digest, which matches any): a replay; {@code hasReceipt && !sameRequest} is a reused key
  * @param databaseNowMs the database clock when the row was read
  */
 public record BucketReading(
-    long windowStartedAtMs, int consumedCount, boolean hasReceipt, long databaseNowMs) {
+    long windowStartedAtMs,
+    int consumedCount,
+    boolean hasReceipt,
+    boolean sameRequest,
+    long databaseNowMs) {
 
   /**
-   * Classifies a statement that updated nothing.
+   * Classifies a statement that updated nothing. A receipt id in the window decides before the
+   * count: a replay is allowed and a reused key refused even when the window is full.
    *
    * @return the decision, or empty if the bucket changed between the statement and this read (the
    *     window ended, or it is not full and lacks the receipt): the caller must decide again
@@ -26,7 +33,10 @@ public record BucketReading(
       return Optional.empty();
     }
     if (hasReceipt) {
-      return Optional.of(new QuotaDecision.Replayed(windowStartedAtMs, consumedCount));
+      return Optional.of(
+          sameRequest
+              ? new QuotaDecision.Replayed(windowStartedAtMs, consumedCount)
+              : new QuotaDecision.KeyReused());
     }
     if (consumedCount >= limit) {
       long remainingMs = Math.min(endsAtMs - databaseNowMs, windowMs);

@@ -1,5 +1,6 @@
 package dev.qinglong.core.quota;
 
+import dev.qinglong.core.kernel.IdempotencyKeyReusedException;
 import dev.qinglong.core.kernel.QuotaExceededException;
 import dev.qinglong.core.kernel.StoreUnavailableException;
 import java.util.Objects;
@@ -18,15 +19,24 @@ public final class ManagementQuota {
   }
 
   /**
-   * Consumes one unit of {@code operation} for the user in the Project under {@code receipt}. When
-   * the policy is disabled nothing is stored and the request is admitted.
+   * Consumes one unit of {@code operation} for the user in the Project under {@code receipt}, spent
+   * on the request {@code request} digests. When the policy is disabled nothing is stored and the
+   * request is admitted.
    *
    * @return the store's decision, {@link QuotaDecision.Allowed} or {@link QuotaDecision.Replayed}
+   * @throws IdempotencyKeyReusedException if the receipt id was spent on another request in the
+   *     current window (nothing counted)
    * @throws QuotaExceededException if the window is full
    * @throws StoreUnavailableException if the store cannot decide (fail closed)
    */
   public QuotaDecision consume(
-      String projectId, String userId, QuotaOperation operation, ReceiptId receipt) {
+      String projectId,
+      String userId,
+      QuotaOperation operation,
+      ReceiptId receipt,
+      RequestDigest request) {
+    Objects.requireNonNull(receipt, "receipt");
+    Objects.requireNonNull(request, "request");
     if (!policy.enabled()) {
       return new QuotaDecision.Allowed(0, 0);
     }
@@ -36,6 +46,7 @@ public final class ManagementQuota {
           store.consume(
               QuotaKey.user(projectId, userId, operation),
               receipt,
+              request,
               policy.limit(operation),
               policy.window());
     } catch (StoreUnavailableException e) {
@@ -48,6 +59,11 @@ public final class ManagementQuota {
     if (decision == null) {
       listener.decided(operation, QuotaDecisionListener.Outcome.UNAVAILABLE);
       throw new StoreUnavailableException("quota store returned no decision");
+    }
+    if (decision instanceof QuotaDecision.KeyReused) {
+      listener.decided(operation, QuotaDecisionListener.Outcome.KEY_REUSED);
+      throw new IdempotencyKeyReusedException(
+          operation.wireName() + " receipt id already spent on a different request");
     }
     if (decision instanceof QuotaDecision.Rejected rejected) {
       listener.decided(operation, QuotaDecisionListener.Outcome.REJECTED);

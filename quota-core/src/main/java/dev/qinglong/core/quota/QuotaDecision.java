@@ -10,8 +10,17 @@ public sealed interface QuotaDecision {
   /** The receipt was appended; {@code consumedCount} is the bucket's count after it. */
   record Allowed(long windowStartedAtMs, int consumedCount) implements QuotaDecision {}
 
-  /** The receipt was already in the current window: allowed, nothing counted again. */
+  /**
+   * The receipt was already in the current window for the same request (same {@link RequestDigest},
+   * or a legacy receipt stored without one): allowed, nothing counted again.
+   */
   record Replayed(long windowStartedAtMs, int consumedCount) implements QuotaDecision {}
+
+  /**
+   * The receipt id is in the current window for a different request (another {@link
+   * RequestDigest}): never an allow, nothing changed or counted.
+   */
+  record KeyReused() implements QuotaDecision {}
 
   /**
    * The window is full and the receipt is not in it; nothing changed. {@code retryAfterSeconds} is
@@ -26,6 +35,6 @@ public sealed interface QuotaDecision {
   }
 
   default boolean admitted() {
-    return !(this instanceof Rejected);
+    return this instanceof Allowed || this instanceof Replayed;
   }
 }

@@ -8,6 +8,8 @@ public interface QuotaDecisionListener {
     ALLOWED,
     REPLAYED,
     REJECTED,
+    /** The receipt id was reused for a different request (409 idempotency_key_reused). */
+    KEY_REUSED,
     UNAVAILABLE
   }
 

@@ -8,10 +8,11 @@ import dev.qinglong.core.quota.ManagementQuotaStore;
 import dev.qinglong.core.quota.QuotaDecision;
 import dev.qinglong.core.quota.QuotaKey;
 import dev.qinglong.core.quota.ReceiptId;
+import dev.qinglong.core.quota.RequestDigest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -43,23 +44,29 @@ final class Fakes {
   }
 
   final class Quota implements ManagementQuotaStore {
-    final Map<QuotaKey, Set<String>> buckets = new HashMap<>();
+    /** Per bucket: receipt id → the request digest it was spent on. */
+    final Map<QuotaKey, Map<String, String>> buckets = new HashMap<>();
+
     boolean failing;
 
     @Override
-    public QuotaDecision consume(QuotaKey key, ReceiptId receipt, int limit, Duration window) {
+    public QuotaDecision consume(
+        QuotaKey key, ReceiptId receipt, RequestDigest request, int limit, Duration window) {
       calls.add("quota." + key.operation().wireName());
       if (failing) {
         throw new StoreUnavailableException("down");
       }
-      Set<String> receipts = buckets.computeIfAbsent(key, k -> new HashSet<>());
-      if (receipts.contains(receipt.value())) {
-        return new QuotaDecision.Replayed(0, receipts.size());
+      Map<String, String> receipts = buckets.computeIfAbsent(key, k -> new LinkedHashMap<>());
+      String spentOn = receipts.get(receipt.value());
+      if (spentOn != null) {
+        return spentOn.equals(request.hex())
+            ? new QuotaDecision.Replayed(0, receipts.size())
+            : new QuotaDecision.KeyReused();
       }
       if (receipts.size() >= limit) {
         return new QuotaDecision.Rejected(7);
       }
-      receipts.add(receipt.value());
+      receipts.put(receipt.value(), request.hex());
       return new QuotaDecision.Allowed(0, receipts.size());
     }
   }
@@ -103,7 +110,13 @@ final class Fakes {
       if (a == null) {
         return Optional.empty();
       }
-      if (!a.pending()) {
+      boolean idTaken =
+          approvals.values().stream()
+              .anyMatch(
+                  o ->
+                      o.projectId().equals(c.projectId()) && c.decisionId().equals(o.decisionId()));
+      if (!a.pending() || idTaken) {
+        // As the database's UNIQUE (project_id, decision_id): nothing recorded.
         return Optional.of(a);
       }
       Approval decided =

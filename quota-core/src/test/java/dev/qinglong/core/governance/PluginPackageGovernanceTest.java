@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.qinglong.core.kernel.ConflictException;
 import dev.qinglong.core.kernel.ForbiddenException;
+import dev.qinglong.core.kernel.IdempotencyKeyReusedException;
 import dev.qinglong.core.kernel.Principal;
 import dev.qinglong.core.kernel.QuotaExceededException;
 import dev.qinglong.core.kernel.StoreUnavailableException;
@@ -126,8 +127,57 @@ class PluginPackageGovernanceTest {
     assertThat(replay.proposal()).isEqualTo(first);
     assertThat(outcomes).endsWith("plugin-package.propose:REPLAYED");
     PluginPackageAction other = PluginPackageAction.of("install", "acme-lint", "2.0.0", DIGEST);
+    fakes.calls.clear();
     assertThatThrownBy(() -> service.propose(ALICE, "demo", "r1", other))
-        .isInstanceOf(ConflictException.class);
+        .isInstanceOf(IdempotencyKeyReusedException.class);
+    // Refused by the quota receipt: not counted, nothing written or read.
+    assertThat(fakes.calls).containsExactly("policy.read", "quota.plugin-package.propose");
+    assertThat(outcomes).endsWith("plugin-package.propose:KEY_REUSED");
+    assertThat(quotaStore.buckets.values().iterator().next()).hasSize(1);
+  }
+
+  @Test
+  void actionRefReusedAfterTheQuotaWindowIsStillKeyReused() {
+    service.propose(ALICE, "demo", "r1", install());
+    quotaStore.buckets.clear(); // the window ended: the bucket no longer remembers r1
+    PluginPackageAction other = PluginPackageAction.of("install", "acme-lint", "2.0.0", DIGEST);
+    assertThatThrownBy(() -> service.propose(ALICE, "demo", "r1", other))
+        .isInstanceOf(IdempotencyKeyReusedException.class);
+    assertThat(store.proposalsByRef).hasSize(1);
+  }
+
+  @Test
+  void inspectionIdSpentOnOneProposalCannotReadAnother() {
+    Proposal a = service.propose(ALICE, "demo", "r1", install()).proposal();
+    Proposal b = service.propose(ALICE, "demo", "r2", install()).proposal();
+    assertThat(service.inspect(BOB, "demo", a.proposalId(), "i1").proposal()).isEqualTo(a);
+    fakes.calls.clear();
+    assertThatThrownBy(() -> service.inspect(BOB, "demo", b.proposalId(), "i1"))
+        .isInstanceOf(IdempotencyKeyReusedException.class);
+    assertThat(fakes.calls).containsExactly("policy.read", "quota.plugin-package.inspect");
+    assertThat(outcomes).endsWith("plugin-package.inspect:KEY_REUSED");
+    // The same read replays.
+    assertThat(service.inspect(BOB, "demo", a.proposalId(), "i1").proposal()).isEqualTo(a);
+    assertThat(outcomes).endsWith("plugin-package.inspect:REPLAYED");
+  }
+
+  @Test
+  void decisionIdReusedOnAnotherApprovalIsKeyReusedInAndAfterTheWindow() {
+    Proposal a = service.propose(ALICE, "demo", "r1", install()).proposal();
+    Proposal b = service.propose(ALICE, "demo", "r2", install()).proposal();
+    String digest = a.actionDigest().value();
+    service.decide(BOB, "demo", a.approvalId(), "d1", "approve", digest);
+    assertThatThrownBy(() -> service.decide(BOB, "demo", b.approvalId(), "d1", "approve", digest))
+        .isInstanceOf(IdempotencyKeyReusedException.class);
+    assertThat(outcomes).endsWith("plugin-package.decide:KEY_REUSED");
+
+    quotaStore.buckets.clear(); // the window ended
+    assertThatThrownBy(() -> service.decide(BOB, "demo", b.approvalId(), "d1", "approve", digest))
+        .isInstanceOf(IdempotencyKeyReusedException.class);
+    assertThatThrownBy(() -> service.decide(BOB, "demo", a.approvalId(), "d1", "reject", digest))
+        .isInstanceOf(IdempotencyKeyReusedException.class);
+    assertThat(store.approvals.get("demo/" + b.approvalId()).state())
+        .isEqualTo(ProposalState.PENDING);
   }
 
   @Test
@@ -146,9 +196,9 @@ class PluginPackageGovernanceTest {
     assertThat(service.decide(BOB, "demo", p.approvalId(), "d1", "approve", digest))
         .isEqualTo(approved);
     assertThatThrownBy(() -> service.decide(BOB, "demo", p.approvalId(), "d1", "reject", digest))
-        .isInstanceOf(ConflictException.class);
+        .isInstanceOf(IdempotencyKeyReusedException.class);
     assertThatThrownBy(() -> service.decide(BOB, "demo", p.approvalId(), "d2", "reject", digest))
-        .isInstanceOf(ConflictException.class);
+        .isExactlyInstanceOf(ConflictException.class);
   }
 
   @Test

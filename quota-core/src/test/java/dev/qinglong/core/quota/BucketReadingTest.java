@@ -10,30 +10,45 @@ class BucketReadingTest {
 
   @Test
   void receiptInTheCurrentWindowIsAReplay() {
-    assertThat(new BucketReading(1_000, 3, true, 2_000).classify(3, MINUTE))
+    assertThat(new BucketReading(1_000, 3, true, true, 2_000).classify(3, MINUTE))
         .contains(new QuotaDecision.Replayed(1_000, 3));
+  }
+
+  @Test
+  void receiptOfAnotherRequestIsAReusedKeyEvenInAFullWindow() {
+    assertThat(new BucketReading(1_000, 3, true, false, 2_000).classify(3, MINUTE))
+        .contains(new QuotaDecision.KeyReused());
+    assertThat(new BucketReading(1_000, 2, true, false, 2_000).classify(3, MINUTE))
+        .contains(new QuotaDecision.KeyReused());
+    assertThat(new QuotaDecision.KeyReused().admitted()).isFalse();
+  }
+
+  @Test
+  void aReusedKeyInAnEndedWindowIsUndetermined() {
+    // The statement would have restarted the window: decide again.
+    assertThat(new BucketReading(0, 3, true, false, 60_000).classify(3, MINUTE)).isEmpty();
   }
 
   @Test
   void fullWindowRejectsWithWholeSecondsRoundedUp() {
     // 60_000 - 15_001 = 44_999 ms left → 45 s.
-    assertThat(new BucketReading(0, 3, false, 15_001).classify(3, MINUTE))
+    assertThat(new BucketReading(0, 3, false, false, 15_001).classify(3, MINUTE))
         .contains(new QuotaDecision.Rejected(45));
-    assertThat(new BucketReading(0, 3, false, 59_999).classify(3, MINUTE))
+    assertThat(new BucketReading(0, 3, false, false, 59_999).classify(3, MINUTE))
         .contains(new QuotaDecision.Rejected(1));
-    assertThat(new BucketReading(0, 3, false, 15_000).classify(3, MINUTE))
+    assertThat(new BucketReading(0, 3, false, false, 15_000).classify(3, MINUTE))
         .contains(new QuotaDecision.Rejected(45));
   }
 
   @Test
   void windowStartInTheFutureNeverAsksForMoreThanOneWindow() {
-    assertThat(new BucketReading(100_000, 3, false, 0).classify(3, MINUTE))
+    assertThat(new BucketReading(100_000, 3, false, false, 0).classify(3, MINUTE))
         .contains(new QuotaDecision.Rejected(60));
   }
 
   @Test
   void endedWindowOrRoomLeftIsUndetermined() {
-    assertThat(new BucketReading(0, 3, true, 60_000).classify(3, MINUTE)).isEmpty();
-    assertThat(new BucketReading(0, 2, false, 1_000).classify(3, MINUTE)).isEmpty();
+    assertThat(new BucketReading(0, 3, true, true, 60_000).classify(3, MINUTE)).isEmpty();
+    assertThat(new BucketReading(0, 2, false, false, 1_000).classify(3, MINUTE)).isEmpty();
   }
 }
