@@ -151,8 +151,90 @@ public abstract class ApiContract {
 
     String before = store.snapshot();
     Response other = http.post(proposals("demo"), token("alice"), installJson("c-1", "right-pad"));
-    assertProblem(other, 409, "conflict");
+    assertProblem(other, 409, "idempotency_key_reused");
+    assertThat(other.body()).doesNotContain("left-pad", p.get("proposalId").asString());
     assertThat(store.snapshot()).isEqualTo(before);
+  }
+
+  // ---- idempotency ids name one request (DESIGN §3: 409 idempotency_key_reused) ----------------
+
+  @Test
+  void inspectionIdSpentOnOneProposalCannotReadAnotherAndIsNotCounted() {
+    grant("idem-i", "alice", "package.manage");
+    grant("idem-i", "bob", "approval.decide");
+    String a = propose("alice", "idem-i", "ia-1").get("proposalId").asString();
+    String b = propose("alice", "idem-i", "ib-1").get("proposalId").asString();
+    Response first = http.post(inspections("idem-i", a), token("bob"), "{\"inspectionId\":\"x\"}");
+    assertThat(first.status()).as(first.body()).isEqualTo(200);
+    assertThat(store.consumed("idem-i", "bob", "plugin-package.inspect")).isEqualTo(1);
+
+    String before = store.snapshot();
+    Response reused = http.post(inspections("idem-i", b), token("bob"), "{\"inspectionId\":\"x\"}");
+    assertProblem(reused, 409, "idempotency_key_reused");
+    assertThat(reused.body()).doesNotContain(b, "ib-1", "pkg-ib-1");
+    assertThat(store.snapshot()).isEqualTo(before);
+    assertThat(store.consumed("idem-i", "bob", "plugin-package.inspect")).isEqualTo(1);
+
+    // The same read replays; a new id reads B and is counted.
+    Response replay = http.post(inspections("idem-i", a), token("bob"), "{\"inspectionId\":\"x\"}");
+    assertThat(replay.status()).isEqualTo(200);
+    assertThat(replay.json()).isEqualTo(first.json());
+    Response fresh = http.post(inspections("idem-i", b), token("bob"), "{\"inspectionId\":\"y\"}");
+    assertThat(fresh.status()).isEqualTo(200);
+    assertThat(store.consumed("idem-i", "bob", "plugin-package.inspect")).isEqualTo(2);
+
+    assertThat(http.get("/actuator/prometheus", null).body())
+        .containsPattern(
+            "qinglong_quota_decisions_total\\{[^}]*operation=\"plugin-package.inspect\",outcome=\"key_reused\"\\} [1-9]");
+  }
+
+  @Test
+  void decisionIdReusedOnAnotherApprovalOrForAnotherDecisionIs409KeyReused() {
+    grant("idem-d", "alice", "package.manage");
+    grant("idem-d", "bob", "approval.decide");
+    JsonNode a = propose("alice", "idem-d", "da-1");
+    JsonNode b = propose("alice", "idem-d", "db-1");
+    String digestA = a.get("actionDigest").asString();
+    String digestB = b.get("actionDigest").asString();
+    Response approved =
+        http.post(
+            decisions("idem-d", a.get("approvalId").asString()),
+            token("bob"),
+            decisionJson("dx", "approve", digestA));
+    assertThat(approved.status()).as(approved.body()).isEqualTo(200);
+
+    String before = store.snapshot();
+    assertProblem(
+        http.post(
+            decisions("idem-d", b.get("approvalId").asString()),
+            token("bob"),
+            decisionJson("dx", "approve", digestB)),
+        409,
+        "idempotency_key_reused");
+    assertProblem(
+        http.post(
+            decisions("idem-d", a.get("approvalId").asString()),
+            token("bob"),
+            decisionJson("dx", "reject", digestA)),
+        409,
+        "idempotency_key_reused");
+    assertThat(store.snapshot()).isEqualTo(before);
+    assertThat(store.consumed("idem-d", "bob", "plugin-package.decide")).isEqualTo(1);
+
+    // The exact replay still answers 200 with the stored approval.
+    Response replay =
+        http.post(
+            decisions("idem-d", a.get("approvalId").asString()),
+            token("bob"),
+            decisionJson("dx", "approve", digestA));
+    assertThat(replay.status()).isEqualTo(200);
+    assertThat(replay.json()).isEqualTo(approved.json());
+    Response inspectB =
+        http.post(
+            inspections("idem-d", b.get("proposalId").asString()),
+            token("bob"),
+            "{\"inspectionId\":\"ins-db-1\"}");
+    assertThat(inspectB.json().get("approval").get("state").asString()).isEqualTo("pending");
   }
 
   @Test

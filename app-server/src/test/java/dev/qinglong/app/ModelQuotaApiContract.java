@@ -255,7 +255,9 @@ public abstract class ModelQuotaApiContract {
     assertThat(replay.json()).isEqualTo(created.json());
     String before = ai.snapshot();
     assertProblem(
-        http.post(stepRuns(p), token("alice"), stepJson("s1", "r2", "m1")), 409, "conflict");
+        http.post(stepRuns(p), token("alice"), stepJson("s1", "r2", "m1")),
+        409,
+        "idempotency_key_reused");
     assertThat(ai.snapshot()).isEqualTo(before);
   }
 
@@ -293,7 +295,7 @@ public abstract class ModelQuotaApiContract {
 
     // The same invocation id for another StepRun, and a StepRun that is no longer ready: 409.
     step(p, "s2", "m1");
-    assertProblem(admit(p, "inv1", "s2"), 409, "conflict");
+    assertProblem(admit(p, "inv1", "s2"), 409, "idempotency_key_reused");
     assertProblem(admit(p, "inv2", "s1"), 409, "conflict");
     // A StepRun of another Project and one that does not exist: the same 409.
     String other = project();
@@ -344,10 +346,57 @@ public abstract class ModelQuotaApiContract {
     assertThat(replay.status()).isEqualTo(200);
     assertThat(replay.json()).isEqualTo(done.json());
     assertProblem(
-        complete(p, "inv1", completionJson("failed", usage(3, 7, 12), 250L)), 409, "conflict");
+        complete(p, "inv1", completionJson("failed", usage(3, 7, 12), 250L)),
+        409,
+        "idempotency_key_reused");
     assertProblem(
         complete(p, "no-such-inv", completionJson("failed", null, null)), 409, "conflict");
     assertThat(ai.snapshot()).isEqualTo(snapshot);
+  }
+
+  // ---- idempotency ids name one request (DESIGN §3: 409 idempotency_key_reused) ----------------
+
+  @Test
+  void idsReusedForAnotherRequestAre409KeyReusedNeverAnAllow() {
+    String p = project();
+    setUp(p, "m1", 100, 1_000L, quotaJson("1d", 10, 1_000, 10_000L));
+    setUp(p, "m2", 100, 1_000L, null);
+    step(p, "s1", "m1");
+    step(p, "s2", "m1");
+    admitted(p, "inv1", "s1");
+    Response done = complete(p, "inv1", completionJson("succeeded", usage(3, 7, 12), 250L));
+    assertThat(done.status()).as(done.body()).isEqualTo(200);
+    JsonNode usageBefore = windowUsage(p);
+    String before = ai.snapshot();
+
+    // stepRunId with another run or model.
+    assertProblem(
+        http.post(stepRuns(p), token("alice"), stepJson("s1", "run-1", "m2")),
+        409,
+        "idempotency_key_reused");
+    // invocationId with another StepRun: nothing reserved, s2 stays ready.
+    Response reused = admit(p, "inv1", "s2");
+    assertProblem(reused, 409, "idempotency_key_reused");
+    assertThat(reused.body()).doesNotContain("reservation", "windowStartMs");
+    assertThat(stepState(p, "s2")).isEqualTo("ready");
+    // Completion replayed with another body: other usage, other cost, other outcome.
+    for (String body :
+        List.of(
+            completionJson("succeeded", usage(3, 7, 11), 250L),
+            completionJson("succeeded", usage(3, 7, 12), 249L),
+            completionJson("succeeded", null, 250L),
+            completionJson("unknown", null, null))) {
+      assertProblem(complete(p, "inv1", body), 409, "idempotency_key_reused");
+    }
+    assertThat(ai.snapshot()).isEqualTo(before);
+    JsonNode usageAfter = windowUsage(p);
+    assertThat(usageAfter.get("invocations")).isEqualTo(usageBefore.get("invocations"));
+    assertThat(usageAfter.get("tokens")).isEqualTo(usageBefore.get("tokens"));
+
+    // The exact requests still replay.
+    assertThat(complete(p, "inv1", completionJson("succeeded", usage(3, 7, 12), 250L)).json())
+        .isEqualTo(done.json());
+    assertThat(admit(p, "inv1", "s1").status()).isEqualTo(200);
   }
 
   @Test
