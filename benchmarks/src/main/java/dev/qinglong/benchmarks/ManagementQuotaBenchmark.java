@@ -43,6 +43,7 @@ public final class ManagementQuotaBenchmark {
   /** Every receipt of the benchmark is spent on this one request. */
   private static final RequestDigest REQUEST =
       RequestDigest.of(QuotaOperation.INSPECT, "benchmark");
+
   private static final int WARMUP = 200;
   private static final int MEASURED = 900;
   private static final int THREADS = 16;
