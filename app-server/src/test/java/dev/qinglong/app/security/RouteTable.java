@@ -1,0 +1,306 @@
+package dev.qinglong.app.security;
+
+import static dev.qinglong.core.policy.Permission.APPROVAL_DECIDE;
+import static dev.qinglong.core.policy.Permission.MODEL_INVOKE;
+import static dev.qinglong.core.policy.Permission.MODEL_USAGE_READ;
+import static dev.qinglong.core.policy.Permission.PACKAGE_MANAGE;
+import static dev.qinglong.core.policy.Permission.PACKAGE_READ;
+import static dev.qinglong.core.policy.Permission.PROJECT_ADMIN;
+
+import dev.qinglong.app.platform.Role;
+import dev.qinglong.app.support.Http;
+import dev.qinglong.app.support.TestApp;
+import dev.qinglong.core.kernel.Sha256Digest;
+import dev.qinglong.core.policy.Permission;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.springframework.web.bind.annotation.RequestMethod;
+import org.springframework.web.servlet.mvc.method.RequestMappingInfo;
+import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * What DESIGN §3–§6 say of every {@code /v1} route: who may call it, which roles serve it, and one
+ * well-formed request for it. The suite derives its route list from the running application (and
+ * the checked-in OpenAPI document) and fails when a route has no entry here, so a new route cannot
+ * escape the authorization matrix.
+ */
+final class RouteTable {
+  private RouteTable() {}
+
+  static final Set<Role> WRITES = EnumSet.of(Role.ALL, Role.WRITER);
+  static final Set<Role> MEMBER_READS = EnumSet.of(Role.ALL, Role.WRITER, Role.READER);
+  static final Set<Role> DOWNLOADS = EnumSet.of(Role.ALL, Role.READER);
+
+  /** One request: the body is bytes, its type given (null: no body). */
+  record Request(String method, String path, String contentType, byte[] body) {
+    static Request json(String method, String path, String json) {
+      return new Request(
+          method,
+          path,
+          json == null ? null : "application/json",
+          json == null ? null : json.getBytes(StandardCharsets.UTF_8));
+    }
+  }
+
+  /** Builds a well-formed request in Project {@code o.project()} on the objects {@code o}. */
+  interface Builder {
+    Request build(SecurityWorld w, SecurityWorld.Objects o);
+  }
+
+  /**
+   * A route: its permissions ({@code anyOf}; empty = any permission in the Project), the roles that
+   * serve it, whether its path or body names an existing object (then "object of another Project"
+   * and "no such object" must be indistinguishable), and a well-formed request.
+   */
+  record Route(
+      String key, Set<Permission> anyOf, Set<Role> roles, boolean namesObject, Builder builder) {
+    boolean permits(Set<Permission> held) {
+      if (anyOf.isEmpty()) {
+        return !held.isEmpty();
+      }
+      for (Permission p : anyOf) {
+        if (held.contains(p)) {
+          return true;
+        }
+      }
+      return false;
+    }
+
+    String method() {
+      return key.substring(0, key.indexOf(' '));
+    }
+
+    /** The user holding exactly the permission that opens this route in {@code p-own}. */
+    String allowedUser() {
+      Permission p = anyOf.isEmpty() ? PACKAGE_READ : anyOf.iterator().next();
+      return SecurityWorld.memberOf(p);
+    }
+  }
+
+  static final String P = "/v1/projects/{projectId}";
+  static final Map<String, Route> ROUTES = new LinkedHashMap<>();
+
+  private static void add(
+      String method,
+      String pattern,
+      Set<Permission> anyOf,
+      Set<Role> roles,
+      boolean namesObject,
+      Builder b) {
+    String key = method + " " + pattern;
+    ROUTES.put(key, new Route(key, anyOf, roles, namesObject, b));
+  }
+
+  private static String base(SecurityWorld.Objects o) {
+    return "/v1/projects/" + o.project();
+  }
+
+  static {
+    add(
+        "POST",
+        P + "/plugin-packages/proposals",
+        EnumSet.of(PACKAGE_MANAGE),
+        WRITES,
+        false,
+        (w, o) ->
+            Request.json(
+                "POST",
+                base(o) + "/plugin-packages/proposals",
+                "{\"actionRef\":\""
+                    + w.fresh("ref")
+                    + "\",\"action\":{\"type\":\"remove\",\"package\":\""
+                    + w.fresh("pkg")
+                    + "\",\"version\":\"1.0.0\"}}"));
+    add(
+        "POST",
+        P + "/plugin-packages/approvals/{approvalId}/decisions",
+        EnumSet.of(APPROVAL_DECIDE),
+        WRITES,
+        true,
+        (w, o) ->
+            Request.json(
+                "POST",
+                base(o) + "/plugin-packages/approvals/" + o.approvalId() + "/decisions",
+                "{\"decisionId\":\""
+                    + w.fresh("dec")
+                    + "\",\"decision\":\"reject\",\"actionDigest\":\""
+                    + o.actionDigest()
+                    + "\"}"));
+    add(
+        "POST",
+        P + "/plugin-packages/proposals/{proposalId}/inspections",
+        EnumSet.of(PACKAGE_MANAGE, APPROVAL_DECIDE),
+        WRITES,
+        true,
+        (w, o) ->
+            Request.json(
+                "POST",
+                base(o) + "/plugin-packages/proposals/" + o.proposalId() + "/inspections",
+                "{\"inspectionId\":\"" + w.fresh("insp") + "\"}"));
+    add(
+        "GET",
+        P + "/members",
+        EnumSet.noneOf(Permission.class),
+        MEMBER_READS,
+        false,
+        (w, o) -> Request.json("GET", base(o) + "/members", null));
+    add(
+        "GET",
+        P + "/members/{userId}",
+        EnumSet.noneOf(Permission.class),
+        MEMBER_READS,
+        true,
+        (w, o) -> Request.json("GET", base(o) + "/members/" + o.memberId(), null));
+    add(
+        "PUT",
+        P + "/members/{userId}",
+        EnumSet.of(PROJECT_ADMIN),
+        WRITES,
+        false,
+        (w, o) ->
+            Request.json(
+                "PUT",
+                base(o) + "/members/" + w.fresh("victim"),
+                "{\"permissions\":[\"package.read\"]}"));
+    add(
+        "PUT",
+        P + "/model-policies/{modelId}",
+        EnumSet.of(PROJECT_ADMIN),
+        WRITES,
+        false,
+        (w, o) ->
+            Request.json(
+                "PUT",
+                base(o) + "/model-policies/m1",
+                "{\"maxTotalTokens\":100,\"maxCostMicros\":null}"));
+    add(
+        "PUT",
+        P + "/model-quota",
+        EnumSet.of(PROJECT_ADMIN),
+        WRITES,
+        false,
+        (w, o) ->
+            Request.json(
+                "PUT",
+                base(o) + "/model-quota",
+                "{\"window\":\"1d\",\"maxInvocations\":100000,\"maxTokens\":100000000,"
+                    + "\"maxCostMicros\":null}"));
+    add(
+        "POST",
+        P + "/step-runs",
+        EnumSet.of(MODEL_INVOKE),
+        WRITES,
+        false,
+        (w, o) ->
+            Request.json(
+                "POST",
+                base(o) + "/step-runs",
+                "{\"stepRunId\":\""
+                    + w.fresh("s")
+                    + "\",\"runId\":\""
+                    + w.fresh("r")
+                    + "\",\"modelId\":\"m1\"}"));
+    add(
+        "POST",
+        P + "/model-invocations",
+        EnumSet.of(MODEL_INVOKE),
+        WRITES,
+        true,
+        (w, o) ->
+            Request.json(
+                "POST",
+                base(o) + "/model-invocations",
+                "{\"invocationId\":\""
+                    + w.fresh("inv")
+                    + "\",\"stepRunId\":\""
+                    + o.readyStepRunId()
+                    + "\"}"));
+    add(
+        "POST",
+        P + "/model-invocations/{invocationId}/completion",
+        EnumSet.of(MODEL_INVOKE),
+        WRITES,
+        true,
+        (w, o) ->
+            Request.json(
+                "POST",
+                base(o) + "/model-invocations/" + o.invocationId() + "/completion",
+                "{\"outcome\":\"unknown\",\"usage\":null,\"costMicros\":null}"));
+    add(
+        "GET",
+        P + "/model-usage/window",
+        EnumSet.of(MODEL_USAGE_READ),
+        WRITES,
+        false,
+        (w, o) -> Request.json("GET", base(o) + "/model-usage/window", null));
+    add(
+        "GET",
+        P + "/model-usage/ledger",
+        EnumSet.of(MODEL_USAGE_READ),
+        WRITES,
+        false,
+        (w, o) -> Request.json("GET", base(o) + "/model-usage/ledger?limit=10", null));
+    add(
+        "PUT",
+        P + "/artifacts/{digest}",
+        EnumSet.of(PACKAGE_MANAGE),
+        WRITES,
+        false,
+        (w, o) ->
+            new Request(
+                "PUT",
+                base(o) + "/artifacts/" + Sha256Digest.of(o.artifact()).value(),
+                "application/octet-stream",
+                o.artifact()));
+    for (String m : new String[] {"GET", "HEAD"}) {
+      add(
+          m,
+          P + "/artifacts/{digest}",
+          EnumSet.of(PACKAGE_READ),
+          DOWNLOADS,
+          true,
+          (w, o) -> Request.json(m, base(o) + "/artifacts/" + o.digest().value(), null));
+    }
+  }
+
+  /** Every {@code METHOD /v1/...} route registered in the running app. */
+  static TreeSet<String> registered(TestApp app) {
+    TreeSet<String> routes = new TreeSet<>();
+    RequestMappingHandlerMapping mapping =
+        app.bean("requestMappingHandlerMapping", RequestMappingHandlerMapping.class);
+    for (RequestMappingInfo info : mapping.getHandlerMethods().keySet()) {
+      for (String pattern : info.getPatternValues()) {
+        if (pattern.startsWith("/v1")) {
+          Set<RequestMethod> methods = info.getMethodsCondition().getMethods();
+          if (methods.isEmpty()) {
+            routes.add("ANY " + pattern); // every method: must have an entry of its own
+          }
+          for (RequestMethod m : methods) {
+            routes.add(m.name() + " " + pattern);
+          }
+        }
+      }
+    }
+    return routes;
+  }
+
+  /** Every {@code METHOD /v1/...} operation of the checked-in OpenAPI document. */
+  static TreeSet<String> documented() throws java.io.IOException {
+    TreeSet<String> routes = new TreeSet<>();
+    JsonNode doc = Http.JSON.readTree(Files.readString(Path.of("..", "docs", "openapi.json")));
+    for (Map.Entry<String, JsonNode> path : doc.get("paths").properties()) {
+      for (String method : path.getValue().propertyNames()) {
+        routes.add(method.toUpperCase(Locale.ROOT) + " " + path.getKey());
+      }
+    }
+    return routes;
+  }
+}
