@@ -20,7 +20,9 @@ class PostgresMigrationChecksumTest {
           "V3__completion_worker_publication.sql",
           "225f30cc6104f2c96b5e44a7c86df72ac00e288c976e04c0d646b8ccc10bf102",
           "V5__governance_state_machine_guards.sql",
-          "d359b6562f1244ae247675e3cf09d6582ceb2596a66444f4a98be535d6128b0e");
+          "d359b6562f1244ae247675e3cf09d6582ceb2596a66444f4a98be535d6128b0e",
+          "V6__artifact_upload_quota_operation.sql",
+          "a7d404350f2bc4b2a52b78d26229055e8b5c2721383562e6d967b825afbb4403");
 
   /** The optional AI feature's migrations (db/postgres-ai), pinned the same way. */
   private static final Map<String, String> RELEASED_AI =

@@ -58,4 +58,9 @@ final class PublishingAsExecutor implements GovernanceStore {
   public boolean isArtifactPublished(String projectId, Sha256Digest artifactDigest) {
     return manager.isArtifactPublished(projectId, artifactDigest);
   }
+
+  @Override
+  public boolean isArtifactReferenced(Sha256Digest artifactDigest) {
+    return executor.isArtifactReferenced(artifactDigest);
+  }
 }

@@ -16,7 +16,9 @@ class SqliteMigrationChecksumTest {
           "V1__management_quota_and_governance.sql",
           "0c303a0109b709ef6ae4f63ff92bb9af3c36ca7bd8e90ac88a2d609806816cbb",
           "V2__model_usage_read_quota_operation.sql",
-          "199a90e82f3c4edfc3aad9d65fa5dc3837a6dbd4988a58d379cbf82f892f976f");
+          "199a90e82f3c4edfc3aad9d65fa5dc3837a6dbd4988a58d379cbf82f892f976f",
+          "V4__artifact_upload_quota_operation.sql",
+          "c218df40837d895885a48a0a302e7b73dd9ca52d431152be6fb1d5b708610085");
 
   /** The optional AI feature's migrations (db/sqlite-ai), pinned the same way. */
   private static final Map<String, String> RELEASED_AI =
@@ -37,7 +39,9 @@ class SqliteMigrationChecksumTest {
   /** The version the code requires (and readiness checks) is the latest released migration. */
   @Test
   void theRequiredVersionsAreTheLatestMigrations() {
-    assertThat(RELEASED).hasSize(SqliteDatabase.REQUIRED_VERSION);
-    assertThat(RELEASED_AI).hasSize(SqliteDatabase.AI_REQUIRED_VERSION);
+    assertThat(MigrationChecksums.highestVersion(RELEASED))
+        .isEqualTo(SqliteDatabase.REQUIRED_VERSION);
+    assertThat(MigrationChecksums.highestVersion(RELEASED_AI))
+        .isEqualTo(SqliteDatabase.AI_REQUIRED_VERSION);
   }
 }
