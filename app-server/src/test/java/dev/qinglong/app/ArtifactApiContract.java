@@ -3,6 +3,7 @@ package dev.qinglong.app;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.qinglong.app.artifacts.ArtifactPublisher;
+import dev.qinglong.app.artifacts.UnreferencedArtifacts;
 import dev.qinglong.app.support.Http;
 import dev.qinglong.app.support.Http.Response;
 import dev.qinglong.app.support.TestApp;
@@ -13,7 +14,11 @@ import java.io.ByteArrayInputStream;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.attribute.FileTime;
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
@@ -219,6 +224,67 @@ public abstract class ArtifactApiContract {
     ApiContract.assertProblem(
         put(http, path("nowhere", d), app.token("alice"), content), 403, "forbidden");
     assertThat(app.bean(FileArtifactStore.class).isPresent(d)).isFalse();
+  }
+
+  @Test
+  void uploadsConsumeTheQuotaOncePerDigestAndAFullWindowStoresNothing() {
+    // Its own Project: the bucket is per (Project, user, artifact.upload); default limit 20.
+    String project = "upload-quota";
+    grant(project, "alice", "package.manage");
+    grant(project, "bob", "package.manage");
+    int limit = 20;
+    byte[] first = null;
+    for (int i = 0; i < limit; i++) {
+      byte[] content = bytes(64);
+      first = first == null ? content : first;
+      Response r = put(http, path(project, Sha256Digest.of(content)), app.token("alice"), content);
+      assertThat(r.status()).as(i + ": " + r.body()).isEqualTo(201);
+    }
+    // The same digest again (a retry after a lost answer) is not counted twice.
+    assertThat(put(http, path(project, Sha256Digest.of(first)), app.token("alice"), first).status())
+        .isEqualTo(201);
+
+    byte[] extra = bytes(150_000);
+    Sha256Digest extraDigest = Sha256Digest.of(extra);
+    Response refused = put(http, path(project, extraDigest), app.token("alice"), extra);
+    ApiContract.assertProblem(refused, 429, "quota_exceeded");
+    assertThat(Long.parseLong(refused.header("Retry-After").orElseThrow())).isBetween(1L, 60L);
+    assertThat(app.bean(FileArtifactStore.class).isPresent(extraDigest)).isFalse();
+
+    // Another user's budget is their own.
+    assertThat(put(http, path(project, extraDigest), app.token("bob"), extra).status())
+        .isEqualTo(201);
+  }
+
+  @Test
+  void cleanUpDeletesOnlyUnreferencedArtifactsPastTheGrace() throws Exception {
+    FileArtifactStore store = app.bean(FileArtifactStore.class);
+    byte[] orphan = bytes(300);
+    byte[] named = bytes(301);
+    Sha256Digest orphanDigest = Sha256Digest.of(orphan);
+    Sha256Digest namedDigest = Sha256Digest.of(named);
+    assertThat(put(http, path("demo", orphanDigest), app.token("alice"), orphan).status())
+        .isEqualTo(201);
+    assertThat(put(http, path("demo", namedDigest), app.token("alice"), named).status())
+        .isEqualTo(201);
+    // A pending proposal is enough to keep its artifact.
+    Response p =
+        http.post(
+            ApiContract.proposals("demo"),
+            app.token("alice"),
+            "{\"actionRef\":\"cleanup-1\",\"action\":{\"type\":\"install\",\"package\":"
+                + "\"pkg-cleanup\",\"version\":\"1.0.0\",\"artifactDigest\":\""
+                + namedDigest.value()
+                + "\"}}");
+    assertThat(p.status()).as(p.body()).isEqualTo(201);
+    FileTime twoDaysAgo = FileTime.from(Instant.now().minus(Duration.ofDays(2)));
+    Files.setLastModifiedTime(store.pathOf(orphanDigest), twoDaysAgo);
+    Files.setLastModifiedTime(store.pathOf(namedDigest), twoDaysAgo);
+
+    // Default grace 24h: only the old orphan goes.
+    assertThat(app.bean(UnreferencedArtifacts.class).sweep()).isEqualTo(1);
+    assertThat(store.isPresent(orphanDigest)).isFalse();
+    assertThat(store.isPresent(namedDigest)).isTrue();
   }
 
   // ---- worker and download ---------------------------------------------------------------------

@@ -13,6 +13,7 @@ import dev.qinglong.jdbc.JdbcModelQuotaStore;
 import dev.qinglong.postgres.PostgresDialect;
 import dev.qinglong.postgres.PostgresMigrations;
 import dev.qinglong.postgres.PostgresRoles;
+import dev.qinglong.postgres.backend.SplitModelQuotaStore;
 import dev.qinglong.sqlite.SqliteDatabase;
 import dev.qinglong.sqlite.SqliteDialect;
 import dev.qinglong.testkit.postgres.PostgresTestServer;
@@ -71,8 +72,13 @@ public final class ModelQuotaAdmissionBenchmark {
       PostgresRoles.bootstrap(owner);
       PostgresMigrations.migrate(owner);
       PostgresMigrations.migrateAi(owner);
-      try (HikariDataSource runtime = rolePool(database, PostgresRoles.RUNTIME)) {
-        ModelQuotaStore store = new JdbcModelQuotaStore(runtime, PostgresDialect.INSTANCE);
+      try (HikariDataSource runtime = rolePool(database, PostgresRoles.RUNTIME);
+          HikariDataSource admin = rolePool(database, PostgresRoles.ADMIN)) {
+        // Policy writes as ql3_admin, as PostgresBackend wires them.
+        ModelQuotaStore store =
+            new SplitModelQuotaStore(
+                new JdbcModelQuotaStore(runtime, PostgresDialect.INSTANCE),
+                new JdbcModelQuotaStore(admin, PostgresDialect.INSTANCE));
         for (int n : SIZES) {
           results.add(run("postgres", store, owner, "qinglong.", n));
         }

@@ -44,6 +44,12 @@ public final class JdbcGovernanceStore implements GovernanceStore {
       LIMIT 1
       """;
 
+  // Any Project, any state (index plugin_package_proposals_artifact_idx).
+  private static final String ARTIFACT_REFERENCED =
+      """
+      SELECT 1 FROM plugin_package_proposals WHERE artifact_digest = ? LIMIT 1
+      """;
+
   private final JdbcTransactions jdbc;
 
   public JdbcGovernanceStore(DataSource dataSource, JdbcDialect dialect) {
@@ -133,6 +139,20 @@ public final class JdbcGovernanceStore implements GovernanceStore {
           try (PreparedStatement ps = c.prepareStatement(ARTIFACT_PUBLISHED)) {
             ps.setString(1, projectId);
             ps.setString(2, artifactDigest.value());
+            try (ResultSet rs = ps.executeQuery()) {
+              return rs.next();
+            }
+          }
+        });
+  }
+
+  @Override
+  public boolean isArtifactReferenced(Sha256Digest artifactDigest) {
+    return jdbc.autoCommit(
+        "artifact reference read",
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(ARTIFACT_REFERENCED)) {
+            ps.setString(1, artifactDigest.value());
             try (ResultSet rs = ps.executeQuery()) {
               return rs.next();
             }

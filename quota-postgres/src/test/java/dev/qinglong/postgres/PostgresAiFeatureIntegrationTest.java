@@ -18,15 +18,16 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The optional AI feature on PostgreSQL: absent unless migrated, its own history, and least
- * privilege: ql3_runtime may only SELECT and INSERT receipts (UPDATE only on StepRuns), nobody else
- * and not PUBLIC holds anything on the AI tables.
+ * privilege: ql3_runtime may only SELECT and INSERT receipts (UPDATE only on StepRuns) and only
+ * SELECT the policies; ql3_admin only SELECT and INSERT the policies; nobody else and not PUBLIC
+ * holds anything on the AI tables.
  */
 class PostgresAiFeatureIntegrationTest {
   private static final String INSUFFICIENT_PRIVILEGE = "42501";
+  private static final List<String> POLICIES =
+      List.of("model_invocation_policies", "model_project_quota_policies");
   private static final List<String> RECEIPTS =
       List.of(
-          "model_invocation_policies",
-          "model_project_quota_policies",
           "model_invocation_reservations",
           "model_invocation_starts",
           "model_invocation_completions",
@@ -41,7 +42,8 @@ class PostgresAiFeatureIntegrationTest {
       assertThat(count(fixture, "model\\_%")).isZero();
       assertThat(count(fixture, "flyway\\_ai\\_%")).isZero();
 
-      assertThat(PostgresMigrations.migrateAi(fixture.owner())).isEqualTo(1);
+      assertThat(PostgresMigrations.migrateAi(fixture.owner()))
+          .isEqualTo(PostgresMigrations.AI_REQUIRED_VERSION);
       assertThat(count(fixture, "model\\_%")).isEqualTo(8);
       assertThat(count(fixture, "flyway\\_ai\\_schema\\_history")).isEqualTo(1);
       assertThat(PostgresMigrations.migrateAi(fixture.owner())).isZero();
@@ -59,8 +61,11 @@ class PostgresAiFeatureIntegrationTest {
     try {
       HikariDataSource runtime = fixture.rolePool(PostgresRoles.RUNTIME, 2);
       JdbcModelQuotaStore store = new JdbcModelQuotaStore(runtime, PostgresDialect.INSTANCE);
-      store.putModelPolicy("p1", "m1", 10, null);
-      store.putProjectQuota("p1", QuotaWindow.ONE_MINUTE, 5, 100, null);
+      JdbcModelQuotaStore admin =
+          new JdbcModelQuotaStore(
+              fixture.rolePool(PostgresRoles.ADMIN, 1), PostgresDialect.INSTANCE);
+      admin.putModelPolicy("p1", "m1", 10, null);
+      admin.putProjectQuota("p1", QuotaWindow.ONE_MINUTE, 5, 100, null);
       store.createStepRun("p1", "s1", "r1", "m1");
       assertThat(store.admit(new AdmissionRequest("p1", "inv1", "s1")))
           .isInstanceOf(AdmissionOutcome.Admitted.class);
@@ -80,6 +85,26 @@ class PostgresAiFeatureIntegrationTest {
               .isFalse();
         }
       }
+      for (String table : POLICIES) {
+        assertDenied(runtime, "INSERT INTO " + table + " SELECT * FROM " + table);
+        assertDenied(runtime, "UPDATE " + table + " SET project_id = project_id");
+        assertThat(has(fixture, PostgresRoles.RUNTIME, table, "SELECT")).as(table).isTrue();
+        for (String privilege : List.of("INSERT", "UPDATE", "DELETE", "TRUNCATE")) {
+          assertThat(has(fixture, PostgresRoles.RUNTIME, table, privilege))
+              .as(table + " " + privilege)
+              .isFalse();
+        }
+        for (String privilege : List.of("SELECT", "INSERT")) {
+          assertThat(has(fixture, PostgresRoles.ADMIN, table, privilege))
+              .as("admin " + table + " " + privilege)
+              .isTrue();
+        }
+        for (String privilege : List.of("UPDATE", "DELETE", "TRUNCATE")) {
+          assertThat(has(fixture, PostgresRoles.ADMIN, table, privilege))
+              .as("admin " + table + " " + privilege)
+              .isFalse();
+        }
+      }
       assertThat(has(fixture, PostgresRoles.RUNTIME, STEP_RUNS, "UPDATE")).isTrue();
       assertThat(has(fixture, PostgresRoles.RUNTIME, STEP_RUNS, "DELETE")).isFalse();
       assertDenied(runtime, "DELETE FROM " + STEP_RUNS);
@@ -93,6 +118,13 @@ class PostgresAiFeatureIntegrationTest {
         for (String table : RECEIPTS) {
           for (String privilege : List.of("SELECT", "INSERT", "UPDATE", "DELETE")) {
             assertThat(has(fixture, role, table, privilege)).as(role + " " + table).isFalse();
+          }
+        }
+        if (!role.equals(PostgresRoles.ADMIN)) {
+          for (String table : POLICIES) {
+            for (String privilege : List.of("SELECT", "INSERT", "UPDATE", "DELETE")) {
+              assertThat(has(fixture, role, table, privilege)).as(role + " " + table).isFalse();
+            }
           }
         }
         assertThat(has(fixture, role, STEP_RUNS, "SELECT")).isFalse();

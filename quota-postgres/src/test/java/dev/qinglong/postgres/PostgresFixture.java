@@ -11,6 +11,7 @@ import dev.qinglong.jdbc.JdbcGovernanceStore;
 import dev.qinglong.jdbc.JdbcManagementQuotaStore;
 import dev.qinglong.jdbc.JdbcModelQuotaStore;
 import dev.qinglong.jdbc.JdbcPolicyStore;
+import dev.qinglong.postgres.backend.SplitModelQuotaStore;
 import dev.qinglong.testkit.ModelQuotaFixture;
 import dev.qinglong.testkit.postgres.PostgresTestServer;
 import dev.qinglong.testkit.postgres.TestDatabase;
@@ -27,14 +28,15 @@ import javax.sql.DataSource;
 /**
  * A fresh PostgreSQL database per test class, migrated by its owner, with stores connected as the
  * least-privileged roles the application uses: quota and governance as {@code ql3_package_manager},
- * Project Policy writes as {@code ql3_admin}, the model quota (when the AI feature is migrated) as
- * {@code ql3_runtime}.
+ * publication as {@code ql3_package_executor}, Project Policy and model-policy writes as {@code
+ * ql3_admin}, the model quota (when the AI feature is migrated) as {@code ql3_runtime}.
  */
 final class PostgresFixture implements ModelQuotaFixture {
   private final TestDatabase database;
   private final HikariDataSource owner;
   private final HikariDataSource admin;
   private final List<HikariDataSource> pools = new CopyOnWriteArrayList<>();
+  private GovernanceStore executor;
 
   PostgresFixture(String name) {
     this(name, false);
@@ -58,7 +60,17 @@ final class PostgresFixture implements ModelQuotaFixture {
 
   @Override
   public ModelQuotaStore modelQuotaStore(DataSource dataSource) {
-    return new JdbcModelQuotaStore(dataSource, PostgresDialect.INSTANCE);
+    // Policy writes belong to ql3_admin (as PostgresBackend wires it); a foreign data source (e.g.
+    // unreachable) is used as is.
+    ModelQuotaStore runtime = new JdbcModelQuotaStore(dataSource, PostgresDialect.INSTANCE);
+    return ours(dataSource)
+        ? new SplitModelQuotaStore(
+            runtime, new JdbcModelQuotaStore(admin, PostgresDialect.INSTANCE))
+        : runtime;
+  }
+
+  private boolean ours(DataSource dataSource) {
+    return dataSource instanceof HikariDataSource h && pools.contains(h);
   }
 
   @Override
@@ -112,14 +124,24 @@ final class PostgresFixture implements ModelQuotaFixture {
 
   @Override
   public GovernanceStore governanceStore(DataSource dataSource) {
-    return new JdbcGovernanceStore(dataSource, PostgresDialect.INSTANCE);
+    GovernanceStore manager = new JdbcGovernanceStore(dataSource, PostgresDialect.INSTANCE);
+    // Only the completion worker's login publishes (migration V5), as PostgresBackend wires it.
+    return ours(dataSource) ? new PublishingAsExecutor(manager, executor()) : manager;
+  }
+
+  private synchronized GovernanceStore executor() {
+    if (executor == null) {
+      executor =
+          new JdbcGovernanceStore(
+              rolePool(PostgresRoles.PACKAGE_EXECUTOR, 8), PostgresDialect.INSTANCE);
+    }
+    return executor;
   }
 
   @Override
   public ProjectPolicyStore policyStore(DataSource dataSource) {
     // Policy writes belong to ql3_admin; a foreign data source (e.g. unreachable) is used as is.
-    boolean ours = dataSource instanceof HikariDataSource h && pools.contains(h);
-    return new JdbcPolicyStore(ours ? admin : dataSource, PostgresDialect.INSTANCE);
+    return new JdbcPolicyStore(ours(dataSource) ? admin : dataSource, PostgresDialect.INSTANCE);
   }
 
   @Override

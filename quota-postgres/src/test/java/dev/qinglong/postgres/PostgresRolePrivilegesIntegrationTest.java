@@ -4,12 +4,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.qinglong.core.ai.QuotaWindow;
+import dev.qinglong.core.governance.Approval;
+import dev.qinglong.core.governance.Decision;
+import dev.qinglong.core.governance.DecisionCommand;
+import dev.qinglong.core.governance.PluginPackageAction;
+import dev.qinglong.core.governance.Proposal;
+import dev.qinglong.core.governance.ProposalState;
+import dev.qinglong.core.kernel.StoreUnavailableException;
 import dev.qinglong.core.quota.QuotaDecision;
 import dev.qinglong.core.quota.QuotaKey;
 import dev.qinglong.core.quota.QuotaOperation;
 import dev.qinglong.core.quota.ReceiptId;
 import dev.qinglong.core.quota.RequestDigest;
+import dev.qinglong.jdbc.JdbcGovernanceStore;
 import dev.qinglong.jdbc.JdbcManagementQuotaStore;
+import dev.qinglong.jdbc.JdbcModelQuotaStore;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -29,6 +39,11 @@ import org.junit.jupiter.params.provider.ValueSource;
 class PostgresRolePrivilegesIntegrationTest {
   private static final String BUCKETS = "plugin_package_management_quota_buckets";
   private static final String INSUFFICIENT_PRIVILEGE = "42501";
+  private static final String CHECK_VIOLATION = "23514";
+  private static final String PROPOSALS = "qinglong.plugin_package_proposals";
+  private static final String APPROVALS = "qinglong.plugin_package_approvals";
+  private static final String DIGEST = "sha256:" + "1".repeat(64);
+  private static final String OTHER_DIGEST = "sha256:" + "2".repeat(64);
   private static final List<String> OTHERS =
       List.of(
           PostgresRoles.ADMIN,
@@ -40,7 +55,7 @@ class PostgresRolePrivilegesIntegrationTest {
 
   @BeforeAll
   void setUp() {
-    fixture = new PostgresFixture("roles");
+    fixture = new PostgresFixture("roles", true);
   }
 
   @AfterAll
@@ -118,6 +133,308 @@ class PostgresRolePrivilegesIntegrationTest {
     assertDenied(pool, "SELECT count(*) FROM qinglong.plugin_package_approvals");
   }
 
+  /** Proposals in each state, created and decided as the service does (ql3_package_manager). */
+  private record Governed(
+      Proposal pending, Proposal approved, Proposal rejected, Proposal approvedRemove) {}
+
+  private Governed governed(String project) {
+    JdbcGovernanceStore manager =
+        new JdbcGovernanceStore(
+            fixture.rolePool(PostgresRoles.PACKAGE_MANAGER, 1), PostgresDialect.INSTANCE);
+    Proposal pending =
+        propose(manager, project, "p", PluginPackageAction.of("install", "a", "1", DIGEST));
+    Proposal approved =
+        propose(manager, project, "a", PluginPackageAction.of("install", "b", "1", DIGEST));
+    Proposal rejected =
+        propose(manager, project, "r", PluginPackageAction.of("install", "c", "1", DIGEST));
+    Proposal remove =
+        propose(manager, project, "rm", PluginPackageAction.of("remove", "d", "1", null));
+    decide(manager, approved, Decision.APPROVE);
+    decide(manager, rejected, Decision.REJECT);
+    decide(manager, remove, Decision.APPROVE);
+    return new Governed(pending, approved, rejected, remove);
+  }
+
+  private static Proposal propose(
+      JdbcGovernanceStore store, String project, String ref, PluginPackageAction action) {
+    String id = project + "-" + ref;
+    Proposal p =
+        new Proposal(
+            "prp-" + id,
+            "apr-" + id,
+            project,
+            ref,
+            action,
+            action.digest(),
+            "alice",
+            ProposalState.PENDING,
+            1L,
+            1L);
+    Approval a =
+        new Approval(
+            p.approvalId(),
+            p.proposalId(),
+            project,
+            p.actionDigest(),
+            "alice",
+            ProposalState.PENDING,
+            null,
+            null,
+            null,
+            null,
+            1L);
+    assertThat(store.createIfAbsent(p, a).created()).isTrue();
+    return p;
+  }
+
+  private static void decide(JdbcGovernanceStore store, Proposal p, Decision decision) {
+    assertThat(
+            store.recordDecision(
+                new DecisionCommand(
+                    p.projectId(), p.approvalId(), "d-" + p.proposalId(), decision, "bob", 2L)))
+        .isPresent();
+  }
+
+  private static String where(Proposal p) {
+    return " WHERE project_id = '" + p.projectId() + "' AND proposal_id = '" + p.proposalId() + "'";
+  }
+
+  private static String approvalWhere(Proposal p) {
+    return " WHERE project_id = '" + p.projectId() + "' AND approval_id = '" + p.approvalId() + "'";
+  }
+
+  @Test
+  void executorPublishesOnlyApprovedInstallsAndChangesNothingElse() throws SQLException {
+    Governed g = governed("prj-exec");
+    HikariDataSource executor = fixture.rolePool(PostgresRoles.PACKAGE_EXECUTOR, 1);
+
+    // A compromised worker cannot publish what was not approved, nor a removal.
+    assertRefused(
+        executor,
+        "UPDATE " + PROPOSALS + " SET state = 'published'" + where(g.rejected()),
+        CHECK_VIOLATION);
+    assertRefused(
+        executor,
+        "UPDATE " + PROPOSALS + " SET state = 'published'" + where(g.pending()),
+        CHECK_VIOLATION);
+    assertRefused(
+        executor,
+        "UPDATE " + PROPOSALS + " SET state = 'published'" + where(g.approvedRemove()),
+        CHECK_VIOLATION);
+    // Nor decide, undo or touch anything but the publication.
+    assertRefused(
+        executor,
+        "UPDATE " + PROPOSALS + " SET state = 'approved'" + where(g.pending()),
+        INSUFFICIENT_PRIVILEGE);
+    assertRefused(
+        executor,
+        "UPDATE " + PROPOSALS + " SET state = 'rejected'" + where(g.approved()),
+        CHECK_VIOLATION);
+    assertRefused(
+        executor,
+        "UPDATE " + PROPOSALS + " SET state = 'pending'" + where(g.approved()),
+        CHECK_VIOLATION);
+    assertRefused(
+        executor,
+        "UPDATE " + PROPOSALS + " SET updated_at_ms = 7" + where(g.approved()),
+        CHECK_VIOLATION);
+    assertRefused(
+        executor,
+        "UPDATE "
+            + PROPOSALS
+            + " SET artifact_digest = '"
+            + OTHER_DIGEST
+            + "'"
+            + where(g.approved()),
+        INSUFFICIENT_PRIVILEGE);
+    assertThat(stateOf(g.rejected())).isEqualTo("rejected");
+    assertThat(stateOf(g.pending())).isEqualTo("pending");
+
+    // What the worker does: approved -> published, once; then nothing moves it again.
+    JdbcGovernanceStore store = new JdbcGovernanceStore(executor, PostgresDialect.INSTANCE);
+    assertThat(store.markPublished("prj-exec", g.approved().proposalId(), 9L)).isTrue();
+    assertThat(stateOf(g.approved())).isEqualTo("published");
+    assertRefused(
+        executor,
+        "UPDATE " + PROPOSALS + " SET state = 'approved'" + where(g.approved()),
+        CHECK_VIOLATION);
+  }
+
+  @Test
+  void packageManagerDoesOnlyWhatTheServiceDoes() throws SQLException {
+    Governed g = governed("prj-mgr");
+    HikariDataSource manager = fixture.rolePool(PostgresRoles.PACKAGE_MANAGER, 1);
+
+    // A decided approval is never rewritten, and its binding columns are not the manager's.
+    assertRefused(
+        manager,
+        "UPDATE "
+            + APPROVALS
+            + " SET state = 'rejected', decision = 'reject'"
+            + approvalWhere(g.approved()),
+        CHECK_VIOLATION);
+    assertRefused(
+        manager,
+        "UPDATE " + APPROVALS + " SET decided_by = 'mallory'" + approvalWhere(g.approved()),
+        CHECK_VIOLATION);
+    assertRefused(
+        manager,
+        "UPDATE " + APPROVALS + " SET decision_id = 'd-other'" + approvalWhere(g.rejected()),
+        CHECK_VIOLATION);
+    assertRefused(
+        manager,
+        "UPDATE "
+            + APPROVALS
+            + " SET action_digest = '"
+            + OTHER_DIGEST
+            + "'"
+            + approvalWhere(g.pending()),
+        INSUFFICIENT_PRIVILEGE);
+    assertRefused(
+        manager,
+        "UPDATE " + APPROVALS + " SET proposed_by = 'bob'" + approvalWhere(g.pending()),
+        INSUFFICIENT_PRIVILEGE);
+    // A proposal's action is fixed, and its state only follows its approval's decision.
+    assertRefused(
+        manager,
+        "UPDATE " + PROPOSALS + " SET action_digest = '" + OTHER_DIGEST + "'" + where(g.pending()),
+        INSUFFICIENT_PRIVILEGE);
+    assertRefused(
+        manager,
+        "UPDATE " + PROPOSALS + " SET package_version = '6.6.6'" + where(g.pending()),
+        INSUFFICIENT_PRIVILEGE);
+    assertRefused(
+        manager,
+        "UPDATE "
+            + PROPOSALS
+            + " SET artifact_digest = '"
+            + OTHER_DIGEST
+            + "'"
+            + where(g.approved()),
+        INSUFFICIENT_PRIVILEGE);
+    assertRefused(
+        manager,
+        "UPDATE " + PROPOSALS + " SET state = 'approved'" + where(g.pending()),
+        CHECK_VIOLATION);
+    assertRefused(
+        manager,
+        "UPDATE " + PROPOSALS + " SET state = 'approved'" + where(g.rejected()),
+        CHECK_VIOLATION);
+    // Publication is the completion worker's alone.
+    assertRefused(
+        manager,
+        "UPDATE " + PROPOSALS + " SET state = 'published'" + where(g.approved()),
+        INSUFFICIENT_PRIVILEGE);
+    // Rows start pending, and an approval is bound to its proposal.
+    assertRefused(
+        manager,
+        "INSERT INTO "
+            + PROPOSALS
+            + " VALUES ('prj-mgr', 'prp-x', 'apr-x', 'x', 'install', 'e',"
+            + " '1', '"
+            + DIGEST
+            + "', '"
+            + DIGEST
+            + "', 'alice', 'published', 1, 1)",
+        CHECK_VIOLATION);
+    try (Connection c = manager.getConnection();
+        Statement st = c.createStatement()) {
+      st.execute(
+          "INSERT INTO "
+              + PROPOSALS
+              + " VALUES ('prj-mgr', 'prp-y', 'apr-y', 'y', 'install', 'e',"
+              + " '1', '"
+              + DIGEST
+              + "', '"
+              + DIGEST
+              + "', 'alice', 'pending', 1, 1)");
+    }
+    assertRefused(
+        manager,
+        "INSERT INTO "
+            + APPROVALS
+            + " (project_id, approval_id, proposal_id, action_digest,"
+            + " proposed_by, state, created_at_ms) VALUES ('prj-mgr', 'apr-y', 'prp-y', '"
+            + OTHER_DIGEST
+            + "', 'alice', 'pending', 1)",
+        CHECK_VIOLATION);
+    assertRefused(
+        manager,
+        "INSERT INTO "
+            + APPROVALS
+            + " VALUES ('prj-mgr', 'apr-y', 'prp-y', '"
+            + DIGEST
+            + "',"
+            + " 'alice', 'approved', 'd-y', 'approve', 'bob', 1, 1)",
+        CHECK_VIOLATION);
+    assertThat(stateOf(g.pending())).isEqualTo("pending");
+    assertThat(stateOf(g.rejected())).isEqualTo("rejected");
+    assertThat(stateOf(g.approved())).isEqualTo("approved");
+    for (String column : List.of("action_digest", "proposed_by", "proposal_id", "project_id")) {
+      assertThat(columnPrivilege(PostgresRoles.PACKAGE_MANAGER, "plugin_package_approvals", column))
+          .as("manager UPDATE approvals." + column)
+          .isFalse();
+    }
+    assertThat(
+            columnPrivilege(PostgresRoles.PACKAGE_MANAGER, "plugin_package_approvals", "decision"))
+        .isTrue();
+  }
+
+  @Test
+  void runtimeReadsButCannotWriteTheQuotaPoliciesThatFenceIt() throws SQLException {
+    HikariDataSource runtime = fixture.rolePool(PostgresRoles.RUNTIME, 1);
+    HikariDataSource admin = fixture.rolePool(PostgresRoles.ADMIN, 1);
+    assertRefused(
+        runtime,
+        "INSERT INTO qinglong.model_project_quota_policies VALUES"
+            + " ('prj-rt', 99, 60000, 1000000, 1000000, NULL, 0)",
+        INSUFFICIENT_PRIVILEGE);
+    assertRefused(
+        runtime,
+        "INSERT INTO qinglong.model_invocation_policies VALUES ('prj-rt', 'm1', 99, 1000000, NULL, 0)",
+        INSUFFICIENT_PRIVILEGE);
+    assertThatThrownBy(
+            () ->
+                new JdbcModelQuotaStore(runtime, PostgresDialect.INSTANCE)
+                    .putProjectQuota("prj-rt", QuotaWindow.ONE_HOUR, 1_000_000, 1_000_000, null))
+        .isInstanceOf(StoreUnavailableException.class);
+
+    // The administrator's login writes them (as the backend wires policy writes); the runtime
+    // reads what it is fenced by.
+    new JdbcModelQuotaStore(admin, PostgresDialect.INSTANCE)
+        .putProjectQuota("prj-rt", QuotaWindow.ONE_HOUR, 5, 100, null);
+    assertThat(new JdbcModelQuotaStore(runtime, PostgresDialect.INSTANCE).projectQuota("prj-rt"))
+        .hasValueSatisfying(p -> assertThat(p.maxInvocations()).isEqualTo(5));
+    for (String table : List.of("model_invocation_policies", "model_project_quota_policies")) {
+      assertThat(hasTablePrivilege(PostgresRoles.RUNTIME, table, "INSERT")).isFalse();
+      assertThat(hasTablePrivilege(PostgresRoles.RUNTIME, table, "SELECT")).isTrue();
+      assertThat(hasTablePrivilege(PostgresRoles.ADMIN, table, "INSERT")).isTrue();
+      for (String privilege : List.of("UPDATE", "DELETE", "TRUNCATE")) {
+        assertThat(hasTablePrivilege(PostgresRoles.ADMIN, table, privilege)).isFalse();
+      }
+    }
+  }
+
+  private String stateOf(Proposal p) throws SQLException {
+    try (Connection c = fixture.owner().getConnection();
+        PreparedStatement ps = c.prepareStatement("SELECT state FROM " + PROPOSALS + where(p));
+        ResultSet rs = ps.executeQuery()) {
+      assertThat(rs.next()).isTrue();
+      return rs.getString(1);
+    }
+  }
+
+  private boolean columnPrivilege(String role, String table, String column) throws SQLException {
+    return query(
+        "SELECT has_column_privilege('"
+            + role
+            + "', 'qinglong."
+            + table
+            + "', '"
+            + column
+            + "', 'UPDATE')");
+  }
+
   @Test
   void catalogShowsExactlyTheGrantsOfTheDesign() throws SQLException {
     for (String privilege : List.of("SELECT", "INSERT", "UPDATE")) {
@@ -184,6 +501,19 @@ class PostgresRolePrivilegesIntegrationTest {
       rs.next();
       return rs.getBoolean(1);
     }
+  }
+
+  private static void assertRefused(HikariDataSource pool, String sql, String sqlState) {
+    assertThatThrownBy(
+            () -> {
+              try (Connection c = pool.getConnection();
+                  Statement st = c.createStatement()) {
+                st.execute(sql);
+              }
+            })
+        .as(sql)
+        .isInstanceOf(SQLException.class)
+        .satisfies(e -> assertThat(((SQLException) e).getSQLState()).isEqualTo(sqlState));
   }
 
   private static void assertDenied(HikariDataSource pool, String sql) {

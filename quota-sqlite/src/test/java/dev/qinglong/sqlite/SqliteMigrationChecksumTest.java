@@ -18,7 +18,9 @@ class SqliteMigrationChecksumTest {
           "V2__model_usage_read_quota_operation.sql",
           "199a90e82f3c4edfc3aad9d65fa5dc3837a6dbd4988a58d379cbf82f892f976f",
           "V3__management_quota_receipt_request_digest.sql",
-          "ae11bac4a0c2e07f9c28670b738c8b96f40c64b7edc89429d3a5586f889cc961");
+          "ae11bac4a0c2e07f9c28670b738c8b96f40c64b7edc89429d3a5586f889cc961",
+          "V4__artifact_upload_quota_operation.sql",
+          "b298fe385eccc51f2920eebbf08639417e097ca2762f96aa7ff48c34a2754f13");
 
   /** The optional AI feature's migrations (db/sqlite-ai), pinned the same way. */
   private static final Map<String, String> RELEASED_AI =
@@ -39,7 +41,9 @@ class SqliteMigrationChecksumTest {
   /** The version the code requires (and readiness checks) is the latest released migration. */
   @Test
   void theRequiredVersionsAreTheLatestMigrations() {
-    assertThat(RELEASED).hasSize(SqliteDatabase.REQUIRED_VERSION);
-    assertThat(RELEASED_AI).hasSize(SqliteDatabase.AI_REQUIRED_VERSION);
+    assertThat(MigrationChecksums.highestVersion(RELEASED))
+        .isEqualTo(SqliteDatabase.REQUIRED_VERSION);
+    assertThat(MigrationChecksums.highestVersion(RELEASED_AI))
+        .isEqualTo(SqliteDatabase.AI_REQUIRED_VERSION);
   }
 }

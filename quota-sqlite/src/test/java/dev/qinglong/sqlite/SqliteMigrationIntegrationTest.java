@@ -3,6 +3,7 @@ package dev.qinglong.sqlite;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.qinglong.testkit.MigrationChecksums;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,12 +22,15 @@ import org.junit.jupiter.api.io.TempDir;
  * while widening the operation CHECK to {@code model-usage.read}.
  */
 class SqliteMigrationIntegrationTest {
+  /** The base migration files of this build (versions may have gaps). */
+  private static final int BASE_MIGRATIONS = MigrationChecksums.sha256("db/sqlite").size();
+
   @TempDir Path dir;
 
   @Test
   void aiDisabledCreatesNoAiTableAndEnablingLaterAppliesItsOwnHistory() throws SQLException {
     try (HikariDataSource ds = SqliteDatabase.open(dir.resolve("qinglong.db"))) {
-      assertThat(SqliteDatabase.migrate(ds)).isEqualTo(3);
+      assertThat(SqliteDatabase.migrate(ds)).isEqualTo(BASE_MIGRATIONS);
       assertThat(tables(ds)).noneMatch(t -> t.startsWith("model_") || t.contains("_ai_"));
 
       assertThat(SqliteDatabase.migrateAi(ds)).isEqualTo(1);
@@ -44,7 +48,8 @@ class SqliteMigrationIntegrationTest {
       // Both are idempotent, and the base history never sees the AI migrations.
       assertThat(SqliteDatabase.migrate(ds)).isZero();
       assertThat(SqliteDatabase.migrateAi(ds)).isZero();
-      assertThat(count(ds, "SELECT count(*) FROM flyway_schema_history")).isEqualTo(3);
+      assertThat(count(ds, "SELECT count(*) FROM flyway_schema_history"))
+          .isEqualTo(BASE_MIGRATIONS);
     }
   }
 
@@ -63,8 +68,9 @@ class SqliteMigrationIntegrationTest {
               + " ('p', 'user', 'alice', ?, 1000, 1, '[\"r1\"]', 1001)";
       assertThat(update(ds, insert, "plugin-package.propose")).isEqualTo(1);
       assertThat(rejected(ds, insert, "model-usage.read")).isTrue();
+      assertThat(rejected(ds, insert, "artifact.upload")).isTrue();
 
-      assertThat(SqliteDatabase.migrate(ds)).isEqualTo(2);
+      assertThat(SqliteDatabase.migrate(ds)).isEqualTo(BASE_MIGRATIONS - 1);
       assertThat(
               count(
                   ds,
@@ -73,6 +79,8 @@ class SqliteMigrationIntegrationTest {
                       + " AND window_started_at_ms = 1000 AND updated_at_ms = 1001"))
           .isEqualTo(1);
       assertThat(update(ds, insert, "model-usage.read")).isEqualTo(1);
+      // V4: artifact uploads are counted too.
+      assertThat(update(ds, insert, "artifact.upload")).isEqualTo(1);
       assertThat(rejected(ds, insert, "model-usage.write")).isTrue();
     }
   }

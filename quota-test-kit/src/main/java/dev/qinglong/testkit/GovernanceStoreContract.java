@@ -16,6 +16,7 @@ import dev.qinglong.core.kernel.ConflictException;
 import dev.qinglong.core.kernel.ForbiddenException;
 import dev.qinglong.core.kernel.Principal;
 import dev.qinglong.core.kernel.QuotaExceededException;
+import dev.qinglong.core.kernel.Sha256Digest;
 import dev.qinglong.core.kernel.StoreUnavailableException;
 import dev.qinglong.core.policy.Permission;
 import dev.qinglong.core.policy.ProjectMember;
@@ -25,6 +26,7 @@ import dev.qinglong.core.quota.ManagementQuotaPolicy;
 import dev.qinglong.core.quota.QuotaDecisionListener;
 import dev.qinglong.core.quota.QuotaKey;
 import dev.qinglong.core.quota.QuotaOperation;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -238,6 +240,29 @@ public abstract class GovernanceStoreContract extends StoreContractSupport {
         .isEqualTo(ProposalState.REJECTED);
     // Published in one Project means nothing for another.
     assertThat(store().isArtifactPublished(unique("prj"), a.action().artifactDigest())).isFalse();
+  }
+
+  @Test
+  void anyProposalInAnyStateOrProjectReferencesItsArtifact() {
+    String project = unique("prj");
+    Sha256Digest artifact = Sha256Digest.of(unique("artifact").getBytes(StandardCharsets.UTF_8));
+    String digest = artifact.value();
+    assertThat(store().isArtifactReferenced(artifact)).isFalse();
+    Proposal pending =
+        proposal(project, "ref-ref", PluginPackageAction.of("install", "acme", "1.0.0", digest));
+    create(pending);
+    assertThat(store().isArtifactReferenced(artifact)).isTrue();
+    store()
+        .recordDecision(
+            new DecisionCommand(
+                project, pending.approvalId(), "d-ref", Decision.REJECT, "bob", 5L));
+    // Rejected still references it (a re-proposal may follow); another digest is not referenced.
+    assertThat(store().isArtifactReferenced(artifact)).isTrue();
+    assertThat(
+            store()
+                .isArtifactReferenced(
+                    Sha256Digest.of(unique("other").getBytes(StandardCharsets.UTF_8))))
+        .isFalse();
   }
 
   @Test

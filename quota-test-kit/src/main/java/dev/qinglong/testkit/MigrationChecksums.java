@@ -9,8 +9,11 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -43,4 +46,22 @@ public final class MigrationChecksums {
     }
     return checksums;
   }
+
+  /**
+   * The highest version among migration file names {@code V<n>__….sql}. Flyway tolerates gaps in
+   * the numbering, so the required version is the highest one, not the number of files.
+   */
+  public static int highestVersion(Map<String, String> byFileName) {
+    int highest = 0;
+    for (String name : byFileName.keySet()) {
+      Matcher m = VERSIONED.matcher(name);
+      if (!m.matches()) {
+        throw new IllegalArgumentException("not a versioned migration: " + name);
+      }
+      highest = Math.max(highest, Integer.parseInt(m.group(1)));
+    }
+    return highest;
+  }
+
+  private static final Pattern VERSIONED = Pattern.compile("V([0-9]+)__.+\\.sql");
 }

@@ -45,6 +45,7 @@ class DeployManifestsTest {
           "QINGLONG_MANAGEMENTQUOTA_LIMITS_DECIDE", "60",
           "QINGLONG_MANAGEMENTQUOTA_LIMITS_INSPECT", "600",
           "QINGLONG_MANAGEMENTQUOTA_LIMITS_MODELUSAGEREAD", "600",
+          "QINGLONG_MANAGEMENTQUOTA_LIMITS_ARTIFACTUPLOAD", "20",
           "QINGLONG_AI_ENABLED", "false");
 
   /**
@@ -70,6 +71,7 @@ class DeployManifestsTest {
           "qinglong.management-quota.limits.decide",
           "qinglong.management-quota.limits.inspect",
           "qinglong.management-quota.limits.model-usage-read",
+          "qinglong.management-quota.limits.artifact-upload",
           "qinglong.shield.max-body-bytes",
           "qinglong.shield.max-concurrent-requests",
           "qinglong.shield.max-concurrent-requests-per-client",
@@ -83,6 +85,8 @@ class DeployManifestsTest {
           "qinglong.ai.enabled",
           "qinglong.ai.runtime-pool-size",
           "qinglong.artifacts.max-bytes",
+          "qinglong.artifacts.unreferenced-grace",
+          "qinglong.artifacts.cleanup-interval",
           "qinglong.downloads.mode",
           "qinglong.downloads.rate-bytes-per-second",
           "qinglong.downloads.per-principal-bytes-per-second",

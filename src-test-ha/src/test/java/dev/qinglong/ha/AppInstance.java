@@ -2,6 +2,7 @@ package dev.qinglong.ha;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.qinglong.core.ai.ModelQuotaStore;
 import dev.qinglong.core.governance.PluginPackageGovernance;
 import dev.qinglong.core.policy.ProjectPolicy;
 import dev.qinglong.core.quota.ManagementQuota;
@@ -13,15 +14,16 @@ import dev.qinglong.jdbc.JdbcPolicyStore;
 import dev.qinglong.postgres.PostgresDialect;
 import dev.qinglong.postgres.PostgresMigrations;
 import dev.qinglong.postgres.PostgresRoles;
+import dev.qinglong.postgres.backend.SplitModelQuotaStore;
 import java.io.IOException;
 import java.time.Clock;
 import java.util.Set;
 
 /**
  * One "app service instance": its own Hikari pools (as {@code ql3_package_manager}, at most two
- * connections like a replica, {@code ql3_admin}, and {@code ql3_runtime} for the model quota
- * store), schema {@code qinglong}, the core services wired over the PostgreSQL stores, and its own
- * {@link FaultProxy} in front of the primary.
+ * connections like a replica, {@code ql3_admin} (also model-policy writes), and {@code ql3_runtime}
+ * for the model quota store), schema {@code qinglong}, the core services wired over the PostgreSQL
+ * stores, and its own {@link FaultProxy} in front of the primary.
  */
 final class AppInstance implements AutoCloseable {
   final String name;
@@ -29,7 +31,7 @@ final class AppInstance implements AutoCloseable {
   final HikariDataSource manager;
   final HikariDataSource admin;
   final HikariDataSource runtime;
-  final JdbcModelQuotaStore modelQuota;
+  final ModelQuotaStore modelQuota;
   final ProjectPolicy policy;
   final PluginPackageGovernance governance;
 
@@ -39,7 +41,11 @@ final class AppInstance implements AutoCloseable {
     this.manager = pool(name + "-manager", PostgresRoles.PACKAGE_MANAGER, 2);
     this.admin = pool(name + "-admin", PostgresRoles.ADMIN, 1);
     this.runtime = pool(name + "-runtime", PostgresRoles.RUNTIME, 2);
-    this.modelQuota = new JdbcModelQuotaStore(runtime, PostgresDialect.INSTANCE);
+    // Policy writes as ql3_admin, as PostgresBackend wires them (the runtime may only read them).
+    this.modelQuota =
+        new SplitModelQuotaStore(
+            new JdbcModelQuotaStore(runtime, PostgresDialect.INSTANCE),
+            new JdbcModelQuotaStore(admin, PostgresDialect.INSTANCE));
     this.policy =
         new ProjectPolicy(new JdbcPolicyStore(admin, PostgresDialect.INSTANCE), Set.of("admin"));
     ManagementQuota quota =

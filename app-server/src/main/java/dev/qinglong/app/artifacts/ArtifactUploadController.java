@@ -7,9 +7,14 @@ import dev.qinglong.app.http.Problems;
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
 import dev.qinglong.core.kernel.Identifiers;
+import dev.qinglong.core.kernel.Principal;
 import dev.qinglong.core.kernel.Sha256Digest;
 import dev.qinglong.core.policy.Permission;
 import dev.qinglong.core.policy.ProjectPolicy;
+import dev.qinglong.core.quota.ManagementQuota;
+import dev.qinglong.core.quota.QuotaOperation;
+import dev.qinglong.core.quota.ReceiptId;
+import dev.qinglong.core.quota.RequestDigest;
 import dev.qinglong.gateway.artifacts.ArtifactDigestMismatchException;
 import dev.qinglong.gateway.artifacts.ArtifactTooLargeException;
 import dev.qinglong.gateway.artifacts.FileArtifactStore;
@@ -34,6 +39,12 @@ import org.springframework.web.bind.annotation.RestController;
  * management API: a streamed, verified upload (needs {@code package.manage}); 201 for a fresh
  * upload and for a verified re-upload of stored content alike (the content store is shared, so the
  * answer must not say whether some Project already uploaded it).
+ *
+ * <p>Order: validate → Project Policy → declared size → durable management quota {@code
+ * artifact.upload} per (Project, user) → read the body. The quota's receipt is the digest: the same
+ * digest names the same bytes, so a re-upload of it by the same user in the window (a retry after a
+ * lost response) is a replay and not counted again, and a receipt can never name two different
+ * requests. A full window is 429 {@code quota_exceeded} before a byte of the body is read.
  */
 @RestController
 @ConditionalOnRole({Role.ALL, Role.WRITER})
@@ -41,10 +52,13 @@ public class ArtifactUploadController {
   private static final Logger log = LoggerFactory.getLogger(ArtifactUploadController.class);
 
   private final ProjectPolicy policy;
+  private final ManagementQuota quota;
   private final FileArtifactStore artifacts;
 
-  public ArtifactUploadController(ProjectPolicy policy, FileArtifactStore artifacts) {
+  public ArtifactUploadController(
+      ProjectPolicy policy, ManagementQuota quota, FileArtifactStore artifacts) {
     this.policy = policy;
+    this.quota = quota;
     this.artifacts = artifacts;
   }
 
@@ -57,10 +71,18 @@ public class ArtifactUploadController {
       throws IOException {
     Identifiers.require("projectId", projectId);
     Sha256Digest d = Sha256Digest.parse("digest", digest);
-    policy.requireAny(JsonResponses.caller(authentication), projectId, Permission.PACKAGE_MANAGE);
+    Principal caller = JsonResponses.caller(authentication);
+    policy.requireAny(caller, projectId, Permission.PACKAGE_MANAGE);
     if (request.getContentLengthLong() > artifacts.maxBytes()) {
       return tooLarge();
     }
+    // The digest is both the receipt id and the request: the same digest names the same bytes.
+    quota.consume(
+        projectId,
+        caller.userId(),
+        QuotaOperation.ARTIFACT_UPLOAD,
+        new ReceiptId(d.value()),
+        RequestDigest.of(QuotaOperation.ARTIFACT_UPLOAD, d.value()));
     long size;
     try (InputStream body = request.getInputStream()) {
       artifacts.store(d, body);

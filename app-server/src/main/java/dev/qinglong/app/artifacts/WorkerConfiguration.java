@@ -3,6 +3,7 @@ package dev.qinglong.app.artifacts;
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
 import dev.qinglong.gateway.artifacts.FileArtifactStore;
+import dev.qinglong.gateway.worker.CompletionPublisher;
 import dev.qinglong.gateway.worker.WorkerLease;
 import dev.qinglong.gateway.worker.WorkerListener;
 import dev.qinglong.gateway.worker.WorkerState;
@@ -22,20 +23,45 @@ import org.springframework.context.annotation.Configuration;
  * The completion worker (roles {@code worker} and {@code all}): one active per database. It
  * publishes through the backend's publishing store (PostgreSQL: its own one-connection pool as
  * {@code ql3_package_executor}) and holds the backend's worker lock (PostgreSQL: an advisory lock
- * on a dedicated connection of the same login; SQLite: always held, one process).
+ * on a dedicated connection of the same login; SQLite: always held, one process). After a pass it
+ * deletes artifacts no proposal names once their grace period is over ({@link
+ * UnreferencedArtifacts}).
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnRole({Role.ALL, Role.WORKER})
 public class WorkerConfiguration {
   private static final Logger log = LoggerFactory.getLogger(WorkerConfiguration.class);
 
+  @Bean
+  UnreferencedArtifacts unreferencedArtifacts(
+      StoreBackend backend, FileArtifactStore artifacts, ArtifactsProperties properties) {
+    return new UnreferencedArtifacts(
+        backend.publisher(),
+        artifacts,
+        properties.unreferencedGrace(),
+        properties.cleanupInterval(),
+        Clock.systemUTC());
+  }
+
   @Bean(destroyMethod = "close")
   PublicationWorker publicationWorker(
-      StoreBackend backend, FileArtifactStore artifacts, MeterRegistry registry) {
+      StoreBackend backend,
+      FileArtifactStore artifacts,
+      UnreferencedArtifacts unreferenced,
+      MeterRegistry registry) {
+    ArtifactPublisher publisher =
+        new ArtifactPublisher(backend.publisher(), artifacts, Clock.systemUTC());
+    // Only the active worker passes, so one process per database cleans up.
+    CompletionPublisher pass =
+        () -> {
+          int published = publisher.publishOnce();
+          unreferenced.afterPass();
+          return published;
+        };
     WorkerLease lease =
         new WorkerLease(
             backend.workerLock(),
-            new ArtifactPublisher(backend.publisher(), artifacts, Clock.systemUTC()),
+            pass,
             WorkerLease.DEFAULT_STANDBY_RETRY,
             WorkerLease.DEFAULT_PASS_INTERVAL,
             metrics(registry));

@@ -18,7 +18,8 @@ import org.springframework.validation.annotation.Validated;
  * {@code qinglong.management-quota.*} (ADR 000). Unset window and limits take the core's defaults
  * ({@link ManagementQuotaPolicy#DEFAULT_WINDOW}, {@link QuotaOperation#defaultLimit()}).
  *
- * @param enabled Whether propose/decide/inspect consume the durable quota.
+ * @param enabled Whether propose/decide/inspect, model-usage reads and artifact uploads consume the
+ *     durable quota.
  * @param window Fixed window length; at most 5m.
  * @param limits Requests per window of each operation.
  */
@@ -51,6 +52,7 @@ public record ManagementQuotaProperties(
     map.put(QuotaOperation.DECIDE, limits.decide());
     map.put(QuotaOperation.INSPECT, limits.inspect());
     map.put(QuotaOperation.MODEL_USAGE_READ, limits.modelUsageRead());
+    map.put(QuotaOperation.ARTIFACT_UPLOAD, limits.artifactUpload());
     return new ManagementQuotaPolicy(enabled, window, map);
   }
 
@@ -62,12 +64,15 @@ public record ManagementQuotaProperties(
    * @param inspect Inspections (reads of governance state) per window.
    * @param modelUsageRead Reads of model usage (window and ledger) per window, when
    *     qinglong.ai.enabled.
+   * @param artifactUpload Artifact uploads per window (a re-upload of the same digest in the window
+   *     is not counted again).
    */
   public record Limits(
       @Min(1) @Max(ManagementQuotaPolicy.MAX_LIMIT) Integer propose,
       @Min(1) @Max(ManagementQuotaPolicy.MAX_LIMIT) Integer decide,
       @Min(1) @Max(ManagementQuotaPolicy.MAX_LIMIT) Integer inspect,
-      @Min(1) @Max(ManagementQuotaPolicy.MAX_LIMIT) Integer modelUsageRead) {
+      @Min(1) @Max(ManagementQuotaPolicy.MAX_LIMIT) Integer modelUsageRead,
+      @Min(1) @Max(ManagementQuotaPolicy.MAX_LIMIT) Integer artifactUpload) {
 
     public Limits {
       propose = propose == null ? QuotaOperation.PROPOSE.defaultLimit() : propose;
@@ -75,6 +80,8 @@ public record ManagementQuotaProperties(
       inspect = inspect == null ? QuotaOperation.INSPECT.defaultLimit() : inspect;
       modelUsageRead =
           modelUsageRead == null ? QuotaOperation.MODEL_USAGE_READ.defaultLimit() : modelUsageRead;
+      artifactUpload =
+          artifactUpload == null ? QuotaOperation.ARTIFACT_UPLOAD.defaultLimit() : artifactUpload;
     }
   }
 }

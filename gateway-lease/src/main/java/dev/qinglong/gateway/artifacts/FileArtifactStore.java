@@ -7,16 +7,23 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.Predicate;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * Content-addressed artifact storage on a file system (DESIGN §6): {@code
@@ -35,6 +42,9 @@ public final class FileArtifactStore {
   public static final long DEFAULT_MAX_BYTES = 268_435_456L;
 
   private static final int BUFFER_BYTES = 64 * 1024;
+  private static final Pattern PREFIX = Pattern.compile("[0-9a-f]{2}");
+  private static final Pattern HEX64 = Pattern.compile("[0-9a-f]{64}");
+  private static final Pattern TEMP = Pattern.compile("\\.upload-[0-9a-f-]{36}\\.tmp");
 
   private final Path artifactsDir;
   private final long maxBytes;
@@ -147,6 +157,8 @@ public final class FileArtifactStore {
         out.force(true);
       }
       if (Files.exists(target)) {
+        // A re-upload renews the artifact's grace period against the unreferenced clean-up.
+        touch(target);
         return StoreResult.ALREADY_PRESENT;
       }
       try {
@@ -212,6 +224,97 @@ public final class FileArtifactStore {
       }
       return hex(sha256.digest()).equals(hexOf(digest));
     }
+  }
+
+  /**
+   * Deletes stored artifacts that were last uploaded before {@code uploadedBefore} and that {@code
+   * referenced} answers {@code false} for, and abandoned upload temp files older than that. A
+   * stored artifact's age is its file's modification time: the first upload, renewed by every
+   * verified re-upload.
+   *
+   * <p>Safe to run while uploads go on: each candidate's time is read again right before it is
+   * deleted, so an artifact re-uploaded meanwhile stays. An artifact that a proposal starts to name
+   * between the check and the deletion (possible only if it was unreferenced for the whole grace
+   * period and not uploaded again) is simply missing: the completion worker leaves that proposal
+   * approved until the artifact is uploaded again. Files that are not artifacts (the storage
+   * identity, unknown names) are never touched.
+   *
+   * @param uploadedBefore only artifacts last uploaded strictly before this instant are candidates
+   * @param referenced whether some proposal names the digest; {@code true} keeps it. An exception
+   *     stops the sweep and propagates (what was deleted so far stays deleted)
+   * @return how many artifacts were deleted (temp files are not counted)
+   * @throws IOException if the storage cannot be listed or a file cannot be deleted
+   * @throws IllegalStateException on a reader store
+   */
+  public int deleteUnreferenced(Instant uploadedBefore, Predicate<Sha256Digest> referenced)
+      throws IOException {
+    Objects.requireNonNull(uploadedBefore, "uploadedBefore");
+    Objects.requireNonNull(referenced, "referenced");
+    if (!writable) {
+      throw new IllegalStateException("a reader's artifact store deletes nothing");
+    }
+    Path root = artifactsDir.resolve("sha256");
+    if (!Files.isDirectory(root)) {
+      return 0;
+    }
+    int deleted = 0;
+    List<Path> prefixes;
+    try (Stream<Path> listed = Files.list(root)) {
+      prefixes = listed.filter(p -> PREFIX.matcher(name(p)).matches()).sorted().toList();
+    }
+    for (Path prefix : prefixes) {
+      List<Path> files;
+      try (Stream<Path> listed = Files.list(prefix)) {
+        files = listed.sorted().toList();
+      }
+      for (Path file : files) {
+        String name = name(file);
+        if (TEMP.matcher(name).matches()) {
+          if (olderThan(file, uploadedBefore)) {
+            Files.deleteIfExists(file);
+          }
+          continue;
+        }
+        if (!HEX64.matcher(name).matches()
+            || !name.startsWith(name(prefix))
+            || !olderThan(file, uploadedBefore)) {
+          continue;
+        }
+        Sha256Digest digest = new Sha256Digest("sha256:" + name);
+        if (!referenced.test(digest) && olderThan(file, uploadedBefore)) {
+          if (Files.deleteIfExists(file)) {
+            deleted++;
+          }
+        }
+      }
+    }
+    return deleted;
+  }
+
+  private static boolean olderThan(Path file, Instant instant) throws IOException {
+    try {
+      return Files.getLastModifiedTime(file, LinkOption.NOFOLLOW_LINKS)
+              .toInstant()
+              .isBefore(instant)
+          && Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS);
+    } catch (NoSuchFileException e) {
+      return false;
+    }
+  }
+
+  private static void touch(Path file) {
+    try {
+      Files.setLastModifiedTime(file, FileTime.from(Instant.now()));
+    } catch (IOException e) {
+      // Best effort (deleted meanwhile, or a file of another owner on shared storage): at worst the
+      // clean-up removes it after its first upload's grace, and a proposal naming it waits,
+      // approved,
+      // for the next upload.
+    }
+  }
+
+  private static String name(Path p) {
+    return p.getFileName().toString();
   }
 
   /** Where {@code digest} is stored (whether or not it exists). */

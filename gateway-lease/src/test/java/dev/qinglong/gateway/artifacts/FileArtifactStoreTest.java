@@ -10,6 +10,9 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -190,5 +193,86 @@ class FileArtifactStoreTest {
     synchronized int consumed() {
       return pos;
     }
+  }
+
+  @Test
+  void cleanUpDeletesOnlyOldUnreferencedArtifactsAndAbandonedTempFiles() throws IOException {
+    FileArtifactStore store = FileArtifactStore.forWriter(dataDir, 1 << 20);
+    Instant now = Instant.now();
+    Instant old = now.minus(Duration.ofDays(2));
+    Sha256Digest unreferenced = stored(store, "unreferenced", old);
+    Sha256Digest referenced = stored(store, "referenced", old);
+    Sha256Digest fresh = stored(store, "fresh", now);
+    Sha256Digest renewed = stored(store, "renewed", old);
+    // A verified re-upload renews the grace period.
+    byte[] again = "renewed".getBytes(StandardCharsets.UTF_8);
+    assertThat(store.store(renewed, new ByteArrayInputStream(again)))
+        .isEqualTo(FileArtifactStore.StoreResult.ALREADY_PRESENT);
+    Path dir = store.pathOf(unreferenced).getParent();
+    Path abandoned = dir.resolve(".upload-" + UUID.randomUUID() + ".tmp");
+    Files.write(abandoned, new byte[] {1});
+    Files.setLastModifiedTime(abandoned, FileTime.from(old));
+    Path inFlight = dir.resolve(".upload-" + UUID.randomUUID() + ".tmp");
+    Files.write(inFlight, new byte[] {2});
+    Path stranger = dir.resolve("not-an-artifact");
+    Files.write(stranger, new byte[] {3});
+    Files.setLastModifiedTime(stranger, FileTime.from(old));
+
+    List<Sha256Digest> asked = new ArrayList<>();
+    int deleted =
+        store.deleteUnreferenced(
+            now.minus(Duration.ofDays(1)),
+            d -> {
+              asked.add(d);
+              return d.equals(referenced);
+            });
+
+    assertThat(deleted).isEqualTo(1);
+    assertThat(store.isPresent(unreferenced)).isFalse();
+    assertThat(store.isPresent(referenced)).isTrue();
+    assertThat(store.isPresent(fresh)).isTrue();
+    assertThat(store.isPresent(renewed)).isTrue();
+    // Only old candidates are looked up; temp files and unknown names are not artifacts.
+    assertThat(asked).containsExactlyInAnyOrder(unreferenced, referenced);
+    assertThat(abandoned).doesNotExist();
+    assertThat(inFlight).exists();
+    assertThat(stranger).exists();
+    assertThat(dataDir.resolve("artifacts/storage-id")).exists();
+    // Once their grace is over the others go too; a second sweep finds nothing more.
+    Instant later = Instant.now().plusSeconds(60);
+    assertThat(store.deleteUnreferenced(later, d -> d.equals(referenced))).isEqualTo(2);
+    assertThat(store.isPresent(fresh)).isFalse();
+    assertThat(store.isPresent(renewed)).isFalse();
+    assertThat(inFlight).doesNotExist();
+    assertThat(store.deleteUnreferenced(later, d -> d.equals(referenced))).isZero();
+    assertThat(store.isPresent(referenced)).isTrue();
+  }
+
+  @Test
+  void cleanUpStopsWhenTheReferenceCheckFailsAndAReaderDeletesNothing() throws IOException {
+    FileArtifactStore store = FileArtifactStore.forWriter(dataDir, 1 << 20);
+    Sha256Digest a = stored(store, "a", Instant.now().minus(Duration.ofDays(2)));
+    assertThatThrownBy(
+            () ->
+                store.deleteUnreferenced(
+                    Instant.now(),
+                    d -> {
+                      throw new IllegalStateException("database away");
+                    }))
+        .isInstanceOf(IllegalStateException.class);
+    assertThat(store.isPresent(a)).isTrue();
+    FileArtifactStore reader = FileArtifactStore.forReader(dataDir, Optional.empty());
+    assertThatThrownBy(() -> reader.deleteUnreferenced(Instant.now(), d -> false))
+        .isInstanceOf(IllegalStateException.class);
+    assertThat(store.isPresent(a)).isTrue();
+  }
+
+  private static Sha256Digest stored(FileArtifactStore store, String text, Instant uploadedAt)
+      throws IOException {
+    byte[] content = text.getBytes(StandardCharsets.UTF_8);
+    Sha256Digest digest = Sha256Digest.of(content);
+    store.store(digest, new ByteArrayInputStream(content));
+    Files.setLastModifiedTime(store.pathOf(digest), FileTime.from(uploadedAt));
+    return digest;
   }
 }

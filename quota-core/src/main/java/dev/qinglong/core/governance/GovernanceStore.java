@@ -60,4 +60,11 @@ public interface GovernanceStore {
    * serve only published artifacts, and only in a Project that published them.
    */
   boolean isArtifactPublished(String projectId, Sha256Digest artifactDigest);
+
+  /**
+   * Whether any proposal, in any Project and any state, names this artifact digest: the clean-up of
+   * unreferenced artifacts deletes only what this answers {@code false} for (the content store is
+   * shared by all Projects).
+   */
+  boolean isArtifactReferenced(Sha256Digest artifactDigest);
 }

@@ -6,7 +6,12 @@ public enum QuotaOperation {
   DECIDE("plugin-package.decide", 60),
   INSPECT("plugin-package.inspect", 600),
   /** Reads of model usage (window and ledger), DESIGN §5. */
-  MODEL_USAGE_READ("model-usage.read", 600);
+  MODEL_USAGE_READ("model-usage.read", 600),
+  /**
+   * Artifact uploads ({@code PUT /v1/projects/{p}/artifacts/{digest}}), DESIGN §6: each may store
+   * up to {@code qinglong.artifacts.max-bytes}, so the budget is small. The receipt is the digest.
+   */
+  ARTIFACT_UPLOAD("artifact.upload", 20);
 
   private final String wireName;
   private final int defaultLimit;

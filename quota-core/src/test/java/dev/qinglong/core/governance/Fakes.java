@@ -163,5 +163,10 @@ final class Fakes {
         String projectId, dev.qinglong.core.kernel.Sha256Digest artifactDigest) {
       return false;
     }
+
+    @Override
+    public boolean isArtifactReferenced(dev.qinglong.core.kernel.Sha256Digest artifactDigest) {
+      return false;
+    }
   }
 }

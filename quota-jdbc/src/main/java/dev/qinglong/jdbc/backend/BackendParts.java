@@ -7,8 +7,9 @@ package dev.qinglong.jdbc.backend;
  * @param governance the management API: Project Policy (reads and member writes), the durable
  *     management quota and plugin-package governance (PostgreSQL: {@code ql3_package_manager} and
  *     {@code ql3_admin}). Roles {@code all} and {@code writer}.
- * @param modelQuota the model-invocation quota store (PostgreSQL: {@code ql3_runtime}); only with
- *     {@code governance} and {@code qinglong.ai.enabled=true}
+ * @param modelQuota the model-invocation quota store (PostgreSQL: {@code ql3_runtime}, policy
+ *     writes through the governance part's {@code ql3_admin}); only with {@code governance} and
+ *     {@code qinglong.ai.enabled=true}
  * @param worker the completion worker's lock and its publishing store (PostgreSQL: {@code
  *     ql3_package_executor}). Roles {@code all} and {@code worker}.
  * @param downloads artifact downloads: the download coordination and, without {@code governance},

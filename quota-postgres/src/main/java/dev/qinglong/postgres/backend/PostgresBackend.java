@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>governance: {@code ql3_package_manager} (quota, governance, Policy reads) and {@code
  *       ql3_admin} (member writes);
- *   <li>model quota: {@code ql3_runtime};
+ *   <li>model quota: {@code ql3_runtime}, and {@code ql3_admin} for policy writes only (the runtime
+ *       must not raise its own budget);
  *   <li>worker: {@code ql3_package_executor}, a one-connection pool and the worker lock's dedicated
  *       connection;
  *   <li>downloads: {@code ql3_reader}, a small pool (Policy and published-artifact reads of a
@@ -91,10 +92,11 @@ public final class PostgresBackend extends AbstractStoreBackend {
   }
 
   private void openParts(DataSourceDecorator decorator) {
+    DataSource admin = null;
     if (parts.governance()) {
       DataSource manager =
           pool(PostgresSettings.PACKAGE_MANAGER, settings.managerPoolSize(), decorator);
-      DataSource admin = pool(PostgresSettings.ADMIN, settings.adminPoolSize(), decorator);
+      admin = pool(PostgresSettings.ADMIN, settings.adminPoolSize(), decorator);
       policy =
           new SplitPolicyStore(
               new JdbcPolicyStore(manager, DIALECT), new JdbcPolicyStore(admin, DIALECT));
@@ -108,7 +110,10 @@ public final class PostgresBackend extends AbstractStoreBackend {
     }
     if (parts.modelQuota()) {
       DataSource runtime = pool(PostgresSettings.RUNTIME, settings.runtimePoolSize(), decorator);
-      modelQuota = new JdbcModelQuotaStore(runtime, DIALECT);
+      // BackendParts opens the model quota only with governance, so the admin pool is open.
+      modelQuota =
+          new SplitModelQuotaStore(
+              new JdbcModelQuotaStore(runtime, DIALECT), new JdbcModelQuotaStore(admin, DIALECT));
       probes.add(
           new SchemaProbe("runtime", runtime, AI_HISTORY, PostgresMigrations.AI_REQUIRED_VERSION));
     }

@@ -1,0 +1,95 @@
+package dev.qinglong.postgres.backend;
+
+import dev.qinglong.core.ai.AdmissionOutcome;
+import dev.qinglong.core.ai.AdmissionRequest;
+import dev.qinglong.core.ai.CompletionOutcome;
+import dev.qinglong.core.ai.CompletionRequest;
+import dev.qinglong.core.ai.ModelInvocationPolicy;
+import dev.qinglong.core.ai.ModelQuotaStore;
+import dev.qinglong.core.ai.ProjectQuotaPolicy;
+import dev.qinglong.core.ai.QuotaWindow;
+import dev.qinglong.core.ai.StepRun;
+import dev.qinglong.core.ai.StepRunCreation;
+import dev.qinglong.core.ai.UsageLedgerEntry;
+import dev.qinglong.core.ai.WindowUsageReading;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Writes policy revisions through the administrator's login ({@code ql3_admin}), everything else
+ * through the runtime's ({@code ql3_runtime}), which may read policies but not write them: the
+ * runtime must not be able to raise the budget that fences it (migration {@code
+ * db/postgres-ai/V2}).
+ */
+public final class SplitModelQuotaStore implements ModelQuotaStore {
+  private final ModelQuotaStore runtime;
+  private final ModelQuotaStore policyWrites;
+
+  /**
+   * @param runtime the store over the runtime's login: admission, completion, reads
+   * @param policyWrites the store over the administrator's login: only policy writes
+   */
+  public SplitModelQuotaStore(ModelQuotaStore runtime, ModelQuotaStore policyWrites) {
+    this.runtime = Objects.requireNonNull(runtime, "runtime");
+    this.policyWrites = Objects.requireNonNull(policyWrites, "policyWrites");
+  }
+
+  @Override
+  public ModelInvocationPolicy putModelPolicy(
+      String projectId, String modelId, long maxTotalTokens, Long maxCostMicros) {
+    return policyWrites.putModelPolicy(projectId, modelId, maxTotalTokens, maxCostMicros);
+  }
+
+  @Override
+  public Optional<ModelInvocationPolicy> modelPolicy(String projectId, String modelId) {
+    return runtime.modelPolicy(projectId, modelId);
+  }
+
+  @Override
+  public ProjectQuotaPolicy putProjectQuota(
+      String projectId,
+      QuotaWindow window,
+      long maxInvocations,
+      long maxTokens,
+      Long maxCostMicros) {
+    return policyWrites.putProjectQuota(
+        projectId, window, maxInvocations, maxTokens, maxCostMicros);
+  }
+
+  @Override
+  public Optional<ProjectQuotaPolicy> projectQuota(String projectId) {
+    return runtime.projectQuota(projectId);
+  }
+
+  @Override
+  public StepRunCreation createStepRun(
+      String projectId, String stepRunId, String runId, String modelId) {
+    return runtime.createStepRun(projectId, stepRunId, runId, modelId);
+  }
+
+  @Override
+  public Optional<StepRun> stepRun(String projectId, String stepRunId) {
+    return runtime.stepRun(projectId, stepRunId);
+  }
+
+  @Override
+  public AdmissionOutcome admit(AdmissionRequest request) {
+    return runtime.admit(request);
+  }
+
+  @Override
+  public CompletionOutcome complete(CompletionRequest request) {
+    return runtime.complete(request);
+  }
+
+  @Override
+  public WindowUsageReading currentWindowUsage(String projectId) {
+    return runtime.currentWindowUsage(projectId);
+  }
+
+  @Override
+  public List<UsageLedgerEntry> ledger(String projectId, long afterSeq, int limit) {
+    return runtime.ledger(projectId, afterSeq, limit);
+  }
+}
