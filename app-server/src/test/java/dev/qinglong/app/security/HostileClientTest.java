@@ -248,6 +248,27 @@ class HostileClientTest {
   }
 
   @Test
+  void traceGetsEachRolesAnswer() throws IOException {
+    Path readerDir = dataDir.resolve("reader");
+    FileArtifactStore.forWriter(readerDir, 1024); // the storage identity a reader verifies
+    try (TestApp reader = TestApp.start(readerDir, Map.of("qinglong.role", "reader"));
+        TestApp worker =
+            TestApp.start(dataDir.resolve("worker"), Map.of("qinglong.role", "worker"))) {
+      for (String path : List.of("/v1/nope", "/v1/projects/demo/members")) {
+        Response r = trace(reader.http.port(), path);
+        assertProblem(r, 405, "method_not_allowed");
+        assertThat(r.header("Allow")).isEqualTo("GET, HEAD");
+        assertProblem(trace(worker.http.port(), path), 404, "not_found");
+      }
+    }
+  }
+
+  private static Response trace(int port, String path) throws IOException {
+    return RawHttp.exchange(
+        port, "TRACE " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", null);
+  }
+
+  @Test
   void errorIsNotARoute() throws IOException {
     for (String method : List.of("GET", "POST", "PUT", "DELETE")) {
       for (String path : List.of("/error", "/error/")) {
