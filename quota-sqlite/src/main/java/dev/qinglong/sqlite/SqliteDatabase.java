@@ -4,8 +4,12 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.output.MigrateResult;
 
@@ -35,15 +39,16 @@ public final class SqliteDatabase {
 
   private SqliteDatabase() {}
 
-  /** A one-connection pool to {@code file}, creating parent directories as needed. */
+  /**
+   * A one-connection pool to {@code file}. Missing parent directories are created with mode 0700, a
+   * missing database file with mode 0600 (SQLite gives its {@code -wal} and {@code -shm} files the
+   * database file's mode), so the data is its owner's only; existing files keep their mode.
+   */
   public static HikariDataSource open(Path file) {
     try {
-      Path parent = file.toAbsolutePath().getParent();
-      if (parent != null) {
-        Files.createDirectories(parent);
-      }
+      createOwnerOnly(file.toAbsolutePath());
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot create the directory of " + file, e);
+      throw new UncheckedIOException("cannot create " + file + " or its directory", e);
     }
     HikariConfig config = new HikariConfig();
     config.setPoolName("sqlite-" + file.getFileName());
@@ -57,6 +62,30 @@ public final class SqliteDatabase {
     config.addDataSourceProperty("foreign_keys", "true");
     config.addDataSourceProperty("transaction_mode", "IMMEDIATE");
     return new HikariDataSource(config);
+  }
+
+  private static void createOwnerOnly(Path file) throws IOException {
+    boolean posix = FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
+    Path parent = file.getParent();
+    if (parent != null) {
+      if (posix) {
+        Files.createDirectories(
+            parent,
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+      } else {
+        Files.createDirectories(parent);
+      }
+    }
+    if (posix && !Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
+      try {
+        // An empty file is a valid empty database to SQLite.
+        Files.createFile(
+            file,
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+      } catch (FileAlreadyExistsException e) {
+        // Another process created it first: its creator chose the mode.
+      }
+    }
   }
 
   /** Applies the base migrations; returns how many were applied. */

@@ -62,7 +62,8 @@ public class ArtifactUploadController {
     this.artifacts = artifacts;
   }
 
-  @PutMapping(ArtifactRoutes.PATH)
+  // Raw bytes only: a form or multipart body is refused unread, never parsed into memory.
+  @PutMapping(path = ArtifactRoutes.PATH, consumes = MediaType.APPLICATION_OCTET_STREAM_VALUE)
   ResponseEntity<String> upload(
       @PathVariable String projectId,
       @PathVariable String digest,

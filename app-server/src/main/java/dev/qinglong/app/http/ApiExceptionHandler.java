@@ -9,10 +9,11 @@ import dev.qinglong.core.kernel.ValidationException;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Collectors;
+import java.util.TreeSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpMethod;
+import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.web.ErrorResponse;
@@ -85,17 +86,28 @@ public class ApiExceptionHandler {
   @ExceptionHandler(HttpMediaTypeNotSupportedException.class)
   ResponseEntity<String> mediaType(HttpMediaTypeNotSupportedException e) {
     // Documented choice: a wrong Content-Type is 400 invalid_request (DESIGN §3 lists no 415).
+    // The accepted types come from the route's mapping, never from the request.
+    boolean raw =
+        e.getSupportedMediaTypes().stream()
+            .anyMatch(MediaType.APPLICATION_OCTET_STREAM::equalsTypeAndSubtype);
     return Problems.entity(
-        ProblemType.INVALID_REQUEST, "The request body must be sent as application/json.");
+        ProblemType.INVALID_REQUEST,
+        raw
+            ? "The request body must be sent as application/octet-stream."
+            : "The request body must be sent as application/json.");
   }
 
   @ExceptionHandler(HttpRequestMethodNotSupportedException.class)
   ResponseEntity<String> method(HttpRequestMethodNotSupportedException e) {
     Set<HttpMethod> allowed = e.getSupportedHttpMethods();
-    String allow =
-        allowed == null
-            ? ""
-            : allowed.stream().map(HttpMethod::name).sorted().collect(Collectors.joining(", "));
+    Set<String> names = new TreeSet<>();
+    if (allowed != null) {
+      allowed.forEach(m -> names.add(m.name()));
+    }
+    if (names.contains("GET")) {
+      names.add("HEAD"); // every GET route answers HEAD too
+    }
+    String allow = String.join(", ", names);
     return Problems.entity(
         ProblemType.METHOD_NOT_ALLOWED,
         "This route does not support the request method.",

@@ -4,7 +4,11 @@ import dev.qinglong.core.kernel.ValidationException;
 import java.util.Set;
 import tools.jackson.databind.JsonNode;
 
-/** Strict reading of request bodies: right JSON types, no unknown members. */
+/**
+ * Strict reading of request bodies: right JSON types, no unknown members (duplicate members never
+ * get here: the parser refuses them, {@link JsonConfiguration}). Problems name the field by its
+ * place in the contract, never by what the client sent.
+ */
 public final class JsonBodies {
   private JsonBodies() {}
 
@@ -15,8 +19,8 @@ public final class JsonBodies {
     }
     for (String name : body.propertyNames()) {
       if (!allowed.contains(name)) {
-        String path = field.equals("body") ? name : field + "." + name;
-        throw new ValidationException(path, "is not a known member");
+        // The name is the client's input: never echo it (DESIGN §3), only where it was.
+        throw new ValidationException(field, "has a member that is not known");
       }
     }
     return body;

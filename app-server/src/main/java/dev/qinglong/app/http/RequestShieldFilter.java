@@ -11,10 +11,14 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.util.Enumeration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.function.Predicate;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.InvalidMediaTypeException;
+import org.springframework.http.MediaType;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
@@ -22,6 +26,13 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * database work. It bounds the request body (413 from Content-Length, or as soon as a streamed body
  * passes the cap) and the requests served at once, in total (503) and per client address (429). It
  * complements, never replaces, the durable quota.
+ *
+ * <p>It reads no body itself, and nothing else may before authentication (no form-content filter,
+ * no multipart, no body parameters: {@code application.properties}); an unread body is discarded by
+ * the container under {@code server.tomcat.max-swallow-size}. A route with its own, larger cap
+ * (artifact uploads) gets it only for an {@code application/octet-stream} body; any other body on
+ * it keeps the JSON cap, and the route refuses it unread. A request with more than one {@code
+ * Authorization} header is refused (400): which one counts would depend on the reader.
  */
 public final class RequestShieldFilter extends OncePerRequestFilter {
   public static final String TOO_LARGE_DETAIL =
@@ -76,8 +87,16 @@ public final class RequestShieldFilter extends OncePerRequestFilter {
   protected void doFilterInternal(
       HttpServletRequest request, HttpServletResponse response, FilterChain chain)
       throws ServletException, IOException {
+    if (moreThanOne(request, HttpHeaders.AUTHORIZATION)) {
+      Problems.write(
+          response,
+          ProblemType.INVALID_REQUEST,
+          "The request has more than one Authorization header.",
+          Map.of("Connection", "close"));
+      return;
+    }
     long declared = request.getContentLengthLong();
-    boolean ownCap = ownBodyCap.test(request);
+    boolean ownCap = ownBodyCap.test(request) && octetStream(request.getContentType());
     if (declared > (ownCap ? ownMaxBodyBytes : maxBodyBytes)) {
       response.setHeader("Connection", "close");
       Problems.write(response, ProblemType.PAYLOAD_TOO_LARGE, TOO_LARGE_DETAIL, Map.of());
@@ -108,6 +127,31 @@ public final class RequestShieldFilter extends OncePerRequestFilter {
       }
     } finally {
       inFlight.computeIfPresent(client, (k, n) -> n <= 1 ? null : n - 1);
+    }
+  }
+
+  private static boolean moreThanOne(HttpServletRequest request, String header) {
+    Enumeration<String> values = request.getHeaders(header);
+    if (values == null || !values.hasMoreElements()) {
+      return false;
+    }
+    values.nextElement();
+    return values.hasMoreElements();
+  }
+
+  /**
+   * Whether a body is raw bytes: {@code application/octet-stream}, or no Content-Type at all, which
+   * Spring MVC's {@code consumes} treats the same way.
+   */
+  static boolean octetStream(String contentType) {
+    if (contentType == null || contentType.isBlank()) {
+      return true;
+    }
+    try {
+      return MediaType.APPLICATION_OCTET_STREAM.equalsTypeAndSubtype(
+          MediaType.parseMediaType(contentType));
+    } catch (InvalidMediaTypeException e) {
+      return false;
     }
   }
 

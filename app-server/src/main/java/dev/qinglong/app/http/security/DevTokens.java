@@ -8,6 +8,7 @@ import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
@@ -16,6 +17,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.Base64;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,8 +26,9 @@ import java.util.Properties;
 import java.util.Set;
 
 /**
- * The local dev-tokens file: {@code user=token} lines, created once with mode 0600 and random
- * 32-byte tokens (base64url), reused on later starts. Tokens are compared in constant time.
+ * The local dev-tokens file: {@code user=token} lines, created once with mode 0600 (in a directory
+ * created 0700) and random 32-byte tokens (base64url), reused on later starts only while its mode
+ * is still owner-only. Tokens are compared in constant time.
  */
 public final class DevTokens {
   public static final String FILE_NAME = "dev-tokens.properties";
@@ -48,11 +51,13 @@ public final class DevTokens {
   public static DevTokens loadOrCreate(Path dataDir) {
     Path file = dataDir.resolve(FILE_NAME).toAbsolutePath().normalize();
     try {
-      Files.createDirectories(file.getParent());
+      createOwnerOnlyDirectories(file.getParent());
       boolean created = false;
-      if (!Files.exists(file)) {
+      if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
         create(file);
         created = true;
+      } else {
+        requireOwnerOnly(file);
       }
       Properties props = new Properties();
       try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
@@ -73,8 +78,44 @@ public final class DevTokens {
     }
   }
 
+  private static boolean posix() {
+    return FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
+  }
+
+  /** Creates missing directories with mode 0700; existing ones are left as they are. */
+  private static void createOwnerOnlyDirectories(Path dir) throws IOException {
+    if (posix()) {
+      Files.createDirectories(
+          dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+    } else {
+      Files.createDirectories(dir);
+    }
+  }
+
+  /**
+   * Refuses a tokens file that anyone but its owner may read or write, or that is a symbolic link
+   * (its own mode is 0777): the tokens are bearer credentials.
+   */
+  private static void requireOwnerOnly(Path file) throws IOException {
+    if (!posix()) {
+      return;
+    }
+    Set<PosixFilePermission> mode = Files.getPosixFilePermissions(file, LinkOption.NOFOLLOW_LINKS);
+    Set<PosixFilePermission> loose = EnumSet.copyOf(mode);
+    loose.removeAll(EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE));
+    if (!loose.isEmpty() || !Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
+      throw new IllegalStateException(
+          "dev-tokens file "
+              + file
+              + " has mode "
+              + PosixFilePermissions.toString(mode)
+              + " (or is not a regular file); it must be readable and writable by its owner only:"
+              + " chmod 600 it, or delete it to get new tokens");
+    }
+  }
+
   private static void create(Path file) throws IOException {
-    boolean posix = FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
+    boolean posix = posix();
     Set<PosixFilePermission> ownerOnly = PosixFilePermissions.fromString("rw-------");
     if (posix) {
       Files.createFile(file, PosixFilePermissions.asFileAttribute(ownerOnly));
