@@ -177,7 +177,15 @@ public class ArtifactDownloadController {
           throw new DownloadAbortedException(sent, new IOException("artifact shorter than stated"));
         }
         long writeStarted = System.nanoTime();
-        out.write(buffer, 0, n);
+        try {
+          out.write(buffer, 0, n);
+        } catch (IOException e) {
+          if (timedOut(e)) {
+            // The client took nothing for server.tomcat.connection-timeout: the slowest reader.
+            metrics.slowReader();
+          }
+          throw e;
+        }
         sent += n;
         if (slow.tooSlow(System.nanoTime() - writeStarted, n)) {
           metrics.slowReader();
@@ -205,6 +213,15 @@ public class ArtifactDownloadController {
         ProblemType.UNAVAILABLE, "The artifact could not be transferred; retry later.");
   }
 
+  private static boolean timedOut(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.net.SocketTimeoutException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   private static boolean matches(String ifNoneMatch, String etag) {
     if (ifNoneMatch == null) {
       return false;
@@ -229,8 +246,9 @@ public class ArtifactDownloadController {
    * The minimum transfer rate (issue 10 item 3): counts only the time spent in writes, i.e. waiting
    * for the client to take bytes (the governor's pacing is not the reader's fault), and every
    * {@code window} of that time the reader must have taken at least {@code minBytesPerSecond} on
-   * average. A reader that stops reading altogether blocks one write until the container's write
-   * timeout ({@code server.tomcat.connection-timeout}).
+   * average. A reader that takes too little to free kernel buffer space blocks one write until the
+   * container's write timeout ({@code server.tomcat.connection-timeout}, 20 s), which cuts it off
+   * too (also counted as a slow reader).
    */
   static final class SlowReaderCheck {
     private final long minBytesPerSecond;

@@ -61,9 +61,29 @@ class ClientIdentityTest {
     return last;
   }
 
+  /**
+   * Holds a POST (it stays in flight past authentication) and proves it is in flight: a probe from
+   * {@code probeSource} without a token is refused with 429. A probe that raced the held request
+   * may take the slot instead; then the attempt is repeated.
+   */
+  static Socket holdInFlight(String source, String token, String forwardedFor, String probeSource)
+      throws Exception {
+    for (int attempt = 0; attempt < 20; attempt++) {
+      Socket held = holdPost(source, port, PROPOSALS, token, forwardedFor);
+      Thread.sleep(200);
+      String probe = get(probeSource, port, MEMBERS, null, forwardedFor);
+      if (status(probe) == 429 && unanswered(held, Duration.ofMillis(200))) {
+        return held;
+      }
+      held.close();
+      Thread.sleep(200);
+    }
+    throw new AssertionError("could not hold a request in flight from " + source);
+  }
+
   @Test
   void forwardedForFromAnUntrustedPeerIsIgnoredEvenOnKubernetes() throws Exception {
-    try (Socket held = holdPost("127.0.0.1", port, PROPOSALS, app.token("alice"), "10.1.0.1")) {
+    try (Socket held = holdInFlight("127.0.0.1", app.token("alice"), "10.1.0.1", "127.0.0.1")) {
       // Another X-Forwarded-For from the same peer is the same client: its bound holds.
       String probe = await("127.0.0.1", null, "10.1.0.2", 429);
       assertThat(status(probe)).as(probe).isEqualTo(429);
@@ -74,7 +94,7 @@ class ClientIdentityTest {
 
   @Test
   void forwardedForFromATrustedProxyNamesTheClient() throws Exception {
-    try (Socket held = holdPost("127.0.0.2", port, PROPOSALS, app.token("bob"), "203.0.113.9")) {
+    try (Socket held = holdInFlight("127.0.0.2", app.token("bob"), "203.0.113.9", "127.0.0.2")) {
       // The client is the right-most address the trusted proxy did not add itself; what the
       // client wrote further left is not believed.
       String sameClient = await("127.0.0.2", null, "198.51.100.1, 203.0.113.9", 429);
