@@ -74,6 +74,8 @@ final class AppProcess implements AutoCloseable {
     cmd.add("--server.address=127.0.0.1");
     cmd.add("--management.server.port=" + managementPort);
     cmd.add("--management.server.address=127.0.0.1");
+    // Readiness is a cached background probe: refresh it often so tests see changes quickly.
+    cmd.add("--qinglong.readiness.refresh-interval=250ms");
     cmd.add("--spring.lifecycle.timeout-per-shutdown-phase=2s");
     properties.forEach((k, v) -> cmd.add("--" + k + "=" + v));
     Files.createDirectories(logDir);
