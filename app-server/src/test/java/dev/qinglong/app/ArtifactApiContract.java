@@ -362,7 +362,7 @@ public abstract class ArtifactApiContract {
     assertThat(ifRange.statusCode()).isEqualTo(200);
 
     // Bytes served are counted.
-    Response metrics = http.get("/actuator/prometheus", null);
+    Response metrics = app.management.get("/actuator/prometheus", null);
     assertThat(metrics.body()).contains("qinglong_downloads_bytes_total");
     assertThat(metrics.body()).contains("qinglong_worker_state{");
   }
@@ -430,7 +430,7 @@ public abstract class ArtifactApiContract {
 
   @Test
   void readinessShowsRoleAndDownloads() {
-    Response ready = http.get("/actuator/health/readiness", null);
+    Response ready = app.management.get("/actuator/health/readiness", null);
     assertThat(ready.status()).isEqualTo(200);
     JsonNode gateway = ready.json().get("components").get("gateway");
     assertThat(gateway.get("status").asString()).isEqualTo("UP");
@@ -469,7 +469,7 @@ public abstract class ArtifactApiContract {
       assertThat(got.body()).isEqualTo(content);
       Response members = reader.http.get("/v1/projects/demo/members", reader.token("alice"));
       assertThat(members.status()).isEqualTo(200);
-      Response ready = reader.http.get("/actuator/health/readiness", null);
+      Response ready = reader.management.get("/actuator/health/readiness", null);
       assertThat(ready.status()).isEqualTo(200);
       JsonNode details = ready.json().get("components").get("gateway").get("details");
       assertThat(details.get("role").asString()).isEqualTo("reader");
@@ -482,7 +482,7 @@ public abstract class ArtifactApiContract {
           worker.http.post(ApiContract.proposals("demo"), worker.token("alice"), "{}"),
           404,
           "not_found");
-      Response ready = worker.http.get("/actuator/health/readiness", null);
+      Response ready = worker.management.get("/actuator/health/readiness", null);
       assertThat(ready.status()).isEqualTo(200);
       assertThat(
               ready.json().get("components").get("gateway").get("details").get("role").asString())

@@ -67,7 +67,10 @@ class JwtAuthTest {
                 "qinglong.auth.jwt.jwk-set-uri",
                 "http://127.0.0.1:" + jwks.getAddress().getPort() + "/jwks",
                 "qinglong.auth.jwt.audience",
-                AUDIENCE));
+                AUDIENCE,
+                // No global admin by default in jwt mode: the documented bootstrap names one.
+                "qinglong.auth.global-admins",
+                "admin"));
   }
 
   @AfterAll

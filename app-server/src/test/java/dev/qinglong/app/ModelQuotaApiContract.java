@@ -460,7 +460,7 @@ public abstract class ModelQuotaApiContract {
     assertThat(usage.get("tokens").asLong()).isEqualTo(70);
     assertThat(usage.get("invocations").asLong()).isEqualTo(2);
 
-    String metrics = http.get("/actuator/prometheus", null).body();
+    String metrics = app.management.get("/actuator/prometheus", null).body();
     assertThat(metrics)
         .containsPattern("qinglong_model_quota_events_total\\{[^}]*event=\"refused\"[^}]*\\} [1-9]")
         .containsPattern(

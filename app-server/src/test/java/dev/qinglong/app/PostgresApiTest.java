@@ -43,7 +43,7 @@ class PostgresApiTest extends ApiContract {
 
   @Test
   void realConnectionLossGives503AndReadinessDownThenRecovers() throws Exception {
-    assertThat(http.get("/actuator/health/readiness", null).status()).isEqualTo(200);
+    assertThat(app.management.get("/actuator/health/readiness", null).status()).isEqualTo(200);
     String quoted = "\"" + db.name() + "\"";
     asOwner("REVOKE CONNECT ON DATABASE " + quoted + " FROM PUBLIC");
     try {
@@ -52,7 +52,7 @@ class PostgresApiTest extends ApiContract {
               + " AND usename LIKE 'ql3\\_%' AND pid <> pg_backend_pid()");
       Response r = http.post(proposals("demo"), token("alice"), installJson("pg-cut-1", "x"));
       assertProblem(r, 503, "unavailable");
-      Response ready = http.get("/actuator/health/readiness", null);
+      Response ready = app.awaitReadiness(503);
       assertThat(ready.status()).isEqualTo(503);
       assertThat(ready.body()).contains("DOWN").doesNotContain("password", "Exception");
     } finally {
@@ -61,7 +61,7 @@ class PostgresApiTest extends ApiContract {
     long deadline = System.nanoTime() + 15_000_000_000L;
     int status = 0;
     while (System.nanoTime() < deadline && status != 200) {
-      status = http.get("/actuator/health/readiness", null).status();
+      status = app.management.get("/actuator/health/readiness", null).status();
       if (status != 200) {
         Thread.sleep(200);
       }

@@ -26,8 +26,8 @@ class TwoAllReplicasPostgresTest {
     TestDatabase db = PostgresTestServer.get().createDatabase("two_all");
     try (TestApp first = PgApps.start(db, dir, Map.of());
         TestApp second = PgApps.start(db, dir, Map.of())) {
-      Response a = first.http.get("/actuator/health/readiness", null);
-      Response b = second.http.get("/actuator/health/readiness", null);
+      Response a = first.management.get("/actuator/health/readiness", null);
+      Response b = second.management.get("/actuator/health/readiness", null);
       assertThat(a.status()).as(a.body()).isEqualTo(200);
       assertThat(b.status()).as(b.body()).isEqualTo(200);
       assertThat(

@@ -65,6 +65,7 @@ class DeployManifestsTest {
           "qinglong.auth.jwt.jwk-set-uri",
           "qinglong.auth.jwt.audience",
           "qinglong.auth.jwt.clock-skew",
+          "qinglong.auth.jwt.token-types",
           "qinglong.management-quota.enabled",
           "qinglong.management-quota.window",
           "qinglong.management-quota.limits.propose",
@@ -75,6 +76,9 @@ class DeployManifestsTest {
           "qinglong.shield.max-body-bytes",
           "qinglong.shield.max-concurrent-requests",
           "qinglong.shield.max-concurrent-requests-per-client",
+          "qinglong.shield.max-concurrent-requests-per-principal",
+          "qinglong.shield.trusted-proxies",
+          "qinglong.readiness.refresh-interval",
           "qinglong.postgres.url",
           "qinglong.postgres.username",
           "qinglong.postgres.password",
@@ -91,7 +95,10 @@ class DeployManifestsTest {
           "qinglong.downloads.rate-bytes-per-second",
           "qinglong.downloads.per-principal-bytes-per-second",
           "qinglong.downloads.slots",
-          "qinglong.downloads.slot");
+          "qinglong.downloads.slot",
+          "qinglong.downloads.max-concurrent",
+          "qinglong.downloads.min-bytes-per-second",
+          "qinglong.downloads.min-rate-window");
 
   /** Role keys of qinglong.postgres.roles.<role> (QingLongProperties.Postgres#login callers). */
   private static final Set<String> ROLE_KEYS =
@@ -104,6 +111,7 @@ class DeployManifestsTest {
 
   private static final String POD_INDEX = "metadata.labels['apps.kubernetes.io/pod-index']";
   private static final String ARTIFACTS_CLAIM = "qinglong-artifacts";
+  private static final int MANAGEMENT_PORT = 8081;
 
   private static final Set<String> MANAGED_ROLES =
       Set.of(
@@ -430,6 +438,7 @@ class DeployManifestsTest {
     assertThat(config.keySet())
         .as("download settings are per workload: writers and workers serve no downloads")
         .noneMatch(k -> k.startsWith("QINGLONG_DOWNLOADS_"));
+    checkClientIdentityAndManagementPort(config);
     assertThat(m.ofKind("Deployment")).hasSize(2);
     assertThat(m.ofKind("StatefulSet")).hasSize(1);
     checkMigrationJob(m);
@@ -455,7 +464,16 @@ class DeployManifestsTest {
       assertThat(at(c, "livenessProbe", "httpGet", "path")).isEqualTo("/actuator/health/liveness");
       assertThat(at(c, "readinessProbe", "httpGet", "path"))
           .isEqualTo("/actuator/health/readiness");
+      // Probes on the management port: actuator is not served on the API port.
+      for (String probe : List.of("startupProbe", "livenessProbe", "readinessProbe")) {
+        assertThat(at(c, probe, "httpGet", "port"))
+            .as(component + " " + probe)
+            .isEqualTo("management");
+      }
+      assertThat(at(c, "ports", 0, "name")).isEqualTo("http");
       assertThat(at(c, "ports", 0, "containerPort")).isEqualTo(8080);
+      assertThat(at(c, "ports", 1, "name")).isEqualTo("management");
+      assertThat(at(c, "ports", 1, "containerPort")).isEqualTo(MANAGEMENT_PORT);
       assertThat(plainEnv(c).get("QINGLONG_ROLE")).isEqualTo(component);
       assertThat(effectiveEnv(m, d).get("QINGLONG_POSTGRES_MIGRATE"))
           .as(component + " leaves the migrations to the Job and needs no owner login")
@@ -495,13 +513,26 @@ class DeployManifestsTest {
       assertThat(at(s, "spec", "ports", 0, "targetPort")).isEqualTo("http");
       assertThat(at(s, "spec", "clusterIP")).isNull();
     }
+    for (Map<String, Object> s : m.ofKind("Service")) {
+      for (Object port : list(s, "spec", "ports")) {
+        assertThat(map(port).get("targetPort"))
+            .as("no Service exposes the management port")
+            .isNotIn("management", MANAGEMENT_PORT);
+      }
+    }
     checkArtifactsClaim(m);
     checkReaders(m);
 
     Map<String, Object> policy = m.get("NetworkPolicy", "qinglong");
     assertThat(list(policy, "spec", "policyTypes")).containsExactlyInAnyOrder("Ingress", "Egress");
-    assertThat(list(policy, "spec", "ingress")).hasSize(1);
+    assertThat(list(policy, "spec", "ingress")).hasSize(2);
     assertThat(ports(list(policy, "spec", "ingress").get(0))).isEqualTo(Set.of(8080));
+    Object management = list(policy, "spec", "ingress").get(1);
+    assertThat(ports(management)).isEqualTo(Set.of(MANAGEMENT_PORT));
+    assertThat(list(management, "from"))
+        .as("the management port is open only to named sources (monitoring)")
+        .isNotEmpty()
+        .allSatisfy(from -> assertThat(map(from)).containsKey("namespaceSelector"));
     Set<Integer> egressPorts = new TreeSet<>();
     for (Object rule : list(policy, "spec", "egress")) {
       Set<Integer> p = ports(rule);
@@ -509,6 +540,26 @@ class DeployManifestsTest {
       egressPorts.addAll(p);
     }
     assertThat(egressPorts).as("egress only to PostgreSQL and DNS").isEqualTo(Set.of(53, 5432));
+  }
+
+  /**
+   * Issue 10 items 3 and 4: client addresses from X-Forwarded-For only of the configured proxies
+   * (Spring Boot's own strategy off, also on Kubernetes), actuator on its own port.
+   */
+  private static void checkClientIdentityAndManagementPort(Map<String, Object> config) {
+    assertThat(config.get("SERVER_FORWARDHEADERSSTRATEGY")).isEqualTo("none");
+    String trusted = String.valueOf(config.get("QINGLONG_SHIELD_TRUSTEDPROXIES"));
+    assertThat(trusted).as("trusted proxies for the ingress").isNotBlank().isNotEqualTo("null");
+    for (String block : trusted.split(",")) {
+      String[] parts = block.trim().split("/");
+      assertThat(parts).as(block).hasSize(2);
+      assertThat(parts[0]).as(block).matches("\\d{1,3}(\\.\\d{1,3}){3}");
+      assertThat(Integer.parseInt(parts[1]))
+          .as(block + ": trusting a block as wide as the pod network trusts every pod")
+          .isBetween(16, 32);
+    }
+    assertThat(config.get("MANAGEMENT_SERVER_PORT")).isEqualTo(Integer.toString(MANAGEMENT_PORT));
+    assertThat(config.get("MANAGEMENT_SERVER_PORT")).isNotEqualTo(config.get("SERVER_PORT"));
   }
 
   private static void checkArtifactsClaim(Manifests m) {

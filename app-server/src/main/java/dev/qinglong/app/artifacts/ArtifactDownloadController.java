@@ -56,16 +56,24 @@ public class ArtifactDownloadController {
   private final GovernanceStore governance;
   private final FileArtifactStore artifacts;
   private final DownloadSide downloads;
+  private final DownloadMetrics metrics;
+  private final long minBytesPerSecond;
+  private final long minRateWindowNanos;
 
   public ArtifactDownloadController(
       ProjectPolicy policy,
       StoreBackend backend,
       FileArtifactStore artifacts,
-      DownloadSide downloads) {
+      DownloadSide downloads,
+      DownloadMetrics metrics,
+      DownloadsProperties properties) {
     this.policy = policy;
     this.governance = backend.governance();
     this.artifacts = artifacts;
     this.downloads = downloads;
+    this.metrics = metrics;
+    this.minBytesPerSecond = properties.minBytesPerSecond();
+    this.minRateWindowNanos = properties.minRateWindow().toNanos();
   }
 
   @RequestMapping(
@@ -144,6 +152,7 @@ public class ArtifactDownloadController {
       throws IOException, InterruptedException {
     byte[] buffer = new byte[CHUNK_BYTES];
     long sent = 0;
+    SlowReaderCheck slow = new SlowReaderCheck(minBytesPerSecond, minRateWindowNanos);
     try (InputStream in = artifact.openRange(range.start(), range.length())) {
       OutputStream out = response.getOutputStream();
       while (sent < range.length()) {
@@ -167,8 +176,22 @@ public class ArtifactDownloadController {
         if (n < want) {
           throw new DownloadAbortedException(sent, new IOException("artifact shorter than stated"));
         }
-        out.write(buffer, 0, n);
+        long writeStarted = System.nanoTime();
+        try {
+          out.write(buffer, 0, n);
+        } catch (IOException e) {
+          if (timedOut(e)) {
+            // The client took nothing for server.tomcat.connection-timeout: the slowest reader.
+            metrics.slowReader();
+          }
+          throw e;
+        }
         sent += n;
+        if (slow.tooSlow(System.nanoTime() - writeStarted, n)) {
+          metrics.slowReader();
+          throw new DownloadAbortedException(
+              sent, new IOException("client reads below qinglong.downloads.min-bytes-per-second"));
+        }
       }
     }
   }
@@ -190,6 +213,15 @@ public class ArtifactDownloadController {
         ProblemType.UNAVAILABLE, "The artifact could not be transferred; retry later.");
   }
 
+  private static boolean timedOut(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.net.SocketTimeoutException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   private static boolean matches(String ifNoneMatch, String etag) {
     if (ifNoneMatch == null) {
       return false;
@@ -208,6 +240,42 @@ public class ArtifactDownloadController {
 
   static String etag(Sha256Digest d) {
     return "\"" + d.value() + "\"";
+  }
+
+  /**
+   * The minimum transfer rate (issue 10 item 3): counts only the time spent in writes, i.e. waiting
+   * for the client to take bytes (the governor's pacing is not the reader's fault), and every
+   * {@code window} of that time the reader must have taken at least {@code minBytesPerSecond} on
+   * average. A reader that takes too little to free kernel buffer space blocks one write until the
+   * container's write timeout ({@code server.tomcat.connection-timeout}, 20 s), which cuts it off
+   * too (also counted as a slow reader).
+   */
+  static final class SlowReaderCheck {
+    private final long minBytesPerSecond;
+    private final long windowNanos;
+    private long waitedNanos;
+    private long bytes;
+
+    SlowReaderCheck(long minBytesPerSecond, long windowNanos) {
+      this.minBytesPerSecond = minBytesPerSecond;
+      this.windowNanos = windowNanos;
+    }
+
+    /** Adds one write; true once a full window of waiting moved too few bytes. */
+    boolean tooSlow(long writeNanos, long written) {
+      if (minBytesPerSecond <= 0) {
+        return false;
+      }
+      waitedNanos += writeNanos;
+      bytes += written;
+      if (waitedNanos < windowNanos) {
+        return false;
+      }
+      boolean slow = bytes * 1e9 < (double) minBytesPerSecond * waitedNanos;
+      waitedNanos = 0;
+      bytes = 0;
+      return slow;
+    }
   }
 
   /** A download cut off after its headers were sent. */

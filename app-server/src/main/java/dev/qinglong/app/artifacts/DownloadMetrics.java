@@ -15,7 +15,8 @@ import java.util.concurrent.TimeUnit;
  * qinglong_downloads_throttled_seconds{limit}} (count = throttled waits), {@code
  * qinglong_downloads_refused_total{reason}}, {@code
  * qinglong_download_lease_renewals_total{outcome}} and {@code
- * qinglong_download_lease_losses_total}. Every series is registered up front.
+ * qinglong_download_lease_losses_total}, {@code qinglong_downloads_slow_readers_total}. Every
+ * series is registered up front.
  */
 public final class DownloadMetrics implements GovernorListener, LeaseListener {
   private final Counter bytes;
@@ -24,6 +25,7 @@ public final class DownloadMetrics implements GovernorListener, LeaseListener {
   private final Counter renewed;
   private final Counter renewalFailed;
   private final Counter losses;
+  private final Counter slowReaders;
   private volatile Runnable onLost = () -> {};
 
   public DownloadMetrics(MeterRegistry registry) {
@@ -48,6 +50,11 @@ public final class DownloadMetrics implements GovernorListener, LeaseListener {
               .tag("reason", refusal.name().toLowerCase(Locale.ROOT))
               .register(registry));
     }
+    slowReaders =
+        Counter.builder("qinglong.downloads.slow.readers")
+            .description(
+                "Downloads cut off for reading below qinglong.downloads.min-bytes-per-second")
+            .register(registry);
     renewed =
         Counter.builder("qinglong.download.lease.renewals")
             .description("Shared-download lease renewals")
@@ -65,6 +72,11 @@ public final class DownloadMetrics implements GovernorListener, LeaseListener {
   }
 
   /** What to do when the lease is lost (readiness/liveness), set once the lease exists. */
+  /** A download was cut off for reading too slowly. */
+  void slowReader() {
+    slowReaders.increment();
+  }
+
   void onLost(Runnable action) {
     this.onLost = action;
   }

@@ -2,6 +2,7 @@ package dev.qinglong.app.artifacts;
 
 import dev.qinglong.app.http.ArtifactRoutes;
 import dev.qinglong.app.http.RequestShieldFilter.OwnBodyCap;
+import dev.qinglong.app.http.RequestShieldFilter.OwnBudget;
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.PlatformProperties;
 import dev.qinglong.app.platform.Role;
@@ -55,6 +56,16 @@ public class DownloadsConfiguration {
   @Bean
   OwnBodyCap artifactUploadBodyCap(ArtifactsProperties artifacts) {
     return new OwnBodyCap(ArtifactRoutes::isUpload, artifacts.maxBytes());
+  }
+
+  /**
+   * Downloads hold a request as long as their reader takes: they count against {@code
+   * qinglong.downloads.max-concurrent}, not the shield's total, so they never take the API's slots.
+   */
+  @Bean
+  @ConditionalOnRole({Role.ALL, Role.READER})
+  OwnBudget downloadBudget(DownloadsProperties downloads) {
+    return new OwnBudget(ArtifactRoutes::isDownload, downloads.maxConcurrent());
   }
 
   @Bean

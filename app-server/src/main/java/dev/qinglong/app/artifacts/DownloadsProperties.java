@@ -4,6 +4,7 @@ import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
+import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.validation.annotation.Validated;
@@ -18,6 +19,14 @@ import org.springframework.validation.annotation.Validated;
  *     total); 0 = no limit.
  * @param slot Shared mode: this process's slot, from 0 to slots - 1.
  * @param slots Shared mode: number of slots (shares), 1..1024.
+ * @param maxConcurrent Downloads (GET/HEAD of an artifact) in flight per process, counted apart
+ *     from {@code qinglong.shield.max-concurrent-requests} so slow downloads never take the API's
+ *     slots; excess gets 503 with {@code Retry-After: 1} before authentication.
+ * @param minBytesPerSecond Slowest accepted reader, in bytes per second of time spent waiting for
+ *     the client (time the rate limits hold a chunk back does not count); a download below it over
+ *     {@code min-rate-window} is cut off. 0 = no minimum.
+ * @param minRateWindow How long a reader may lag before the minimum rate is checked, and the window
+ *     it is averaged over (1 s … 5 min).
  */
 @ConfigurationProperties("qinglong.downloads")
 @Validated
@@ -26,12 +35,22 @@ public record DownloadsProperties(
     @Min(0) @DefaultValue("0") long rateBytesPerSecond,
     @Min(0) @DefaultValue("0") long perPrincipalBytesPerSecond,
     @Min(1) @Max(1024) @DefaultValue("1") int slots,
-    @Min(0) @Max(1023) @DefaultValue("0") int slot) {
+    @Min(0) @Max(1023) @DefaultValue("0") int slot,
+    @Min(1) @Max(100_000) @DefaultValue("32") int maxConcurrent,
+    @Min(0) @DefaultValue("16384") long minBytesPerSecond,
+    @NotNull @DefaultValue("10s") Duration minRateWindow) {
 
   /** Download modes of {@code qinglong.downloads.mode} (ADR 002). */
   public enum Mode {
     STANDALONE,
     SHARED
+  }
+
+  @AssertTrue(message = "qinglong.downloads.min-rate-window must be between 1s and 5m")
+  public boolean isMinRateWindowInRange() {
+    return minRateWindow == null
+        || (minRateWindow.compareTo(Duration.ofSeconds(1)) >= 0
+            && minRateWindow.compareTo(Duration.ofMinutes(5)) <= 0);
   }
 
   @AssertTrue(message = "qinglong.downloads.slot must be below qinglong.downloads.slots")

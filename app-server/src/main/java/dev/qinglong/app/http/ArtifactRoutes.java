@@ -15,6 +15,12 @@ public final class ArtifactRoutes {
     return uri != null && ARTIFACT.matcher(uri).matches();
   }
 
+  /** Whether the request is a download (GET or HEAD of an artifact): it has its own budget. */
+  public static boolean isDownload(HttpServletRequest request) {
+    String method = request.getMethod();
+    return ("GET".equals(method) || "HEAD".equals(method)) && isArtifact(request.getRequestURI());
+  }
+
   /** Whether the request is an artifact upload: it has its own size cap, not the JSON one. */
   public static boolean isUpload(HttpServletRequest request) {
     return "PUT".equals(request.getMethod()) && isArtifact(request.getRequestURI());

@@ -49,6 +49,10 @@ public final class RequestShieldFilter extends OncePerRequestFilter {
   // Routes that stream a large body and enforce their own cap (artifact uploads), and that cap.
   private final Predicate<HttpServletRequest> ownBodyCap;
   private final long ownMaxBodyBytes;
+  // Requests counted against a budget of their own instead of the total (downloads).
+  private final Predicate<HttpServletRequest> ownBudget;
+  private final Semaphore ownBudgetPermits;
+  private final ClientAddresses clients;
 
   /**
    * Requests whose body is bounded by {@code maxBytes} (checked here against Content-Length) and by
@@ -60,11 +64,28 @@ public final class RequestShieldFilter extends OncePerRequestFilter {
     public static final OwnBodyCap NONE = new OwnBodyCap(request -> false, 0);
   }
 
+  /**
+   * Requests that hold their slot long by nature (downloads, paced and as slow as their reader) and
+   * therefore count against a budget of {@code maxConcurrent} of their own instead of the total, so
+   * they can never take the API's slots. The per-address bound still applies.
+   */
+  public record OwnBudget(Predicate<HttpServletRequest> applies, int maxConcurrent) {
+    /** No route has its own budget. */
+    public static final OwnBudget NONE = new OwnBudget(request -> false, 1);
+  }
+
   public RequestShieldFilter(ShieldProperties shield) {
     this(shield, OwnBodyCap.NONE);
   }
 
   public RequestShieldFilter(ShieldProperties shield, OwnBodyCap ownBodyCap) {
+    this(shield, ownBodyCap, OwnBudget.NONE);
+  }
+
+  public RequestShieldFilter(ShieldProperties shield, OwnBodyCap ownBodyCap, OwnBudget ownBudget) {
+    this.ownBudget = ownBudget.applies();
+    this.ownBudgetPermits = new Semaphore(ownBudget.maxConcurrent());
+    this.clients = new ClientAddresses(shield.trustedProxies());
     this.ownBodyCap = ownBodyCap.applies();
     this.ownMaxBodyBytes = ownBodyCap.maxBytes();
     this.maxBodyBytes = shield.maxBodyBytes();
@@ -102,7 +123,7 @@ public final class RequestShieldFilter extends OncePerRequestFilter {
       Problems.write(response, ProblemType.PAYLOAD_TOO_LARGE, TOO_LARGE_DETAIL, Map.of());
       return;
     }
-    String client = String.valueOf(request.getRemoteAddr());
+    String client = clients.of(request);
     if (!admitClient(client)) {
       Problems.write(
           response,
@@ -111,8 +132,9 @@ public final class RequestShieldFilter extends OncePerRequestFilter {
           Map.of("Retry-After", "1"));
       return;
     }
+    Semaphore budget = ownBudget.test(request) ? ownBudgetPermits : total;
     try {
-      if (!total.tryAcquire()) {
+      if (!budget.tryAcquire()) {
         Problems.write(
             response,
             ProblemType.UNAVAILABLE,
@@ -123,7 +145,7 @@ public final class RequestShieldFilter extends OncePerRequestFilter {
       try {
         chain.doFilter(ownCap ? request : new BoundedRequest(request, maxBodyBytes), response);
       } finally {
-        total.release();
+        budget.release();
       }
     } finally {
       inFlight.computeIfPresent(client, (k, n) -> n <= 1 ? null : n - 1);

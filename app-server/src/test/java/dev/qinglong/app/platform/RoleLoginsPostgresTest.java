@@ -62,7 +62,7 @@ class RoleLoginsPostgresTest {
   private TestApp start(Map<String, String> properties) {
     TestApp app = TestApp.start(dataDir, properties);
     // Readiness opens every pool the process has (the probes run through each of them).
-    Response ready = app.http.get("/actuator/health/readiness", null);
+    Response ready = app.management.get("/actuator/health/readiness", null);
     assertThat(ready.status()).as(ready.body()).isEqualTo(200);
     return app;
   }

@@ -23,12 +23,17 @@ final class AppProcess implements AutoCloseable {
 
   final String name;
   final int port;
+
+  /** Actuator's own port ({@code management.server.port}): probes and metrics. */
+  final int managementPort;
+
   final Process process;
   final Path log;
 
-  private AppProcess(String name, int port, Process process, Path log) {
+  private AppProcess(String name, int port, int managementPort, Process process, Path log) {
     this.name = name;
     this.port = port;
+    this.managementPort = managementPort;
     this.process = process;
     this.log = log;
   }
@@ -56,6 +61,7 @@ final class AppProcess implements AutoCloseable {
   static AppProcess start(String name, Path logDir, Map<String, String> properties)
       throws IOException {
     int port = freePort();
+    int managementPort = freePort();
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx256m");
@@ -66,6 +72,10 @@ final class AppProcess implements AutoCloseable {
     cmd.add(jar().toString());
     cmd.add("--server.port=" + port);
     cmd.add("--server.address=127.0.0.1");
+    cmd.add("--management.server.port=" + managementPort);
+    cmd.add("--management.server.address=127.0.0.1");
+    // Readiness is a cached background probe: refresh it often so tests see changes quickly.
+    cmd.add("--qinglong.readiness.refresh-interval=250ms");
     cmd.add("--spring.lifecycle.timeout-per-shutdown-phase=2s");
     properties.forEach((k, v) -> cmd.add("--" + k + "=" + v));
     Files.createDirectories(logDir);
@@ -75,7 +85,7 @@ final class AppProcess implements AutoCloseable {
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()))
             .start();
-    return new AppProcess(name, port, p, log);
+    return new AppProcess(name, port, managementPort, p, log);
   }
 
   String output() {
@@ -86,12 +96,12 @@ final class AppProcess implements AutoCloseable {
     }
   }
 
-  /** Status of GET path (no token), or -1 if it does not answer. */
+  /** Status of GET path (no token) on the management port, or -1 if it does not answer. */
   int status(String path) {
     try {
       return CLIENT
           .send(
-              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + path))
                   .timeout(Duration.ofSeconds(10))
                   .GET()
                   .build(),
@@ -105,10 +115,11 @@ final class AppProcess implements AutoCloseable {
     }
   }
 
+  /** Body of GET path (no token) on the management port. */
   String body(String path) throws Exception {
     return CLIENT
         .send(
-            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + path))
                 .timeout(Duration.ofSeconds(10))
                 .GET()
                 .build(),

@@ -135,7 +135,14 @@ class GatewayProcessesIT {
     long before = System.nanoTime();
     publish(bytes(1_000));
     assertThat(Duration.ofNanos(System.nanoTime() - before)).isLessThan(Duration.ofSeconds(30));
-    assertThat(gatewayDetails(workerB).get("worker").asString()).isEqualTo("active");
+    // Readiness details come from a probe refreshed in the background: wait for the next one.
+    long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+    String state = gatewayDetails(workerB).get("worker").asString();
+    while (!state.equals("active") && System.nanoTime() < deadline) {
+      Thread.sleep(100);
+      state = gatewayDetails(workerB).get("worker").asString();
+    }
+    assertThat(state).isEqualTo("active");
     // Standby was reported once, not every 5 s.
     assertThat(count(workerB.output(), "worker.standby")).isEqualTo(1);
   }

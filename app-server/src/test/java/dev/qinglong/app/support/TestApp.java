@@ -24,7 +24,15 @@ public final class TestApp implements AutoCloseable {
   private final ConfigurableApplicationContext context;
   private final Path dataDir;
   private final List<FaultyDataSource> faults;
+
+  /** The API port. */
   public final Http http;
+
+  /**
+   * The management (actuator) port: its own random port unless the test shares it with the API
+   * ({@code management.server.port} given as {@code ""}); then the API port.
+   */
+  public final Http management;
 
   private TestApp(
       ConfigurableApplicationContext context, Path dataDir, List<FaultyDataSource> faults) {
@@ -32,16 +40,26 @@ public final class TestApp implements AutoCloseable {
     this.dataDir = dataDir;
     this.faults = faults;
     this.http = new Http(((WebServerApplicationContext) context).getWebServer().getPort());
+    String managementPort = context.getEnvironment().getProperty("local.management.port");
+    this.management = managementPort == null ? http : new Http(Integer.parseInt(managementPort));
   }
 
-  /** Starts the app with {@code qinglong.data-dir=dataDir} and the given extra properties. */
+  /**
+   * Starts the app with {@code qinglong.data-dir=dataDir} and the given extra properties. Actuator
+   * runs on its own random port ({@link #management}) and readiness is refreshed every 200 ms; a
+   * property given as {@code ""} is left unset.
+   */
   public static TestApp start(Path dataDir, Map<String, String> properties) {
     Map<String, Object> all = new LinkedHashMap<>();
     all.put("server.port", "0");
     all.put("server.address", "127.0.0.1");
+    all.put("management.server.port", "0");
+    all.put("management.server.address", "127.0.0.1");
+    all.put("qinglong.readiness.refresh-interval", "200ms");
     all.put("qinglong.data-dir", dataDir.toString());
     all.put("spring.lifecycle.timeout-per-shutdown-phase", "1s");
     all.putAll(properties);
+    all.values().removeIf(v -> "".equals(v));
     List<FaultyDataSource> faults = new ArrayList<>();
     DataSourceDecorator decorator =
         (component, dataSource) -> {
@@ -77,6 +95,25 @@ public final class TestApp implements AutoCloseable {
       throw new IllegalArgumentException("no dev token for " + user);
     }
     return token;
+  }
+
+  /**
+   * Polls readiness on the management port until it answers {@code status} (it is refreshed in the
+   * background), for at most 15 s; returns the last answer.
+   */
+  public Http.Response awaitReadiness(int status) {
+    long deadline = System.nanoTime() + 15_000_000_000L;
+    Http.Response last = management.get("/actuator/health/readiness", null);
+    while (last.status() != status && System.nanoTime() < deadline) {
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+      last = management.get("/actuator/health/readiness", null);
+    }
+    return last;
   }
 
   public List<FaultyDataSource> faults() {

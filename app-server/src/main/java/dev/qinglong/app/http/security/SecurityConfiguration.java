@@ -17,6 +17,8 @@ import java.util.List;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.security.oauth2.server.resource.autoconfigure.OAuth2ResourceServerProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
@@ -26,8 +28,10 @@ import org.springframework.security.authentication.ProviderManager;
 import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.http.SessionCreationPolicy;
+import org.springframework.security.oauth2.jwt.JwtClaimNames;
 import org.springframework.security.oauth2.server.resource.InvalidBearerTokenException;
 import org.springframework.security.oauth2.server.resource.authentication.BearerTokenAuthenticationToken;
+import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationConverter;
 import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationProvider;
 import org.springframework.security.web.SecurityFilterChain;
 
@@ -49,7 +53,7 @@ public class SecurityConfiguration {
   @Bean
   @ConditionalOnRole({Role.ALL, Role.WRITER, Role.READER})
   ProjectPolicy projectPolicy(StoreBackend backend, AuthProperties auth) {
-    return new ProjectPolicy(backend.policy(), Set.copyOf(auth.globalAdmins()));
+    return new ProjectPolicy(backend.policy(), Set.copyOf(auth.effectiveGlobalAdmins()));
   }
 
   @Bean
@@ -60,8 +64,31 @@ public class SecurityConfiguration {
       Environment environment) {
     AuthenticationManager manager;
     if (auth.mode() == AuthProperties.Mode.JWT) {
-      manager = new ProviderManager(new JwtAuthenticationProvider(JwtDecoders.build(auth.jwt())));
-      log.info("auth.mode=jwt");
+      // Spring Boot's own spring.security.oauth2.resourceserver.jwt.* for what it names:
+      // jws-algorithms and principal-claim-name.
+      OAuth2ResourceServerProperties.Jwt boot =
+          Binder.get(environment)
+              .bind("spring.security.oauth2.resourceserver", OAuth2ResourceServerProperties.class)
+              .orElseGet(OAuth2ResourceServerProperties::new)
+              .getJwt();
+      refuseIgnoredBootJwtSettings(boot);
+      String principalClaim =
+          boot.getPrincipalClaimName() == null || boot.getPrincipalClaimName().isBlank()
+              ? JwtClaimNames.SUB
+              : boot.getPrincipalClaimName().trim();
+      JwtAuthenticationProvider provider =
+          new JwtAuthenticationProvider(
+              JwtDecoders.build(auth.jwt(), boot.getJwsAlgorithms(), principalClaim));
+      JwtAuthenticationConverter converter = new JwtAuthenticationConverter();
+      converter.setPrincipalClaimName(principalClaim);
+      provider.setJwtAuthenticationConverter(converter);
+      manager = new ProviderManager(provider);
+      log.info(
+          "auth.mode=jwt issuer={} algorithms={} principalClaim={} globalAdmins={}",
+          auth.jwt().issuerUri(),
+          boot.getJwsAlgorithms(),
+          principalClaim,
+          auth.effectiveGlobalAdmins());
     } else {
       requireLoopback(auth, environment);
       DevTokens tokens = DevTokens.loadOrCreate(platform.dataDir());
@@ -100,6 +127,25 @@ public class SecurityConfiguration {
                     .accessDeniedHandler(handlers))
         .exceptionHandling(e -> e.authenticationEntryPoint(handlers).accessDeniedHandler(handlers));
     return http.build();
+  }
+
+  /**
+   * Issuer, keys and audience are {@code qinglong.auth.jwt.*} (DESIGN §10); Spring Boot's own names
+   * for them would be silently ignored here (and would make Boot build a second decoder), so they
+   * refuse the start instead.
+   */
+  static void refuseIgnoredBootJwtSettings(OAuth2ResourceServerProperties.Jwt boot) {
+    boolean set =
+        boot.getIssuerUri() != null
+            || boot.getJwkSetUri() != null
+            || boot.getPublicKeyLocation() != null
+            || (boot.getAudiences() != null && !boot.getAudiences().isEmpty());
+    if (set) {
+      throw new IllegalStateException(
+          "spring.security.oauth2.resourceserver.jwt.issuer-uri, .jwk-set-uri,"
+              + " .public-key-location and .audiences are not used: set"
+              + " qinglong.auth.jwt.issuer-uri, .jwk-set-uri and .audience");
+    }
   }
 
   static AuthenticationManager devTokenManager(DevTokens tokens) {

@@ -1,0 +1,125 @@
+package dev.qinglong.app.security;
+
+import static dev.qinglong.app.security.RawClient.get;
+import static dev.qinglong.app.security.RawClient.holdPost;
+import static dev.qinglong.app.security.RawClient.status;
+import static dev.qinglong.app.security.RawClient.unanswered;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.qinglong.app.support.TestApp;
+import java.net.Socket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 10 item 3, client identity: {@code X-Forwarded-For} counts only from a configured trusted
+ * proxy (also when Spring Boot detects Kubernetes, where it would otherwise trust any private
+ * address), and in-flight requests are capped per authenticated principal as well as per address.
+ */
+class ClientIdentityTest {
+  static final String PROPOSALS = "/v1/projects/demo/plugin-packages/proposals";
+  static final String MEMBERS = "/v1/projects/demo/members";
+
+  @TempDir static Path dataDir;
+  static TestApp app;
+  static int port;
+
+  @BeforeAll
+  static void start() {
+    app =
+        TestApp.start(
+            dataDir,
+            Map.of(
+                // What Spring Boot detects from KUBERNETES_SERVICE_HOST/PORT in a pod.
+                "spring.main.cloud-platform", "kubernetes",
+                "qinglong.shield.trusted-proxies", "127.0.0.2/32",
+                "qinglong.shield.max-concurrent-requests", "16",
+                "qinglong.shield.max-concurrent-requests-per-client", "1",
+                "qinglong.shield.max-concurrent-requests-per-principal", "1"));
+    port = app.http.port();
+  }
+
+  @AfterAll
+  static void stop() {
+    app.close();
+  }
+
+  /** Repeats the GET until it answers {@code expected} (10 s at most); returns the last answer. */
+  static String await(String source, String token, String forwardedFor, int expected)
+      throws Exception {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    String last = get(source, port, MEMBERS, token, forwardedFor);
+    while (status(last) != expected && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+      last = get(source, port, MEMBERS, token, forwardedFor);
+    }
+    return last;
+  }
+
+  /**
+   * Holds a POST (it stays in flight past authentication) and proves it is in flight: a probe from
+   * {@code probeSource} without a token is refused with 429. A probe that raced the held request
+   * may take the slot instead; then the attempt is repeated.
+   */
+  static Socket holdInFlight(String source, String token, String forwardedFor, String probeSource)
+      throws Exception {
+    for (int attempt = 0; attempt < 20; attempt++) {
+      Socket held = holdPost(source, port, PROPOSALS, token, forwardedFor);
+      Thread.sleep(200);
+      String probe = get(probeSource, port, MEMBERS, null, forwardedFor);
+      if (status(probe) == 429 && unanswered(held, Duration.ofMillis(200))) {
+        return held;
+      }
+      held.close();
+      Thread.sleep(200);
+    }
+    throw new AssertionError("could not hold a request in flight from " + source);
+  }
+
+  @Test
+  void forwardedForFromAnUntrustedPeerIsIgnoredEvenOnKubernetes() throws Exception {
+    try (Socket held = holdInFlight("127.0.0.1", app.token("alice"), "10.1.0.1", "127.0.0.1")) {
+      // Another X-Forwarded-For from the same peer is the same client: its bound holds.
+      String probe = await("127.0.0.1", null, "10.1.0.2", 429);
+      assertThat(status(probe)).as(probe).isEqualTo(429);
+      assertThat(probe).contains("application/problem+json");
+      assertThat(unanswered(held, Duration.ofMillis(200))).isTrue();
+    }
+  }
+
+  @Test
+  void forwardedForFromATrustedProxyNamesTheClient() throws Exception {
+    try (Socket held = holdInFlight("127.0.0.2", app.token("bob"), "203.0.113.9", "127.0.0.2")) {
+      // The client is the right-most address the trusted proxy did not add itself; what the
+      // client wrote further left is not believed.
+      String sameClient = await("127.0.0.2", null, "198.51.100.1, 203.0.113.9", 429);
+      assertThat(status(sameClient)).as(sameClient).isEqualTo(429);
+      assertThat(unanswered(held, Duration.ofMillis(200))).isTrue();
+      // Other clients behind the same proxy have their own bound.
+      assertThat(status(get("127.0.0.2", port, MEMBERS, null, "198.51.100.7"))).isEqualTo(401);
+      assertThat(status(get("127.0.0.2", port, MEMBERS, null, null))).isEqualTo(401);
+      // An untrusted peer cannot claim to be that client.
+      assertThat(status(get("127.0.0.1", port, MEMBERS, null, "203.0.113.9"))).isEqualTo(401);
+    }
+  }
+
+  @Test
+  void inFlightRequestsAreCappedPerPrincipalAcrossAddresses() throws Exception {
+    try (Socket held = holdPost("127.0.0.1", port, PROPOSALS, app.token("carol"), null)) {
+      // carol from another address: the per-address bound does not apply, the principal's does.
+      String probe = await("127.0.0.3", app.token("carol"), null, 429);
+      assertThat(status(probe)).as(probe).isEqualTo(429);
+      assertThat(probe).contains("application/problem+json").containsIgnoringCase("Retry-After");
+      assertThat(unanswered(held, Duration.ofMillis(200))).isTrue();
+      // Other principals from that address are served.
+      assertThat(status(get("127.0.0.3", port, MEMBERS, app.token("admin"), null))).isEqualTo(200);
+    }
+    // The permit returns with the request.
+    assertThat(status(await("127.0.0.3", app.token("carol"), null, 403))).isEqualTo(403);
+  }
+}
