@@ -183,7 +183,7 @@ public abstract class ApiContract {
     assertThat(fresh.status()).isEqualTo(200);
     assertThat(store.consumed("idem-i", "bob", "plugin-package.inspect")).isEqualTo(2);
 
-    assertThat(http.get("/actuator/prometheus", null).body())
+    assertThat(app.management.get("/actuator/prometheus", null).body())
         .containsPattern(
             "qinglong_quota_decisions_total\\{[^}]*operation=\"plugin-package.inspect\",outcome=\"key_reused\"\\} [1-9]");
   }

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
  * injected here, so no 503 is legitimate), no stack trace or container page, an {@code
  * application/problem+json} error, none of its unusual input (the case's marker) in the answer, and
  * nothing changed in the database or the artifact store, quota buckets included (except the one
- * quota unit an upload refused while streaming counts: {@link HostileCases.Case#rejectedAfterQuota}).
+ * quota unit an upload refused while streaming counts: {@link
+ * HostileCases.Case#rejectedAfterQuota}).
  *
  * <p>The generator is seeded ({@code -Dqinglong.security.seed=…} replays a run; the seed is in the
  * failure message); {@code -Dqinglong.security.cases=…} changes the count.
