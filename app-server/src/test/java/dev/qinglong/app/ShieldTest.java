@@ -136,7 +136,10 @@ class ShieldTest {
     try (HeldRequest a = holdInFlight("127.0.0.1", token, "127.0.0.1", members, "429")) {
       String perClient = a.probe();
       assertThat(perClient).startsWith("HTTP/1.1 429");
-      assertThat(perClient).contains("application/problem+json", "\"code\":\"quota_exceeded\"");
+      // The shield's own 429 is told apart from the durable quota's (DESIGN §3).
+      assertThat(perClient)
+          .contains("application/problem+json", "\"code\":\"too_many_requests\"")
+          .doesNotContain("quota_exceeded");
       assertThat(perClient).containsIgnoringCase("Retry-After: 1");
       try (HeldRequest b = holdInFlight("127.0.0.2", token, "127.0.0.3", members, "503")) {
         String total = b.probe();

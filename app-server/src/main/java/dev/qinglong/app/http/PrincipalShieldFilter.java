@@ -44,7 +44,7 @@ public final class PrincipalShieldFilter extends OncePerRequestFilter {
     if (!admit(principal)) {
       Problems.write(
           response,
-          ProblemType.QUOTA_EXCEEDED,
+          ProblemType.TOO_MANY_REQUESTS,
           "Too many concurrent requests from this user.",
           Map.of("Retry-After", "1"));
       return;

@@ -14,6 +14,8 @@ public enum ProblemType {
   UNAVAILABLE(503, "unavailable", "Service unavailable"),
   // After QUOTA_EXCEEDED, so forStatus(429) keeps answering quota_exceeded.
   MODEL_PROJECT_QUOTA_EXCEEDED(429, "model_project_quota_exceeded", "Model project quota exceeded"),
+  // The shield's own bound on concurrent requests, never the durable quota's quota_exceeded.
+  TOO_MANY_REQUESTS(429, "too_many_requests", "Too many requests"),
   // After CONFLICT, so forStatus(409) keeps answering conflict.
   IDEMPOTENCY_KEY_REUSED(409, "idempotency_key_reused", "Idempotency key reused");
 

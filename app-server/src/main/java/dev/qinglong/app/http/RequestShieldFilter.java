@@ -127,7 +127,7 @@ public final class RequestShieldFilter extends OncePerRequestFilter {
     if (!admitClient(client)) {
       Problems.write(
           response,
-          ProblemType.QUOTA_EXCEEDED,
+          ProblemType.TOO_MANY_REQUESTS,
           "Too many concurrent requests from this client.",
           Map.of("Retry-After", "1"));
       return;
