@@ -258,7 +258,12 @@ public final class JdbcModelQuotaStore implements ModelQuotaStore {
     if (completion == null && entry == null && settlement == null) {
       return null;
     }
-    return new CompletionOutcome.Existing(reservation, completion, entry, settlement);
+    return new CompletionOutcome.Existing(
+        reservation,
+        AdmissionRows.startOfInvocation(c, project, invocation),
+        completion,
+        entry,
+        settlement);
   }
 
   @Override

@@ -18,13 +18,28 @@ import javax.sql.DataSource;
  * Simulates a response lost after commit: the next statement is executed to completion (its rows
  * drained, so an autocommit statement commits), then the caller sees a connection failure instead
  * of the result. Later statements behave normally.
+ *
+ * <p>{@link #atCommit} instead loses the response of the next {@link Connection#commit()}: the
+ * transaction is committed, then the caller sees a connection failure (a multi-statement
+ * transaction whose COMMIT reached the database but whose answer did not come back).
  */
 public final class LosingDataSource implements DataSource {
   private final DataSource delegate;
+  private final boolean atCommit;
   private final AtomicBoolean armed = new AtomicBoolean(true);
 
   public LosingDataSource(DataSource delegate) {
+    this(delegate, false);
+  }
+
+  private LosingDataSource(DataSource delegate, boolean atCommit) {
     this.delegate = delegate;
+    this.atCommit = atCommit;
+  }
+
+  /** Loses the response of the next commit (the commit itself happens). */
+  public static LosingDataSource atCommit(DataSource delegate) {
+    return new LosingDataSource(delegate, true);
   }
 
   /** True once a response has been swallowed. */
@@ -48,6 +63,12 @@ public final class LosingDataSource implements DataSource {
         connection,
         (target, method, args) -> {
           Object result = invoke(target, method, args);
+          if (atCommit && method.getName().equals("commit") && armed.compareAndSet(true, false)) {
+            throw new SQLException("simulated: connection lost after COMMIT", "08006");
+          }
+          if (atCommit) {
+            return result;
+          }
           if (result instanceof PreparedStatement ps) {
             return wrapStatement(PreparedStatement.class, ps);
           }

@@ -401,6 +401,140 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
   }
 
   @Test
+  void completionReplayReChecksTheStartReceipt() {
+    ModelInvocationQuota s = service();
+    String project = project();
+    s.putModelPolicy(ADMIN, project, "m1", 100, null);
+    s.putProjectQuota(ADMIN, project, "1h", 10, 10_000, null);
+    TokenUsage used = new TokenUsage(1, 1, 2);
+
+    // A drifted start (its content no longer matches its digest): the replay is a conflict.
+    String drifted = admit(s, project, "m1").reservation().invocationId();
+    s.complete(ALICE, project, drifted, "succeeded", used, null);
+    assertThat(s.complete(ALICE, project, drifted, "succeeded", used, null).created()).isFalse();
+    assertThat(
+            ai().ownerUpdate(
+                    "UPDATE model_invocation_starts SET started_at_ms = started_at_ms + 1"
+                        + " WHERE project_id = ? AND invocation_id = ?",
+                    project,
+                    drifted))
+        .isEqualTo(1);
+    assertThatThrownBy(() -> s.complete(ALICE, project, drifted, "succeeded", used, null))
+        .isInstanceOf(ConflictException.class);
+
+    // A missing start: the replay is a conflict too.
+    String missing = admit(s, project, "m1").reservation().invocationId();
+    s.complete(ALICE, project, missing, "succeeded", used, null);
+    assertThat(
+            ai().ownerUpdate(
+                    "DELETE FROM model_invocation_starts WHERE project_id = ? AND invocation_id = ?",
+                    project,
+                    missing))
+        .isEqualTo(1);
+    assertThatThrownBy(() -> s.complete(ALICE, project, missing, "succeeded", used, null))
+        .isInstanceOf(ConflictException.class);
+    assertThat(usage(project).tokens()).isEqualTo(4);
+  }
+
+  @Test
+  void withoutAProjectCostLimitNoCostIsReservedOrSettled() {
+    ModelInvocationQuota s = service();
+    // The model policy caps cost; the Project quota limits no cost, or there is no quota at all.
+    for (boolean quota : new boolean[] {true, false}) {
+      String project = project();
+      s.putModelPolicy(ADMIN, project, "m1", 100, 50L);
+      if (quota) {
+        s.putProjectQuota(ADMIN, project, "1h", 10, 10_000, null);
+      }
+      Admission a = admit(s, project, "m1");
+      assertThat(a.reservation().reservedCostMicros()).isNull();
+      Settled known =
+          s.complete(
+              ALICE,
+              project,
+              a.reservation().invocationId(),
+              "succeeded",
+              new TokenUsage(1, 1, 2),
+              20L);
+      assertThat(known.settlement().settledCostMicros()).isNull();
+      assertThat(known.settlement().releasedCostMicros()).isZero();
+      // The real cost lives in the UsageLedger.
+      assertThat(known.ledgerEntry().costMicros()).isEqualTo(20L);
+
+      Admission b = admit(s, project, "m1");
+      Settled unknown =
+          s.complete(ALICE, project, b.reservation().invocationId(), "unknown", null, null);
+      assertThat(unknown.settlement().settledCostMicros()).isNull();
+      if (quota) {
+        assertThat(usage(project).costMicros()).isZero();
+      }
+    }
+  }
+
+  @Test
+  void admissionResponseLostAfterCommitIsReplayedWithoutCountingAgain() {
+    ModelInvocationQuota s = service();
+    String project = project();
+    s.putModelPolicy(ADMIN, project, "m1", 100, 10L);
+    s.putProjectQuota(ADMIN, project, "1h", 10, 10_000, 1_000L);
+    s.createStepRun(ALICE, project, "s1", "r1", "m1");
+    LosingDataSource losing = LosingDataSource.atCommit(ai().newRuntimeDataSource());
+    assertThatThrownBy(() -> service(losing, 600).admit(ALICE, project, "inv1", "s1"))
+        .isInstanceOf(StoreUnavailableException.class);
+    assertThat(losing.lostOne()).isTrue();
+    // The commit happened: the StepRun runs and the window holds one reservation.
+    assertThat(state(project, "s1")).isEqualTo(StepRunState.RUNNING);
+    assertThat(usage(project).invocations()).isEqualTo(1);
+
+    Admission retry = s.admit(ALICE, project, "inv1", "s1");
+    assertThat(retry.created()).isFalse();
+    assertThat(retry.reservation().digestMatches()).isTrue();
+    assertThat(retry.start().reservationDigest()).isEqualTo(retry.reservation().digest());
+    assertThat(retry.reservation().windowInvocations()).isEqualTo(1);
+    assertThat(s.admit(ALICE, project, "inv1", "s1")).isEqualTo(retry);
+    WindowUsage u = usage(project);
+    assertThat(u.invocations()).isEqualTo(1);
+    assertThat(u.tokens()).isEqualTo(100);
+    assertThat(u.costMicros()).isEqualTo(10);
+  }
+
+  @Test
+  void completionResponseLostAfterCommitIsReplayedWithoutCountingAgain() {
+    ModelInvocationQuota s = service();
+    String project = project();
+    s.putModelPolicy(ADMIN, project, "m1", 100, 10L);
+    s.putProjectQuota(ADMIN, project, "1h", 10, 10_000, 1_000L);
+    Admission a = admit(s, project, "m1");
+    String inv = a.reservation().invocationId();
+    TokenUsage used = new TokenUsage(3, 4, 7);
+    LosingDataSource losing = LosingDataSource.atCommit(ai().newRuntimeDataSource());
+    assertThatThrownBy(
+            () -> service(losing, 600).complete(ALICE, project, inv, "succeeded", used, 2L))
+        .isInstanceOf(StoreUnavailableException.class);
+    assertThat(losing.lostOne()).isTrue();
+    assertThat(state(project, a.reservation().stepRunId())).isEqualTo(StepRunState.SUCCEEDED);
+
+    Settled retry = s.complete(ALICE, project, inv, "succeeded", used, 2L);
+    assertThat(retry.created()).isFalse();
+    assertThat(retry.reservation()).isEqualTo(a.reservation());
+    assertThat(retry.settlement().reservationDigest()).isEqualTo(a.reservation().digest());
+    assertThat(retry.settlement().completionDigest()).isEqualTo(retry.completion().digest());
+    assertThat(retry.settlement().settledTokens()).isEqualTo(7);
+    assertThat(retry.settlement().windowSettleSeq()).isEqualTo(1);
+    assertThat(retry.ledgerEntry().ledgerSeq()).isEqualTo(1);
+    Settled again = s.complete(ALICE, project, inv, "succeeded", used, 2L);
+    assertThat(again.created()).isFalse();
+    assertThat(again.settlement()).isEqualTo(retry.settlement());
+    assertThat(again.ledgerEntry()).isEqualTo(retry.ledgerEntry());
+    LedgerPage page = s.ledger(ALICE, project, null, null, id("read"));
+    assertThat(page.items()).containsExactly(retry.ledgerEntry());
+    WindowUsage u = usage(project);
+    assertThat(u.invocations()).isEqualTo(1);
+    assertThat(u.tokens()).isEqualTo(7);
+    assertThat(u.costMicros()).isEqualTo(2);
+  }
+
+  @Test
   void windowFollowsTheDatabaseClock() {
     ModelInvocationQuota s = service();
     String project = project();

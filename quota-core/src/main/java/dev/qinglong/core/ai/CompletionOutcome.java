@@ -22,10 +22,12 @@ public sealed interface CompletionOutcome {
 
   /**
    * The invocation was already completed; nothing was written. Members are {@code null} when the
-   * receipt is missing: the caller verifies all four (exact replay) or fails closed (conflict).
+   * receipt is missing: the caller verifies all five (exact replay: Start, Completion, Ledger,
+   * Reservation and Settlement) or fails closed (conflict).
    */
   record Existing(
       Reservation reservation,
+      InvocationStart start,
       Completion completion,
       UsageLedgerEntry ledgerEntry,
       Settlement settlement)

@@ -265,16 +265,24 @@ public final class ModelInvocationQuota {
 
   private Settled replayCompletion(CompletionRequest request, CompletionOutcome.Existing e) {
     Reservation r = e.reservation();
+    InvocationStart start = e.start();
     Completion c = e.completion();
     UsageLedgerEntry l = e.ledgerEntry();
     Settlement s = e.settlement();
-    if (r == null || c == null || l == null || s == null) {
+    if (r == null || start == null || c == null || l == null || s == null) {
       throw new ConflictException("completion receipt missing");
     }
-    if (!r.digestMatches() || !c.digestMatches() || !l.digestMatches() || !s.digestMatches()) {
+    if (!r.digestMatches()
+        || !start.digestMatches()
+        || !c.digestMatches()
+        || !l.digestMatches()
+        || !s.digestMatches()) {
       throw new ConflictException("completion receipt drifted from its digest");
     }
-    if (!l.completionDigest().equals(c.digest())
+    if (!start.reservationDigest().equals(r.digest())
+        || !start.invocationId().equals(r.invocationId())
+        || !start.stepRunId().equals(r.stepRunId())
+        || !l.completionDigest().equals(c.digest())
         || !s.completionDigest().equals(c.digest())
         || !s.reservationDigest().equals(r.digest())
         || !c.invocationId().equals(r.invocationId())) {

@@ -93,7 +93,9 @@ public final class ModelQuotaRules {
     }
     WindowUsage usage = usage(window, head, settledHead);
     long tokens = policy.maxTotalTokens();
-    Long cost = policy.maxCostMicros();
+    // Cost is reserved only under a Project cost limit (ADR 001 §2): without a cost quota the
+    // settlement's cost stays null and the real cost lives only in the UsageLedger.
+    Long cost = quota != null && quota.maxCostMicros() != null ? policy.maxCostMicros() : null;
     long costOrZero = cost == null ? 0 : cost;
     if (quota != null) {
       boolean fits =

@@ -186,6 +186,22 @@ class ModelQuotaRulesTest {
   }
 
   @Test
+  void aModelCostCapWithoutAProjectCostLimitReservesAndSettlesNoCost() {
+    // ADR 001 §2: no cost quota → settlement cost stays null, however the model policy caps cost.
+    for (ProjectQuotaPolicy q : new ProjectQuotaPolicy[] {quota(10, 10_000, null), null}) {
+      Reservation r = admitted(admit("i1", CAPPED, q, null));
+      assertThat(r.reservedCostMicros()).isNull();
+      assertThat(r.windowReservedCostMicros()).isZero();
+      Settlement known =
+          settled(complete(r, InvocationOutcome.SUCCEEDED, new TokenUsage(1, 1, 2), 20L));
+      assertThat(known.settledCostMicros()).isNull();
+      assertThat(known.releasedCostMicros()).isZero();
+      assertThat(settled(complete(r, InvocationOutcome.UNKNOWN, null, null)).settledCostMicros())
+          .isNull();
+    }
+  }
+
+  @Test
   void usageAboveTheReservationIsABreach() {
     Reservation r = admitted(admit("i1", CAPPED, quota(10, 10_000, 500L), null));
     assertThat(complete(r, InvocationOutcome.SUCCEEDED, new TokenUsage(0, 1001, 1001), 1L))
