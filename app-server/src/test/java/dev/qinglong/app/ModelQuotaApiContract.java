@@ -309,6 +309,22 @@ public abstract class ModelQuotaApiContract {
   }
 
   @Test
+  void aModelCostCapWithoutAProjectCostLimitSettlesNoCost() {
+    // ADR 001 §2: no cost quota → the settlement's cost stays null; the ledger keeps the real cost.
+    String p = project();
+    setUp(p, "m1", 100, 1_000L, quotaJson("1d", 10, 1_000, null));
+    step(p, "s1", "m1");
+    JsonNode a = admitted(p, "inv1", "s1");
+    assertThat(a.get("reservation").get("reservedCostMicros").isNull()).isTrue();
+    Response done = complete(p, "inv1", completionJson("succeeded", usage(3, 7, 12), 250L));
+    assertThat(done.status()).as(done.body()).isEqualTo(200);
+    assertThat(done.json().get("settlement").get("settledCostMicros").isNull()).isTrue();
+    assertThat(done.json().get("settlement").get("releasedCostMicros").asLong()).isZero();
+    assertThat(done.json().get("completion").get("costMicros").asLong()).isEqualTo(250);
+    assertThat(windowUsage(p).get("costMicros").asLong()).isZero();
+  }
+
+  @Test
   void knownUsageReleasesTheRestAndCompletionReplaysIdentically() {
     String p = project();
     setUp(p, "m1", 100, 1_000L, quotaJson("1d", 10, 1_000, 10_000L));

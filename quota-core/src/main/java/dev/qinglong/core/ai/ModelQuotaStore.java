@@ -86,7 +86,8 @@ public interface ModelQuotaStore {
    * <ul>
    *   <li>{@link CompletionOutcome.Completed}: all of it committed.
    *   <li>{@link CompletionOutcome.Existing}: the invocation already has a completion, ledger entry
-   *       or settlement; nothing written; missing members are {@code null}.
+   *       or settlement; nothing written; it carries the invocation's reservation, start,
+   *       completion, ledger entry and settlement as stored, missing members {@code null}.
    *   <li>{@link CompletionOutcome.Rejected}: no reservation, a missing start or StepRun, a StepRun
    *       not running under it, or usage above the reservation; nothing written, the reservation
    *       stays.
