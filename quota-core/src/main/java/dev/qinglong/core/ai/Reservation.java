@@ -15,7 +15,8 @@ import java.util.Objects;
  * digest, so a tampered total is detected like any other drift.
  *
  * @param quotaPolicyRevision 0 when the Project had no quota policy
- * @param reservedCostMicros {@code null} when the model policy has no cost cap (no cost reserved)
+ * @param reservedCostMicros {@code null} when no cost is reserved: the Project has no cost limit
+ *     (then a model cost cap is not reserved either, ADR 001 §2)
  */
 public record Reservation(
     String projectId,
