@@ -447,6 +447,63 @@ public abstract class ModelQuotaApiContract {
     assertThat(windowUsage(p).get("tokens").asLong()).isEqualTo(101);
   }
 
+  static String recovery(String project, String stepRunId) {
+    return stepRuns(project) + "/" + stepRunId + "/recovery";
+  }
+
+  Response recover(String project, String stepRunId, String user) {
+    return http.method("POST", recovery(project, stepRunId), token(user), null, null);
+  }
+
+  @Test
+  void adminRecoveryOfARunningStepRunKeepsTheWholeReservationAndIsIdempotent() {
+    String p = project();
+    setUp(p, "m1", 100, 9L, quotaJson("1d", 10, 1_000, 1_000L));
+    step(p, "s1", "m1");
+    step(p, "s2", "m1");
+    step(p, "s3", "m1");
+    admitted(p, "inv1", "s1");
+    admitted(p, "inv2", "s2");
+
+    // Only project.admin: alice (model.invoke) is 403 and nothing changes.
+    String before = ai.snapshot();
+    assertProblem(recover(p, "s1", "alice"), 403, "forbidden");
+    assertThat(ai.snapshot()).isEqualTo(before);
+
+    Response r = recover(p, "s1", "admin");
+    assertThat(r.status()).as(r.body()).isEqualTo(200);
+    assertThat(r.json().get("outcome").asString()).isEqualTo("unknown");
+    assertThat(r.json().get("settlement").get("settledTokens").asLong()).isEqualTo(100);
+    assertThat(r.json().get("settlement").get("releasedTokens").asLong()).isZero();
+    assertThat(r.json().get("settlement").get("settledCostMicros").asLong()).isEqualTo(9);
+    assertThat(stepState(p, "s1")).isEqualTo("unknown");
+    assertThat(windowUsage(p).get("tokens").asLong()).isEqualTo(200);
+
+    // Idempotent: the same receipts again, nothing written.
+    String after = ai.snapshot();
+    Response again = recover(p, "s1", "admin");
+    assertThat(again.status()).as(again.body()).isEqualTo(200);
+    assertThat(again.json().get("settlement").get("digest"))
+        .isEqualTo(r.json().get("settlement").get("digest"));
+    assertThat(ai.snapshot()).isEqualTo(after);
+
+    // The runtime's late completion: exact (unknown, no usage) replays, anything else is 409.
+    assertProblem(
+        complete(p, "inv1", completionJson("succeeded", usage(1, 1, 2), 1L)),
+        409,
+        "idempotency_key_reused");
+    Response late = complete(p, "inv1", completionJson("unknown", null, null));
+    assertThat(late.status()).as(late.body()).isEqualTo(200);
+    assertThat(ai.snapshot()).isEqualTo(after);
+
+    // A StepRun its runtime completed is not recovered; never admitted or unknown: 409.
+    complete(p, "inv2", completionJson("succeeded", usage(1, 1, 2), 1L));
+    assertProblem(recover(p, "s2", "admin"), 409, "idempotency_key_reused");
+    assertProblem(recover(p, "s3", "admin"), 409, "conflict");
+    assertProblem(recover(p, "no-such", "admin"), 409, "conflict");
+    assertThat(stepState(p, "s2")).isEqualTo("succeeded");
+  }
+
   @Test
   void fullWindowIs429WithRetryAfterToTheWindowEndUntilKnownUsageReleases() {
     String p = project();

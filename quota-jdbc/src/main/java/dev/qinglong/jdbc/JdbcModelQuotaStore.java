@@ -215,16 +215,24 @@ public final class JdbcModelQuotaStore implements ModelQuotaStore {
           long now = now(c);
           Reservation reservation = AdmissionRows.reservationOfInvocation(c, project, invocation);
           CompletionOutcome.Existing existing = existingCompletion(c, reservation, request);
-          if (existing != null) {
+          if (reservation == null) {
+            return existing != null
+                ? existing
+                : new CompletionOutcome.Rejected(CompletionOutcome.Reason.NO_RESERVATION);
+          }
+          if (existing != null && whole(existing)) {
             return existing;
           }
-          if (reservation == null) {
-            return new CompletionOutcome.Rejected(CompletionOutcome.Reason.NO_RESERVATION);
-          }
-          if (dialect.lockUntilCommit(c, AdvisoryLockKeys.window(reservation.window()))
-              && CompletionRows.completionOfInvocation(c, project, invocation) != null) {
-            // Re-read under the lock: a concurrent completion of this invocation won.
-            return existingCompletion(c, reservation, request);
+          if (dialect.lockUntilCommit(c, AdvisoryLockKeys.window(reservation.window()))) {
+            // Re-read under the lock: a concurrent completion of this invocation may have won, and
+            // the reads above, one statement each, may have straddled its commit (a part of its
+            // receipts seen, the rest not yet): only what is read under the lock is decisive.
+            CompletionOutcome.Existing settled = existingCompletion(c, reservation, request);
+            if (settled != null) {
+              return settled;
+            }
+          } else if (existing != null) {
+            return existing;
           }
           dialect.lockUntilCommit(c, AdvisoryLockKeys.ledger(project));
           CompletionOutcome outcome =
@@ -245,6 +253,11 @@ public final class JdbcModelQuotaStore implements ModelQuotaStore {
           }
           return outcome;
         });
+  }
+
+  /** Whether an earlier completion's three receipts were all seen. */
+  private static boolean whole(CompletionOutcome.Existing e) {
+    return e.completion() != null && e.ledgerEntry() != null && e.settlement() != null;
   }
 
   /** The receipts of an earlier completion of this invocation, or null if it has none. */
@@ -293,6 +306,23 @@ public final class JdbcModelQuotaStore implements ModelQuotaStore {
     }
     return transaction(
         "ledger read", c -> CompletionRows.ledgerPage(c, projectId, afterSeq, limit));
+  }
+
+  @Override
+  public List<StepRun> staleRunning(
+      long olderThanMs,
+      long afterUpdatedAtMs,
+      String afterProjectId,
+      String afterStepRunId,
+      int limit) {
+    if (limit < 1 || limit > 500 || olderThanMs < 0) {
+      throw new IllegalArgumentException("limit must be 1..500, age >= 0. Indicates a bug.");
+    }
+    return transaction(
+        "stale step run read",
+        c ->
+            StepRunRows.staleRunning(
+                c, now(c) - olderThanMs, afterUpdatedAtMs, afterProjectId, afterStepRunId, limit));
   }
 
   /** The database clock, in epoch milliseconds. */

@@ -8,6 +8,7 @@ import dev.qinglong.core.ai.StepRunState;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -106,6 +107,56 @@ final class StepRunRows {
         // Checked as running under this invocation in the same transaction. Indicates a bug.
         throw new IllegalStateException("step run changed inside the completion transaction");
       }
+    }
+  }
+
+  private static final String STALE_RUNNING =
+      """
+      SELECT project_id, step_run_id, run_id, model_id, state, invocation_id,
+             created_at_ms, updated_at_ms
+      FROM model_step_runs
+      WHERE state = 'running' AND updated_at_ms <= ?
+        AND (updated_at_ms > ?
+             OR (updated_at_ms = ? AND (project_id > ?
+                                        OR (project_id = ? AND step_run_id > ?))))
+      ORDER BY updated_at_ms, project_id, step_run_id
+      LIMIT ?
+      """;
+
+  /**
+   * Running StepRuns last changed at or before {@code cutoffMs}, oldest first, after the given key
+   * ({@code afterProjectId == null}: from the start).
+   */
+  static List<StepRun> staleRunning(
+      Connection c,
+      long cutoffMs,
+      long afterUpdatedAtMs,
+      String afterProjectId,
+      String afterStepRunId,
+      int limit)
+      throws SQLException {
+    boolean first = afterProjectId == null;
+    try (PreparedStatement ps = c.prepareStatement(STALE_RUNNING)) {
+      ps.setLong(1, cutoffMs);
+      ps.setLong(2, first ? Long.MIN_VALUE : afterUpdatedAtMs);
+      ps.setLong(3, first ? Long.MIN_VALUE : afterUpdatedAtMs);
+      ps.setString(4, first ? "" : afterProjectId);
+      ps.setString(5, first ? "" : afterProjectId);
+      ps.setString(6, first ? "" : afterStepRunId);
+      ps.setInt(7, limit);
+      return JdbcRows.all(
+          ps,
+          "step run",
+          rs ->
+              new StepRun(
+                  rs.getString(1),
+                  rs.getString(2),
+                  rs.getString(3),
+                  rs.getString(4),
+                  StepRunState.fromWire(rs.getString(5)),
+                  rs.getString(6),
+                  rs.getLong(7),
+                  rs.getLong(8)));
     }
   }
 }

@@ -9,6 +9,7 @@ import dev.qinglong.core.ai.ModelInvocationQuota;
 import dev.qinglong.core.ai.ModelProjectQuotaExceededException;
 import dev.qinglong.core.ai.ModelQuotaConfigurationException;
 import dev.qinglong.core.ai.ModelQuotaStore;
+import dev.qinglong.core.ai.RecoverySweep;
 import dev.qinglong.core.ai.Reservation;
 import dev.qinglong.core.ai.Settled;
 import dev.qinglong.core.ai.StepRunState;
@@ -18,6 +19,7 @@ import dev.qinglong.core.ai.WindowUsage;
 import dev.qinglong.core.ai.WindowUsageReading;
 import dev.qinglong.core.kernel.ConflictException;
 import dev.qinglong.core.kernel.ForbiddenException;
+import dev.qinglong.core.kernel.IdempotencyKeyReusedException;
 import dev.qinglong.core.kernel.Principal;
 import dev.qinglong.core.kernel.QuotaExceededException;
 import dev.qinglong.core.kernel.StoreUnavailableException;
@@ -587,6 +589,181 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
     assertThat(usage(project).tokens()).isEqualTo(100);
     assertThat(usage(project).costMicros()).isEqualTo(7);
     assertThat(s.recoverUnknown(ALICE, project, step).created()).isFalse();
+  }
+
+  /** Sweeps until nothing older than the bound is left running (other tests may leave some). */
+  private static RecoverySweep sweep(ModelInvocationQuota s, Duration olderThan) {
+    return s.recoverStale(olderThan, 2, 10_000);
+  }
+
+  @Test
+  void sweepRecoversStaleRunningStepRunsAsUnknownKeepingTheWholeReservation() throws Exception {
+    ModelInvocationQuota s = service();
+    String project = project();
+    s.putModelPolicy(ADMIN, project, "m1", 100, 7L);
+    s.putProjectQuota(ADMIN, project, "1h", 10, 10_000, 1_000L);
+    Admission stale = admit(s, project, "m1");
+    Admission stale2 = admit(s, project, "m1");
+    Admission stale3 = admit(s, project, "m1");
+    Thread.sleep(1_500);
+    Admission fresh = admit(s, project, "m1");
+    String staleStep = stale.reservation().stepRunId();
+    String freshStep = fresh.reservation().stepRunId();
+
+    // Pages of 2: the three stale StepRuns of this Project span two pages.
+    RecoverySweep first = sweep(s, Duration.ofMillis(1_000));
+    assertThat(first.recovered()).isGreaterThanOrEqualTo(3);
+    // Other tests leave StepRuns with tampered receipts running: counted as conflicts, skipped
+    // (keyset paging moves past them), never blocking the rest.
+    for (Admission a : List.of(stale, stale2, stale3)) {
+      assertThat(state(project, a.reservation().stepRunId())).isEqualTo(StepRunState.UNKNOWN);
+    }
+    assertThat(state(project, freshStep)).isEqualTo(StepRunState.RUNNING);
+    // Unknown outcome keeps the whole reservation: 4 x 100 tokens, 4 x 7 micros.
+    assertThat(usage(project).tokens()).isEqualTo(400);
+    assertThat(usage(project).costMicros()).isEqualTo(28);
+    assertThat(usage(project).invocations()).isEqualTo(4);
+    LedgerPage ledger = s.ledger(ALICE, project, 10, null, id("read"));
+    assertThat(ledger.items()).hasSize(3);
+    assertThat(ledger.items()).allSatisfy(e -> assertThat(e.usage()).isNull());
+
+    // Idempotent: the next sweep finds nothing of this Project; the admin route replays.
+    RecoverySweep second = sweep(s, Duration.ofMillis(1_000));
+    assertThat(second.recovered()).isZero();
+    Settled replay = s.recoverStepRun(ADMIN, project, staleStep);
+    assertThat(replay.created()).isFalse();
+    assertThat(replay.settlement().releasedTokens()).isZero();
+    assertThat(replay.completion().outcome().wireName()).isEqualTo("unknown");
+
+    // A late completion afterwards: identical (unknown, no usage) is an exact replay, anything
+    // else is 409 idempotency_key_reused and writes nothing.
+    String inv = stale.reservation().invocationId();
+    assertThatThrownBy(
+            () -> s.complete(ALICE, project, inv, "succeeded", new TokenUsage(1, 2, 3), null))
+        .isInstanceOf(IdempotencyKeyReusedException.class);
+    assertThat(s.complete(ALICE, project, inv, "unknown", null, null).created()).isFalse();
+    assertThat(usage(project).tokens()).isEqualTo(400);
+    assertThat(s.ledger(ALICE, project, 10, null, id("read")).items()).hasSize(3);
+  }
+
+  @Test
+  void adminRecoveryNeedsProjectAdminAndIsIdempotent() {
+    ModelInvocationQuota s = service();
+    String project = project();
+    s.putModelPolicy(ADMIN, project, "m1", 100, null);
+    Admission a = admit(s, project, "m1");
+    String step = a.reservation().stepRunId();
+    assertThatThrownBy(() -> s.recoverStepRun(ALICE, project, step))
+        .isInstanceOf(ForbiddenException.class);
+    assertThatThrownBy(() -> s.recoverStepRun(CAROL, project, step))
+        .isInstanceOf(ForbiddenException.class);
+    assertThat(state(project, step)).isEqualTo(StepRunState.RUNNING);
+    Settled recovered = s.recoverStepRun(ADMIN, project, step);
+    assertThat(recovered.created()).isTrue();
+    assertThat(recovered.settlement().releasedTokens()).isZero();
+    assertThat(state(project, step)).isEqualTo(StepRunState.UNKNOWN);
+    Settled again = s.recoverStepRun(ADMIN, project, step);
+    assertThat(again.created()).isFalse();
+    assertThat(again.settlement().digest()).isEqualTo(recovered.settlement().digest());
+    // A StepRun completed by its runtime is not recovered: 409, nothing written.
+    Admission b = admit(s, project, "m1");
+    s.complete(ALICE, project, b.reservation().invocationId(), "succeeded", null, null);
+    assertThatThrownBy(() -> s.recoverStepRun(ADMIN, project, b.reservation().stepRunId()))
+        .isInstanceOf(IdempotencyKeyReusedException.class);
+    s.createStepRun(ALICE, project, "never", "r1", "m1");
+    assertThatThrownBy(() -> s.recoverStepRun(ADMIN, project, "never"))
+        .isInstanceOf(ConflictException.class);
+    assertThatThrownBy(() -> s.recoverStepRun(ADMIN, project, "nope"))
+        .isInstanceOf(ConflictException.class);
+  }
+
+  @Test
+  void recoveryRacingALateCompletionEndsWithExactlyOneCompletion() throws Exception {
+    ModelInvocationQuota instanceA = service(ai().newRuntimeDataSource(), 600);
+    ModelInvocationQuota instanceB = service(ai().newRuntimeDataSource(), 600);
+    ExecutorService pool = Executors.newFixedThreadPool(RACE_THREADS);
+    int perRound = RACE_THREADS / 2;
+    try {
+      for (int round = 0; round < RACE_ROUNDS; round++) {
+        String project = project();
+        instanceA.putModelPolicy(ADMIN, project, "m1", 100, null);
+        List<Admission> admitted = new ArrayList<>();
+        for (int i = 0; i < perRound; i++) {
+          admitted.add(admit(instanceA, project, "m1"));
+        }
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<Boolean>> completions = new ArrayList<>();
+        List<Future<Boolean>> recoveries = new ArrayList<>();
+        for (int i = 0; i < perRound; i++) {
+          Admission a = admitted.get(i);
+          // The late completion on one instance, the recovery on the other (the admin route
+          // for even StepRuns, the sweep with a zero bound for odd ones).
+          ModelInvocationQuota completer = i % 2 == 0 ? instanceA : instanceB;
+          ModelInvocationQuota recoverer = i % 2 == 0 ? instanceB : instanceA;
+          boolean viaSweep = i % 2 == 1;
+          completions.add(
+              pool.submit(
+                  () -> {
+                    start.await();
+                    try {
+                      return completer
+                          .complete(
+                              ALICE,
+                              project,
+                              a.reservation().invocationId(),
+                              "succeeded",
+                              new TokenUsage(10, 10, 20),
+                              null)
+                          .created();
+                    } catch (IdempotencyKeyReusedException e) {
+                      return false;
+                    }
+                  }));
+          recoveries.add(
+              pool.submit(
+                  () -> {
+                    start.await();
+                    if (viaSweep) {
+                      recoverer.recoverStale(Duration.ZERO, 50, 100);
+                      return false;
+                    }
+                    try {
+                      return recoverer
+                          .recoverStepRun(ADMIN, project, a.reservation().stepRunId())
+                          .created();
+                    } catch (IdempotencyKeyReusedException e) {
+                      return false;
+                    }
+                  }));
+        }
+        start.countDown();
+        long expectedTokens = 0;
+        for (int i = 0; i < perRound; i++) {
+          Admission a = admitted.get(i);
+          boolean completed = completions.get(i).get(60, TimeUnit.SECONDS);
+          boolean recovered = recoveries.get(i).get(60, TimeUnit.SECONDS);
+          assertThat(completed && recovered).as("round %d: both won", round).isFalse();
+          StepRunState st = state(project, a.reservation().stepRunId());
+          assertThat(st).isIn(StepRunState.SUCCEEDED, StepRunState.UNKNOWN);
+          if (completed) {
+            assertThat(st).isEqualTo(StepRunState.SUCCEEDED);
+          }
+          if (recovered) {
+            assertThat(st).isEqualTo(StepRunState.UNKNOWN);
+          }
+          expectedTokens += st == StepRunState.SUCCEEDED ? 20 : 100;
+        }
+        // Exactly one completion, ledger entry and settlement per invocation.
+        List<UsageLedgerEntry> entries =
+            instanceA.ledger(ALICE, project, 500, null, id("read")).items();
+        assertThat(entries).as("round %d ledger", round).hasSize(perRound);
+        assertThat(entries.stream().map(UsageLedgerEntry::invocationId).distinct())
+            .hasSize(perRound);
+        assertThat(usage(project).tokens()).as("round %d tokens", round).isEqualTo(expectedTokens);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
   }
 
   @Test

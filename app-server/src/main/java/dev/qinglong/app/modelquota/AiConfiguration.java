@@ -1,5 +1,6 @@
 package dev.qinglong.app.modelquota;
 
+import dev.qinglong.app.platform.AiProperties;
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
 import dev.qinglong.core.ai.ModelInvocationQuota;
@@ -37,5 +38,14 @@ public class AiConfiguration {
       StoreBackend backend,
       ModelQuotaListener listener) {
     return new ModelInvocationQuota(policy, managementQuota, backend.modelQuota(), listener);
+  }
+
+  /**
+   * The recovery sweep of StepRuns left running ({@code qinglong.ai.recover-unknown-after}, 0 =
+   * none: the bean then schedules nothing).
+   */
+  @Bean(destroyMethod = "close")
+  StaleStepRunRecovery staleStepRunRecovery(ModelInvocationQuota quota, AiProperties ai) {
+    return new StaleStepRunRecovery(quota, ai.recoverUnknownAfter(), ai.recoverUnknownInterval());
   }
 }

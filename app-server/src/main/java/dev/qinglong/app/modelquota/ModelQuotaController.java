@@ -154,6 +154,16 @@ public class ModelQuotaController {
     return json(200, views.settled(settled));
   }
 
+  @PostMapping(BASE + "/step-runs/{stepRunId}/recovery")
+  ResponseEntity<String> recover(
+      @PathVariable String projectId,
+      @PathVariable String stepRunId,
+      Authentication authentication) {
+    Settled settled =
+        quota.recoverStepRun(JsonResponses.caller(authentication), projectId, stepRunId);
+    return json(200, views.settled(settled));
+  }
+
   @GetMapping(BASE + "/model-usage/window")
   ResponseEntity<String> window(@PathVariable String projectId, Authentication authentication) {
     WindowUsageReading reading =

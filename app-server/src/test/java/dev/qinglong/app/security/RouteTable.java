@@ -235,6 +235,20 @@ final class RouteTable {
                 base(o) + "/model-invocations/" + o.invocationId() + "/completion",
                 "{\"outcome\":\"unknown\",\"usage\":null,\"costMicros\":null}"));
     add(
+        "POST",
+        P + "/step-runs/{stepRunId}/recovery",
+        EnumSet.of(PROJECT_ADMIN),
+        WRITES,
+        true,
+        (w, o) ->
+            Request.json(
+                "POST",
+                base(o)
+                    + "/step-runs/"
+                    + o.readyStepRunId().replace("s-ready-", "s-admitted-")
+                    + "/recovery",
+                null));
+    add(
         "GET",
         P + "/model-usage/window",
         EnumSet.of(MODEL_USAGE_READ),

@@ -42,6 +42,9 @@ public final class ModelInvocationQuota {
   /** The page size when the caller gives none. */
   public static final int DEFAULT_LEDGER_PAGE = 100;
 
+  /** The largest page of stale StepRuns one recovery step reads. */
+  public static final int MAX_RECOVERY_PAGE = 500;
+
   private final ProjectPolicy policy;
   private final ManagementQuota managementQuota;
   private final ModelQuotaStore store;
@@ -241,6 +244,89 @@ public final class ModelInvocationQuota {
     return complete(
         new CompletionRequest(
             projectId, step.invocationId(), InvocationOutcome.UNKNOWN, null, null));
+  }
+
+  /**
+   * The administrator's recovery of one StepRun left {@code running}: the same quota-aware
+   * completion with outcome {@code unknown} as {@link #recoverUnknown}, whole reservation kept.
+   * Needs {@code project.admin}. Idempotent: a StepRun already completed as {@code unknown} (by
+   * this route, the sweep or its runtime) returns its stored receipts ({@code created=false}).
+   *
+   * @throws IdempotencyKeyReusedException if the StepRun was completed with another outcome (a
+   *     completion that won the race): nothing written
+   * @throws ConflictException if the StepRun does not exist in the Project or was never admitted
+   */
+  public Settled recoverStepRun(Principal caller, String projectId, String stepRunId) {
+    Identifiers.require("projectId", projectId);
+    Identifiers.require("stepRunId", stepRunId);
+    policy.requireAny(caller, projectId, Permission.PROJECT_ADMIN);
+    return recover(projectId, stepRunId);
+  }
+
+  private Settled recover(String projectId, String stepRunId) {
+    StepRun step =
+        store
+            .stepRun(projectId, stepRunId)
+            .orElseThrow(() -> new ConflictException("no such step run in this project"));
+    if (step.invocationId() == null) {
+      throw new ConflictException("step run was never admitted");
+    }
+    return complete(
+        new CompletionRequest(
+            projectId, step.invocationId(), InvocationOutcome.UNKNOWN, null, null));
+  }
+
+  /**
+   * The service's own recovery sweep (no caller: run by the process, not on anyone's behalf): every
+   * StepRun {@code running} for at least {@code olderThan} by the database clock is completed as
+   * {@code unknown} through the same single-transaction completion, so its whole reservation stays.
+   * Reads at most {@code maxPages} pages of {@code pageSize}, oldest first.
+   *
+   * <p>Race-free with a late completion and with other sweeps: each completion is one transaction
+   * serialised on the reservation's window, so exactly one completion of an invocation commits; the
+   * loser writes nothing and is counted as {@code alreadyCompleted}.
+   *
+   * @throws StoreUnavailableException if the store cannot answer (the sweep stops; next time)
+   */
+  public RecoverySweep recoverStale(java.time.Duration olderThan, int pageSize, int maxPages) {
+    if (olderThan.isNegative() || pageSize < 1 || pageSize > MAX_RECOVERY_PAGE || maxPages < 1) {
+      throw new IllegalArgumentException("recovery bound, page or pages out of range");
+    }
+    long ageMs = olderThan.toMillis();
+    int examined = 0;
+    int recovered = 0;
+    int already = 0;
+    int conflicts = 0;
+    StepRun last = null;
+    for (int p = 0; p < maxPages; p++) {
+      List<StepRun> page =
+          store.staleRunning(
+              ageMs,
+              last == null ? 0 : last.updatedAtMs(),
+              last == null ? null : last.projectId(),
+              last == null ? null : last.stepRunId(),
+              pageSize);
+      for (StepRun step : page) {
+        examined++;
+        try {
+          Settled settled = recover(step.projectId(), step.stepRunId());
+          if (settled.created()) {
+            recovered++;
+          } else {
+            already++;
+          }
+        } catch (IdempotencyKeyReusedException e) {
+          already++;
+        } catch (ConflictException e) {
+          conflicts++;
+        }
+      }
+      if (page.size() < pageSize) {
+        break;
+      }
+      last = page.get(page.size() - 1);
+    }
+    return new RecoverySweep(examined, recovered, already, conflicts);
   }
 
   private Settled complete(CompletionRequest request) {

@@ -114,4 +114,20 @@ public interface ModelQuotaStore {
    *     to know whether another page follows)
    */
   java.util.List<UsageLedgerEntry> ledger(String projectId, long afterSeq, int limit);
+
+  /**
+   * Up to {@code limit} StepRuns that are {@code running} and have not changed for at least {@code
+   * olderThanMs} by the database clock (their admission is older than the bound), across all
+   * Projects, oldest first, after the key {@code (afterUpdatedAtMs, afterProjectId,
+   * afterStepRunId)} (keyset paging; {@code afterProjectId == null} for the first page). The
+   * recovery sweep reads them and completes each as {@code unknown} through {@link #complete}.
+   *
+   * @param limit 1..{@link ModelInvocationQuota#MAX_RECOVERY_PAGE}
+   */
+  java.util.List<StepRun> staleRunning(
+      long olderThanMs,
+      long afterUpdatedAtMs,
+      String afterProjectId,
+      String afterStepRunId,
+      int limit);
 }

@@ -92,4 +92,15 @@ public final class SplitModelQuotaStore implements ModelQuotaStore {
   public List<UsageLedgerEntry> ledger(String projectId, long afterSeq, int limit) {
     return runtime.ledger(projectId, afterSeq, limit);
   }
+
+  @Override
+  public List<StepRun> staleRunning(
+      long olderThanMs,
+      long afterUpdatedAtMs,
+      String afterProjectId,
+      String afterStepRunId,
+      int limit) {
+    return runtime.staleRunning(
+        olderThanMs, afterUpdatedAtMs, afterProjectId, afterStepRunId, limit);
+  }
 }
