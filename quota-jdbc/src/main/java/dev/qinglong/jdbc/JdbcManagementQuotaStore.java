@@ -120,7 +120,12 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
           return Optional.empty();
         }
         return new BucketReading(
-                rs.getLong(1), rs.getInt(2), rs.getBoolean(3), rs.getBoolean(4), rs.getLong(5))
+                rs.getLong(1),
+                rs.getInt(2),
+                rs.getInt(6),
+                rs.getBoolean(3),
+                rs.getBoolean(4),
+                rs.getLong(5))
             .classify(limit, window);
       }
     }

@@ -86,7 +86,8 @@ public final class PostgresDialect implements JdbcDialect {
                  OR b.receipt_ids @> jsonb_build_array(r.id) AS has_receipt,
                b.receipt_ids @> jsonb_build_array(jsonb_build_object('id', r.id, 'd', r.digest))
                  OR b.receipt_ids @> jsonb_build_array(r.id) AS same_request,
-               %s AS now_ms
+               %s AS now_ms,
+               jsonb_array_length(b.receipt_ids) AS receipt_count
         FROM (SELECT ?::text AS id, ?::text AS digest) r,
              plugin_package_management_quota_buckets b
         WHERE b.project_id = ? AND b.subject_type = ? AND b.subject_id = ? AND b.operation = ?

@@ -19,6 +19,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -223,6 +224,62 @@ final class PostgresFixture implements ModelQuotaFixture {
       json.append(json.length() == 1 ? "" : ",").append('"').append(id).append('"');
     }
     insertRaw(key, receiptIds.size(), json.append(']').toString(), databaseNowMs());
+  }
+
+  @Override
+  public void storeCorruptBucket(QuotaKey key, int count, List<String> receiptIds) {
+    StringBuilder json = new StringBuilder("[");
+    for (String id : receiptIds) {
+      json.append(json.length() == 1 ? "" : ",").append('"').append(id).append('"');
+    }
+    long now = databaseNowMs();
+    String table = "qinglong.plugin_package_management_quota_buckets";
+    try (Connection c = owner.getConnection()) {
+      c.setAutoCommit(false);
+      try (Statement st = c.createStatement()) {
+        List<String[]> checks = new java.util.ArrayList<>();
+        try (ResultSet rs =
+            st.executeQuery(
+                "SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint"
+                    + " WHERE conrelid = '"
+                    + table
+                    + "'::regclass AND contype = 'c'")) {
+          while (rs.next()) {
+            checks.add(new String[] {rs.getString(1), rs.getString(2)});
+          }
+        }
+        for (String[] check : checks) {
+          st.execute("ALTER TABLE " + table + " DROP CONSTRAINT \"" + check[0] + "\"");
+        }
+        try (PreparedStatement ps =
+            c.prepareStatement(
+                "INSERT INTO "
+                    + table
+                    + " (project_id, subject_type, subject_id, operation, window_started_at_ms,"
+                    + " consumed_count, receipt_ids, updated_at_ms)"
+                    + " VALUES (?, ?, ?, ?, ?, ?, ?::jsonb, ?)")) {
+          bind(ps, key);
+          ps.setLong(5, now);
+          ps.setInt(6, count);
+          ps.setString(7, json.append(']').toString());
+          ps.setLong(8, now);
+          ps.executeUpdate();
+        }
+        for (String[] check : checks) {
+          st.execute(
+              "ALTER TABLE "
+                  + table
+                  + " ADD CONSTRAINT \""
+                  + check[0]
+                  + "\" "
+                  + check[1]
+                  + " NOT VALID");
+        }
+      }
+      c.commit();
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   @Override

@@ -101,7 +101,8 @@ public final class SqliteDialect implements JdbcDialect {
                        WHERE %2$s = ?1
                          AND CASE e.type WHEN 'object' THEN json_extract(e.value, '$.d') = ?2
                                          ELSE 1 END) AS same_request,
-               %1$s AS now_ms
+               %1$s AS now_ms,
+               json_array_length(receipt_ids) AS receipt_count
         FROM plugin_package_management_quota_buckets
         WHERE project_id = ?3 AND subject_type = ?4 AND subject_id = ?5 AND operation = ?6
         """

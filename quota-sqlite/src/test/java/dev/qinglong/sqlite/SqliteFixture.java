@@ -19,6 +19,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -180,6 +181,38 @@ final class SqliteFixture implements ModelQuotaFixture {
       json.append(json.length() == 1 ? "" : ",").append('"').append(id).append('"');
     }
     insertBucket(key, receiptIds.size(), json.append(']').toString(), databaseNowMs());
+  }
+
+  @Override
+  public void storeCorruptBucket(QuotaKey key, int count, List<String> receiptIds) {
+    StringBuilder json = new StringBuilder("[");
+    for (String id : receiptIds) {
+      json.append(json.length() == 1 ? "" : ",").append('"').append(id).append('"');
+    }
+    long now = databaseNowMs();
+    try (Connection c = owner.getConnection()) {
+      try (Statement st = c.createStatement()) {
+        st.execute("PRAGMA ignore_check_constraints = ON");
+      }
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "INSERT INTO plugin_package_management_quota_buckets (project_id, subject_type,"
+                  + " subject_id, operation, window_started_at_ms, consumed_count, receipt_ids,"
+                  + " updated_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+        bind(ps, key);
+        ps.setLong(5, now);
+        ps.setInt(6, count);
+        ps.setString(7, json.append(']').toString());
+        ps.setLong(8, now);
+        ps.executeUpdate();
+      } finally {
+        try (Statement st = c.createStatement()) {
+          st.execute("PRAGMA ignore_check_constraints = OFF");
+        }
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   @Override

@@ -247,6 +247,31 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
   }
 
   @Test
+  void aCorruptBucketIsUnavailableNeverAnAnswerFromBadData() {
+    // Full by its count, but only two receipts: the read-back must not refuse (429) from it.
+    QuotaKey full = key(QuotaOperation.PROPOSE);
+    fixture.storeCorruptBucket(full, 5, List.of("c-1", "c-2"));
+    assertThatThrownBy(() -> store().consume(full, r("new"), SAME, 5, WINDOW))
+        .isInstanceOf(StoreUnavailableException.class)
+        .hasMessageContaining("corrupt");
+    // A replay of a receipt that is there is not answered from a row that disagrees with itself.
+    assertThatThrownBy(() -> store().consume(full, r("c-1"), SAME, 5, WINDOW))
+        .isInstanceOf(StoreUnavailableException.class)
+        .hasMessageContaining("corrupt");
+    // A count beyond any limit (receipts matching it) is out of range.
+    QuotaKey over = key(QuotaOperation.INSPECT);
+    fixture.storeCorruptBucket(
+        over, 1001, IntStream.range(0, 1001).mapToObj(i -> "o-" + i).toList());
+    assertThatThrownBy(() -> store().consume(over, r("new"), SAME, 5, WINDOW))
+        .isInstanceOf(StoreUnavailableException.class)
+        .hasMessageContaining("corrupt");
+    // Nothing was written to either.
+    assertThat(row(full).consumedCount()).isEqualTo(5);
+    assertThat(row(full).receiptIds()).containsExactly("c-1", "c-2");
+    assertThat(row(over).consumedCount()).isEqualTo(1001);
+  }
+
+  @Test
   void unreachableDatabaseIsUnavailableNeverAllowed() {
     QuotaKey key = key(QuotaOperation.PROPOSE);
     assertThatThrownBy(

@@ -67,6 +67,14 @@ public interface StoreFixture extends AutoCloseable {
   boolean databaseRejectsMalformedReceipts(QuotaKey key);
 
   /**
+   * Stores, as the owner and past the table's CHECKs (SQLite: {@code ignore_check_constraints};
+   * PostgreSQL: the CHECKs dropped and re-added {@code NOT VALID} in one transaction), a bucket in
+   * the current database window with {@code count} and these legacy receipt ids, however they
+   * disagree: the corruption the code must answer with 503.
+   */
+  void storeCorruptBucket(QuotaKey key, int count, java.util.List<String> receiptIds);
+
+  /**
    * A stored bucket: window start, count, the receipt ids in stored order and, at the same
    * positions, their request digests ({@code null} for a legacy receipt stored without one).
    */

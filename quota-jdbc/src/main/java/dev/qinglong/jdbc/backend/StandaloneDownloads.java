@@ -4,47 +4,48 @@ import dev.qinglong.gateway.governor.DownloadRates;
 import dev.qinglong.gateway.governor.ServingGate;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.function.BooleanSupplier;
 
 /**
- * Standalone downloads: the whole configured budget, always open. On PostgreSQL the mode barrier is
- * held alongside ({@code barrierHeld}, closed with this object); a process that found the barrier
- * taken by another standalone server serves nothing ({@link #notServing}).
+ * Standalone downloads: the whole configured budget. On PostgreSQL the mode barrier goes with it
+ * ({@link Barrier}, kept in the background and released when this object closes): payload flows
+ * only while this process holds it; a process that finds it held by another standalone server
+ * serves nothing until it takes it over; a process whose barrier session died stops serving and is
+ * not ready until it re-takes it.
  */
 public final class StandaloneDownloads implements DownloadCoordination {
-  private final DownloadRates rates;
-  private final boolean serves;
-  private final String barrier; // null: no barrier (SQLite)
-  private final BooleanSupplier barrierHeld;
-  private final AutoCloseable release;
+  /** Barrier states as readiness shows them. */
+  public static final String HELD = "held";
 
-  private StandaloneDownloads(
-      DownloadRates rates,
-      boolean serves,
-      String barrier,
-      BooleanSupplier barrierHeld,
-      AutoCloseable release) {
+  public static final String HELD_ELSEWHERE = "held-elsewhere";
+  public static final String NOT_HELD = "not-held";
+
+  /** The standalone mode barrier as this process sees it now. */
+  public interface Barrier extends AutoCloseable {
+    /**
+     * @return {@link #HELD}, {@link #HELD_ELSEWHERE} or {@link #NOT_HELD}
+     */
+    String state();
+
+    @Override
+    void close();
+  }
+
+  private final DownloadRates rates;
+  private final Barrier barrier; // null: no barrier (SQLite)
+
+  private StandaloneDownloads(DownloadRates rates, Barrier barrier) {
     this.rates = rates;
-    this.serves = serves;
     this.barrier = barrier;
-    this.barrierHeld = barrierHeld;
-    this.release = release;
   }
 
   /** One process per store (SQLite): nothing to coordinate. */
   public static StandaloneDownloads alone(DownloadSettings settings) {
-    return new StandaloneDownloads(rates(settings), true, null, () -> true, () -> {});
+    return new StandaloneDownloads(rates(settings), null);
   }
 
-  /** This process holds the standalone barrier; {@code release} gives it back. */
-  public static StandaloneDownloads holding(
-      DownloadSettings settings, BooleanSupplier held, AutoCloseable release) {
-    return new StandaloneDownloads(rates(settings), true, "held", held, release);
-  }
-
-  /** Another standalone download server holds the barrier: this process serves no payload. */
-  public static StandaloneDownloads notServing(DownloadSettings settings) {
-    return new StandaloneDownloads(rates(settings), false, "held-elsewhere", () -> false, () -> {});
+  /** PostgreSQL: payload flows while {@code barrier} is held; closing this closes it. */
+  public static StandaloneDownloads withBarrier(DownloadSettings settings, Barrier barrier) {
+    return new StandaloneDownloads(rates(settings), java.util.Objects.requireNonNull(barrier));
   }
 
   private static DownloadRates rates(DownloadSettings settings) {
@@ -58,42 +59,44 @@ public final class StandaloneDownloads implements DownloadCoordination {
 
   @Override
   public boolean serves() {
-    return serves;
+    return barrier == null || HELD.equals(barrier.state());
   }
 
   @Override
   public ServingGate gate() {
-    return serves ? ServingGate.ALWAYS_OPEN : () -> false;
+    return barrier == null ? ServingGate.ALWAYS_OPEN : this::serves;
   }
 
+  /** Not ready while the barrier this process should hold is lost and not yet re-taken. */
   @Override
   public boolean halted() {
-    return false;
+    return barrier != null && NOT_HELD.equals(barrier.state());
   }
 
   @Override
   public Map<String, Object> details() {
+    String state = barrier == null ? null : barrier.state();
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("mode", "standalone");
-    out.put("serves", serves);
+    out.put("serves", state == null || HELD.equals(state));
     Map<String, Object> share = new LinkedHashMap<>();
     share.put("rateBytesPerSecond", rates.bytesPerSecond());
     share.put("perPrincipalBytesPerSecond", rates.perPrincipalBytesPerSecond());
     out.put("share", share);
-    if (barrier != null) {
-      out.put(
-          "standaloneBarrier",
-          "held".equals(barrier) ? (barrierHeld.getAsBoolean() ? "held" : "not-held") : barrier);
+    if (state != null) {
+      out.put("standaloneBarrier", state);
     }
     return out;
   }
 
   @Override
   public void close() {
-    try {
-      release.close();
-    } catch (Exception e) {
-      // Shutting down: the session ends with the process anyway.
+    if (barrier != null) {
+      try {
+        barrier.close();
+      } catch (RuntimeException e) {
+        // Shutting down: the session ends with the process anyway.
+      }
     }
   }
 }

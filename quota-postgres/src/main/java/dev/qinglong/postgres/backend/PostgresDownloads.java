@@ -3,11 +3,10 @@ package dev.qinglong.postgres.backend;
 import dev.qinglong.gateway.lease.LeaseListener;
 import dev.qinglong.gateway.lease.LeaseTimings;
 import dev.qinglong.gateway.lease.SharedDownloadPolicy;
-import dev.qinglong.gateway.lease.StandaloneBarrierHeldException;
 import dev.qinglong.gateway.postgres.DedicatedConnectionFactory;
 import dev.qinglong.gateway.postgres.PostgresDownloadLease;
-import dev.qinglong.gateway.postgres.PostgresStandaloneDownloadBarrier;
 import dev.qinglong.gateway.postgres.PostgresWorkerLock;
+import dev.qinglong.gateway.postgres.StandaloneBarrierKeeper;
 import dev.qinglong.jdbc.backend.DownloadCoordination;
 import dev.qinglong.jdbc.backend.DownloadSettings;
 import dev.qinglong.jdbc.backend.StandaloneDownloads;
@@ -78,21 +77,39 @@ final class PostgresDownloads {
             e);
       }
     }
+    StandaloneBarrierKeeper keeper;
     try {
-      PostgresStandaloneDownloadBarrier barrier =
-          PostgresStandaloneDownloadBarrier.acquire(connections, false);
+      keeper =
+          StandaloneBarrierKeeper.start(connections, false, StandaloneBarrierKeeper.DEFAULT_PERIOD);
+    } catch (RuntimeException e) {
+      throw new IllegalStateException("standalone downloads cannot start: " + e.getMessage(), e);
+    }
+    if (keeper.held()) {
       log.info(
           "downloads.standalone rateBytesPerSecond={} perPrincipalBytesPerSecond={} barrier=held",
           downloads.rateBytesPerSecond(),
           downloads.perPrincipalBytesPerSecond());
-      return StandaloneDownloads.holding(downloads, barrier::isHeld, barrier);
-    } catch (StandaloneBarrierHeldException e) {
+    } else {
       log.warn(
           "downloads.standalone-elsewhere: another process is this database's standalone download"
-              + " server; this one serves no downloads");
-      return StandaloneDownloads.notServing(downloads);
-    } catch (RuntimeException e) {
-      throw new IllegalStateException("standalone downloads cannot start: " + e.getMessage(), e);
+              + " server; this one serves no downloads until it takes the barrier over");
     }
+    return StandaloneDownloads.withBarrier(
+        downloads,
+        new StandaloneDownloads.Barrier() {
+          @Override
+          public String state() {
+            return switch (keeper.state()) {
+              case HELD -> StandaloneDownloads.HELD;
+              case HELD_ELSEWHERE -> StandaloneDownloads.HELD_ELSEWHERE;
+              case NOT_HELD -> StandaloneDownloads.NOT_HELD;
+            };
+          }
+
+          @Override
+          public void close() {
+            keeper.close();
+          }
+        });
   }
 }

@@ -1,0 +1,112 @@
+package dev.qinglong.gateway.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.qinglong.gateway.lease.LeaseTimings;
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The standalone barrier is kept in the background: re-taken after its session dies, taken over.
+ */
+class StandaloneBarrierKeeperIntegrationTest {
+  private static final LeaseTimings FAST = PostgresDownloadLeaseIntegrationTest.FAST;
+  private static final Duration PERIOD = Duration.ofMillis(200);
+
+  private GatewayFixture db;
+
+  @BeforeEach
+  void setUp() {
+    db = new GatewayFixture("keeper");
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    db.close();
+  }
+
+  private long terminateBarrierSessions() {
+    return (Long)
+        db.queryOne(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                + " WHERE application_name = 'qinglong-download-lease' AND usename = 'ql3_reader'"
+                + " AND datname = current_database()");
+  }
+
+  private static void await(BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+    while (!condition.getAsBoolean()) {
+      assertThat(System.nanoTime()).as("timed out").isLessThan(deadline);
+      Thread.sleep(50);
+    }
+  }
+
+  @Test
+  void aBarrierWhoseSessionDiedIsRetakenOnANewSession() throws Exception {
+    try (StandaloneBarrierKeeper keeper =
+        StandaloneBarrierKeeper.start(db.reader(FAST), false, PERIOD)) {
+      assertThat(keeper.state()).isEqualTo(StandaloneBarrierKeeper.State.HELD);
+      String firstPid = barrierPids();
+      assertThat(terminateBarrierSessions()).isEqualTo(1L);
+      // The background check notices and re-takes it on a new session.
+      await(() -> keeper.held() && !barrierPids().isEmpty() && !barrierPids().equals(firstPid));
+      // Really held: another standalone process is kept out.
+      try (StandaloneBarrierKeeper other =
+          StandaloneBarrierKeeper.start(db.reader(FAST), false, Duration.ofHours(1))) {
+        assertThat(other.state()).isEqualTo(StandaloneBarrierKeeper.State.HELD_ELSEWHERE);
+      }
+    }
+  }
+
+  private String barrierPids() {
+    Object pids =
+        db.queryOne(
+            "SELECT string_agg(pid::text, ',') FROM pg_stat_activity"
+                + " WHERE application_name = 'qinglong-download-lease' AND usename = 'ql3_reader'"
+                + " AND datname = current_database()");
+    return pids == null ? "" : pids.toString();
+  }
+
+  @Test
+  void aManualCheckAfterTheSessionDiedRetakesIt() {
+    try (StandaloneBarrierKeeper keeper =
+        StandaloneBarrierKeeper.start(db.reader(FAST), false, Duration.ofHours(1))) {
+      terminateBarrierSessions();
+      keeper.check();
+      assertThat(keeper.state()).isEqualTo(StandaloneBarrierKeeper.State.HELD);
+      assertThat(barrierPids()).isNotEmpty();
+    }
+  }
+
+  @Test
+  void whileTheBarrierCannotBeRetakenTheProcessDoesNotServe() throws Exception {
+    try (StandaloneBarrierKeeper keeper =
+        StandaloneBarrierKeeper.start(db.reader(FAST), false, Duration.ofHours(1))) {
+      // Someone else (another standalone process) gets in between the death and the re-take.
+      terminateBarrierSessions();
+      try (PostgresStandaloneDownloadBarrier intruder =
+          PostgresStandaloneDownloadBarrier.acquire(db.reader(FAST), false)) {
+        keeper.check();
+        assertThat(keeper.state()).isEqualTo(StandaloneBarrierKeeper.State.HELD_ELSEWHERE);
+        assertThat(keeper.held()).isFalse();
+      }
+      keeper.check();
+      assertThat(keeper.state()).isEqualTo(StandaloneBarrierKeeper.State.HELD);
+    }
+  }
+
+  @Test
+  void aProcessThatStartedWithoutTheBarrierTakesItOverWhenTheHolderStops() throws Exception {
+    StandaloneBarrierKeeper first = StandaloneBarrierKeeper.start(db.reader(FAST), false, PERIOD);
+    try (StandaloneBarrierKeeper second =
+        StandaloneBarrierKeeper.start(db.reader(FAST), false, PERIOD)) {
+      assertThat(first.held()).isTrue();
+      assertThat(second.state()).isEqualTo(StandaloneBarrierKeeper.State.HELD_ELSEWHERE);
+      first.close();
+      await(second::held);
+    }
+  }
+}
