@@ -90,8 +90,10 @@ class PostgresApiTest extends ApiContract {
       while (rs.next()) {
         byUser.put(rs.getString(1), rs.getInt(2));
       }
-      // + the completion worker (its pool and its lock connection), the download mode barrier (whose
-      // session another test of this class may have terminated; the keeper then re-takes it on a new
+      // + the completion worker (its pool and its lock connection), the download mode barrier
+      // (whose
+      // session another test of this class may have terminated; the keeper then re-takes it on a
+      // new
       // session) and the one-connection ql3_reader pool of the downloads-schema probe.
       assertThat(byUser.keySet())
           .contains("ql3_package_manager", "ql3_admin")
