@@ -23,9 +23,4 @@ public record BackendParts(
       throw new IllegalArgumentException("the model quota is served with the management API");
     }
   }
-
-  /** Whether the process reads Policy and governance state at all (every role but the worker). */
-  public boolean reads() {
-    return governance || downloads;
-  }
 }

@@ -10,10 +10,8 @@ package dev.qinglong.jdbc.backend;
  * @param slot shared mode: this process's slot
  */
 public record DownloadSettings(
-    boolean shared, long rateBytesPerSecond, long perPrincipalBytesPerSecond, int slots, int slot) {
-
-  /** {@code standalone} or {@code shared}, as configured. */
-  public String mode() {
-    return shared ? "shared" : "standalone";
-  }
-}
+    boolean shared,
+    long rateBytesPerSecond,
+    long perPrincipalBytesPerSecond,
+    int slots,
+    int slot) {}

@@ -33,26 +33,26 @@ public final class OpenedParts implements AutoCloseable {
 
   @Override
   public void close() {
-    for (int i = resources.size() - 1; i >= 0; i--) {
-      try {
-        resources.get(i).close();
-      } catch (Exception e) {
-        // Shutting down or failing a start: nothing left to do with this failure.
-      }
-    }
-    resources.clear();
+    closeAll(null);
   }
 
-  /** Closes everything and rethrows {@code failure}; for a start that failed half-way. */
+  /** Closes everything and returns {@code failure} to rethrow; for a start that failed half-way. */
   public RuntimeException closeAfter(RuntimeException failure) {
+    closeAll(failure);
+    return failure;
+  }
+
+  /** Closes in reverse order; a close failure is added to {@code failure}, if any, else dropped. */
+  private void closeAll(RuntimeException failure) {
     for (int i = resources.size() - 1; i >= 0; i--) {
       try {
         resources.get(i).close();
       } catch (Exception e) {
-        failure.addSuppressed(e);
+        if (failure != null) {
+          failure.addSuppressed(e);
+        }
       }
     }
     resources.clear();
-    return failure;
   }
 }

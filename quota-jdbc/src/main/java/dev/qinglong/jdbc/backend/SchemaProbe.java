@@ -36,14 +36,6 @@ public final class SchemaProbe {
   public record Result(
       String name, boolean up, String schemaVersion, String requiredVersion, String problem) {}
 
-  public String name() {
-    return name;
-  }
-
-  public MigrationVersion required() {
-    return required;
-  }
-
   /**
    * Checks now; call it before the process serves when it did not migrate itself.
    *
