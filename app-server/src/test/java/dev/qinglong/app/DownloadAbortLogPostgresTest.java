@@ -73,7 +73,7 @@ class DownloadAbortLogPostgresTest {
           Statement st = c.createStatement()) {
         // The barrier's session dies and another process takes the barrier before this one can.
         st.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name ="
+            "SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE application_name ="
                 + " 'qinglong-download-lease' AND usename = 'ql3_reader'"
                 + " AND datname = current_database()");
         boolean taken = false;

@@ -48,7 +48,7 @@ class PostgresApiTest extends ApiContract {
     asOwner("REVOKE CONNECT ON DATABASE " + quoted + " FROM PUBLIC");
     try {
       asOwner(
-          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database()"
+          "SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE datname = current_database()"
               + " AND usename LIKE 'ql3\\_%' AND pid <> pg_backend_pid()");
       Response r = http.post(proposals("demo"), token("alice"), installJson("pg-cut-1", "x"));
       assertProblem(r, 503, "unavailable");

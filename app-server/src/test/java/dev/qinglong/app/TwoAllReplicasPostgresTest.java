@@ -85,7 +85,7 @@ class TwoAllReplicasPostgresTest {
         ResultSet rs =
             st.executeQuery(
                 "SELECT count("
-                    + (terminate ? "pg_terminate_backend(pid)" : "*")
+                    + (terminate ? "pg_terminate_backend(pid, 5000)" : "*")
                     + ") FROM pg_stat_activity WHERE application_name = 'qinglong-download-lease'"
                     + " AND usename = 'ql3_reader' AND datname = current_database()")) {
       rs.next();

@@ -91,8 +91,10 @@ class ModeBarrierIntegrationTest {
     PostgresStandaloneDownloadBarrier standalone =
         PostgresStandaloneDownloadBarrier.acquire(db.reader(FAST), false);
     db.queryOne(
-        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
-            + " WHERE application_name = 'qinglong-download-lease' AND usename = 'ql3_reader'");
+        // The second argument waits until the backend has exited (and its locks are released).
+        "SELECT count(pg_terminate_backend(pid, 5000)) FROM pg_stat_activity"
+            + " WHERE application_name = 'qinglong-download-lease' AND usename = 'ql3_reader'"
+            + " AND datname = current_database()");
     assertThat(standalone.isHeld()).isFalse();
     standalone.close();
     try (PostgresDownloadLease lease = shared(0)) {

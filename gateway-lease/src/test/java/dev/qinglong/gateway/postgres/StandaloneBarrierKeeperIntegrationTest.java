@@ -31,7 +31,8 @@ class StandaloneBarrierKeeperIntegrationTest {
   private long terminateBarrierSessions() {
     return (Long)
         db.queryOne(
-            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+            // Waits (up to 5 s) until the backend has exited and its locks are released.
+            "SELECT count(pg_terminate_backend(pid, 5000)) FROM pg_stat_activity"
                 + " WHERE application_name = 'qinglong-download-lease' AND usename = 'ql3_reader'"
                 + " AND datname = current_database()");
   }
@@ -49,16 +50,37 @@ class StandaloneBarrierKeeperIntegrationTest {
     try (StandaloneBarrierKeeper keeper =
         StandaloneBarrierKeeper.start(db.reader(FAST), false, PERIOD)) {
       assertThat(keeper.state()).isEqualTo(StandaloneBarrierKeeper.State.HELD);
-      String firstPid = barrierPids();
+      String firstPid = barrierLockHolder();
       assertThat(terminateBarrierSessions()).isEqualTo(1L);
-      // The background check notices and re-takes it on a new session.
-      await(() -> keeper.held() && !barrierPids().isEmpty() && !barrierPids().equals(firstPid));
+      // The background check notices and re-takes it on a new session: the exclusive barrier lock
+      // is granted again, to a session other than the terminated one. (Waiting on the lock itself,
+      // not on the keeper's state, which is stale until its next check.)
+      await(
+          () -> {
+            String holder = barrierLockHolder();
+            return !holder.isEmpty() && !holder.equals(firstPid) && keeper.held();
+          });
       // Really held: another standalone process is kept out.
       try (StandaloneBarrierKeeper other =
           StandaloneBarrierKeeper.start(db.reader(FAST), false, Duration.ofHours(1))) {
         assertThat(other.state()).isEqualTo(StandaloneBarrierKeeper.State.HELD_ELSEWHERE);
       }
     }
+  }
+
+  /** The pid holding the exclusive mode-barrier advisory lock in this database, or "". */
+  private String barrierLockHolder() {
+    Object pid =
+        db.queryOne(
+            "SELECT string_agg(l.pid::text, ',') FROM pg_locks l"
+                + " JOIN pg_database d ON d.oid = l.database"
+                + " WHERE l.locktype = 'advisory' AND l.granted AND l.mode = 'ExclusiveLock'"
+                + " AND l.classid = "
+                + GatewaySql.LOCK_CLASS
+                + " AND l.objid = "
+                + GatewaySql.MODE_BARRIER
+                + " AND l.objsubid = 2 AND d.datname = current_database()");
+    return pid == null ? "" : pid.toString();
   }
 
   private String barrierPids() {
