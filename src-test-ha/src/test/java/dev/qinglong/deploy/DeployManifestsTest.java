@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Assumptions;
@@ -112,6 +113,9 @@ class DeployManifestsTest {
   private static final String POD_INDEX = "metadata.labels['apps.kubernetes.io/pod-index']";
   private static final String ARTIFACTS_CLAIM = "qinglong-artifacts";
   private static final int MANAGEMENT_PORT = 8081;
+
+  /** CloudNativePG's CA secret of the cluster qinglong-db (created by the operator). */
+  private static final String DB_CA_SECRET = "qinglong-db-ca";
 
   private static final Set<String> MANAGED_ROLES =
       Set.of(
@@ -294,9 +298,12 @@ class DeployManifestsTest {
                 "QINGLONG_POSTGRES_ROLES_" + role + "_PASSWORD");
         expectedSecrets.add(secretOfRole.get("ql3_" + snake(role)));
       }
+      // Besides its logins, every workload reads the database CA (only ca.crt, see checkDbCa).
+      expectedSecrets.add(DB_CA_SECRET);
       assertThat(secretsOf(d))
           .as(component + ": the only secrets its pods can read")
           .isEqualTo(expectedSecrets);
+      checkDatabaseUrl(component, effectiveEnv(m, d).get("QINGLONG_POSTGRES_URL"), d);
       assertThat(envNames(d))
           .as(component + " has no schema-owner login")
           .doesNotContain("QINGLONG_POSTGRES_USERNAME", "QINGLONG_POSTGRES_PASSWORD");
@@ -309,13 +316,22 @@ class DeployManifestsTest {
         .as("the migration Job logs in as the owner, and as nobody else")
         .isEqualTo(
             Map.of("QINGLONG_POSTGRES_USERNAME", owner, "QINGLONG_POSTGRES_PASSWORD", owner));
-    assertThat(secretsOf(job)).as("migration Job secrets").isEqualTo(Set.of(owner));
+    assertThat(secretsOf(job)).as("migration Job secrets").isEqualTo(Set.of(owner, DB_CA_SECRET));
     checkEnvNames("migration Job", envNames(job));
     Map<String, String> jobConfig = effectiveEnv(m, job);
     assertThat(jobConfig.get("QINGLONG_STORE")).as("migration Job store").isEqualTo("postgres");
-    assertThat(jobConfig.get("QINGLONG_POSTGRES_URL"))
-        .as("migration Job database")
-        .isEqualTo(config.get("QINGLONG_POSTGRES_URL"));
+    Properties jobUrl =
+        checkDatabaseUrl("migration Job", jobConfig.get("QINGLONG_POSTGRES_URL"), job);
+    Properties appUrl = parseUrl((String) config.get("QINGLONG_POSTGRES_URL"));
+    for (String key : List.of("PGHOST", "PGPORT", "PGDBNAME", "sslmode", "sslrootcert")) {
+      assertThat(jobUrl.getProperty(key))
+          .as("migration Job database: " + key + " as the workloads'")
+          .isEqualTo(appUrl.getProperty(key));
+    }
+    assertThat(serverSetting(jobUrl, "lock_timeout"))
+        .as("a migration waits only briefly for a table lock, never queueing the running release")
+        .isNotNull()
+        .isBetween(1L, 30_000L);
     assertThat(jobConfig.get("QINGLONG_POSTGRES_BOOTSTRAPROLES"))
         .as("CNPG manages the roles; the Job creates none")
         .isEqualTo("false");
@@ -539,7 +555,33 @@ class DeployManifestsTest {
       assertThat(p).as("every egress rule names its ports").isNotEmpty();
       egressPorts.addAll(p);
     }
-    assertThat(egressPorts).as("egress only to PostgreSQL and DNS").isEqualTo(Set.of(53, 5432));
+    assertThat(egressPorts)
+        .as("egress only to PostgreSQL, the identity provider (HTTPS) and DNS")
+        .isEqualTo(Set.of(53, 443, 5432));
+    checkIdentityProviderEgress(policy);
+  }
+
+  /**
+   * JWT validation fetches the issuer's discovery document and JWK Set: without an egress rule for
+   * the IdP every request is 401. The shipped rule is HTTPS to addresses outside the private,
+   * shared, link-local and loopback ranges (a public IdP), so it opens no path into the cluster
+   * network; an operator narrows the block to the IdP's.
+   */
+  private static void checkIdentityProviderEgress(Map<String, Object> policy) {
+    List<Object> https =
+        list(policy, "spec", "egress").stream().filter(r -> ports(r).equals(Set.of(443))).toList();
+    assertThat(https).as("one egress rule for the identity provider (443)").hasSize(1);
+    List<Object> to = list(https.get(0), "to");
+    assertThat(to).as("the IdP rule names its destination").isNotEmpty();
+    for (Object peer : to) {
+      assertThat(map(peer).keySet()).as("IdP peer " + peer).containsExactly("ipBlock");
+      if ("0.0.0.0/0".equals(at(peer, "ipBlock", "cidr"))) {
+        assertThat(list(peer, "ipBlock", "except"))
+            .as("HTTPS anywhere but into the cluster network and the node's metadata addresses")
+            .contains(
+                "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "169.254.0.0/16");
+      }
+    }
   }
 
   /**
@@ -557,6 +599,12 @@ class DeployManifestsTest {
       assertThat(Integer.parseInt(parts[1]))
           .as(block + ": trusting a block as wide as the pod network trusts every pod")
           .isBetween(16, 32);
+      // Documentation ranges (RFC 5737) are a placeholder no proxy ever has: they trust nobody.
+      assertThat(parts[0])
+          .as(block + " is an address pool a proxy can have, not a documentation placeholder")
+          .doesNotStartWith("192.0.2.")
+          .doesNotStartWith("198.51.100.")
+          .doesNotStartWith("203.0.113.");
     }
     assertThat(config.get("MANAGEMENT_SERVER_PORT")).isEqualTo(Integer.toString(MANAGEMENT_PORT));
     assertThat(config.get("MANAGEMENT_SERVER_PORT")).isNotEqualTo(config.get("SERVER_PORT"));
@@ -609,6 +657,89 @@ class DeployManifestsTest {
           .as(rate + " is 0 (no limit) or leaves every slot a share above 0")
           .isTrue();
     }
+  }
+
+  /**
+   * A database URL as pgjdbc reads it: the server is verified ({@code sslmode=verify-full}) against
+   * a CA file that the pod mounts from the cluster's CA secret (only {@code ca.crt}, read-only);
+   * connect and socket timeouts, TCP keep-alive, and a server-side statement timeout above the
+   * socket timeout (the client gives up first: a COMMIT waiting for the synchronous standby is
+   * never cancelled into a reported success).
+   */
+  private static Properties checkDatabaseUrl(
+      String where, String url, Map<String, Object> workload) {
+    assertThat(url).as(where + " QINGLONG_POSTGRES_URL").isNotNull();
+    Properties p = parseUrl(url);
+    assertThat(p.getProperty("PGHOST")).as(where + " host").isEqualTo("qinglong-db-rw");
+    assertThat(p.getProperty("sslmode")).as(where + " sslmode").isEqualTo("verify-full");
+    String rootCert = p.getProperty("sslrootcert");
+    assertThat(rootCert).as(where + " sslrootcert").isNotBlank();
+    checkDbCa(where, workload, Path.of(rootCert));
+    long connect = Long.parseLong(p.getProperty("connectTimeout", "0"));
+    long socket = Long.parseLong(p.getProperty("socketTimeout", "0"));
+    assertThat(connect).as(where + " connectTimeout (s)").isBetween(1L, 30L);
+    assertThat(socket).as(where + " socketTimeout (s)").isPositive();
+    assertThat(p.getProperty("tcpKeepAlive")).as(where + " tcpKeepAlive").isEqualTo("true");
+    Long statement = serverSetting(p, "statement_timeout");
+    assertThat(statement).as(where + " statement_timeout in options").isNotNull();
+    assertThat(statement)
+        .as(where + ": statement_timeout (ms) above socketTimeout")
+        .isGreaterThan(socket * 1000);
+    return p;
+  }
+
+  /**
+   * The pod mounts {@code caFile}'s directory from the CA secret, read-only, projecting only {@code
+   * ca.crt} as the file name the URL uses (the operator's secret also holds the CA's private key).
+   */
+  private static void checkDbCa(String where, Map<String, Object> workload, Path caFile) {
+    Map<String, Object> pod = map(workload, "spec", "template");
+    Map<String, Object> c = map(pod, "spec", "containers", 0);
+    Object mount =
+        list(c, "volumeMounts").stream()
+            .filter(v -> caFile.getParent().toString().equals(map(v).get("mountPath")))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError(where + ": nothing mounted at " + caFile));
+    assertThat(map(mount).get("readOnly")).as(where + " CA mount read-only").isEqualTo(true);
+    Object volume =
+        list(pod, "spec", "volumes").stream()
+            .filter(v -> map(mount).get("name").equals(map(v).get("name")))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError(where + ": no volume " + mount));
+    assertThat(at(volume, "secret", "secretName")).as(where + " CA secret").isEqualTo(DB_CA_SECRET);
+    assertThat(list(volume, "secret", "items"))
+        .as(where + ": only the certificate of the CA secret")
+        .containsExactly(Map.of("key", "ca.crt", "path", caFile.getFileName().toString()));
+  }
+
+  static Properties parseUrl(String url) {
+    Properties p = org.postgresql.Driver.parseURL(url, new Properties());
+    assertThat(p).as("pgjdbc cannot parse " + url).isNotNull();
+    return p;
+  }
+
+  /**
+   * A setting the URL's {@code options} hands the server ({@code -c name=value}), in milliseconds
+   * (PostgreSQL's units ms, s, min; no unit is ms), or null when not set.
+   */
+  static Long serverSetting(Properties url, String name) {
+    String options = url.getProperty("options");
+    if (options == null) {
+      return null;
+    }
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("-c\\s*" + name + "=(\\d+)(ms|s|min)?(\\s|$)")
+            .matcher(options);
+    if (!m.find()) {
+      return null;
+    }
+    long value = Long.parseLong(m.group(1));
+    String unit = m.group(2) == null ? "ms" : m.group(2);
+    return switch (unit) {
+      case "s" -> value * 1000;
+      case "min" -> value * 60_000;
+      default -> value;
+    };
   }
 
   /** Spring Boot's canonical environment form: no dashes, dots to underscores, uppercase. */

@@ -18,14 +18,26 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
 /**
  * The Kubernetes objects a kustomization renders to, either by {@code kubectl kustomize} or, where
  * kubectl is missing, structurally: the listed resources (recursively) with the {@code patches}
- * merged the way strategic merge patches merge these objects (maps deeply, {@code containers} and
- * {@code env} by name, other lists replaced).
+ * merged the way strategic merge patches merge these objects (maps deeply, containers, env and
+ * volumes by name, volume mounts by path, other lists replaced).
  */
 final class Manifests {
   enum Renderer {
     KUBECTL,
     STRUCTURAL
   }
+
+  /**
+   * Lists that strategic merge patches merge item by item, and the key that identifies an item (the
+   * patchMergeKey of the Kubernetes API types); every other list is replaced.
+   */
+  private static final Map<String, String> MERGE_KEYS =
+      Map.of(
+          "containers", "name",
+          "initContainers", "name",
+          "env", "name",
+          "volumes", "name",
+          "volumeMounts", "mountPath");
 
   private final List<Map<String, Object>> objects;
 
@@ -175,13 +187,14 @@ final class Manifests {
         merge((Map<String, Object>) em, (Map<String, Object>) im);
       } else if (existing instanceof List<?> el
           && incoming instanceof List<?> il
-          && ("containers".equals(e.getKey()) || "env".equals(e.getKey()))) {
+          && MERGE_KEYS.containsKey(e.getKey())) {
+        String mergeKey = MERGE_KEYS.get(e.getKey());
         List<Object> merged = new ArrayList<>((List<Object>) el);
         for (Object item : il) {
-          Object name = map(item).get("name");
+          Object name = map(item).get(mergeKey);
           Optional<Object> same =
               merged.stream()
-                  .filter(m -> name != null && name.equals(map(m).get("name")))
+                  .filter(m -> name != null && name.equals(map(m).get(mergeKey)))
                   .findFirst();
           if (same.isPresent()) {
             merge(map(same.get()), map(item));
