@@ -219,6 +219,137 @@ class DeployManifestsTest {
     assertThat(secretsOf(workload(m, "writer"))).contains(secretOfRole.get("ql3_runtime"));
   }
 
+  /** The pattern of the app's artifact route (ArtifactRoutes), in the samples it must split. */
+  private static final List<String> ARTIFACT_PATHS =
+      List.of(
+          "/v1/projects/demo/artifacts/sha256:" + "ab".repeat(32), "/v1/projects/p-1/artifacts/x");
+
+  private static final List<String> OTHER_PATHS =
+      List.of(
+          "/v1/projects/demo/artifacts",
+          "/v1/projects/demo/artifacts/",
+          "/v1/projects/demo/plugin-packages/proposals",
+          "/v1/projects/demo/members/alice",
+          "/v1/projects/a/b/artifacts/x",
+          "/v1/projects/demo/artifacts/x/y",
+          "/console/");
+
+  /**
+   * The app's graceful shutdown phase when a workload does not set its own
+   * (application.properties).
+   */
+  private static final int APP_SHUTDOWN_PHASE_SECONDS = 20;
+
+  /**
+   * The example HTTPRoute sends GET and HEAD of an artifact, and nothing else, to the readers, and
+   * everything else to the writers, through Services and ports that deploy/base defines.
+   */
+  @ParameterizedTest
+  @EnumSource(Manifests.Renderer.class)
+  void httpRouteSendsArtifactReadsToReadersAndEverythingElseToWriters(Manifests.Renderer renderer) {
+    Manifests base = render("base", renderer);
+    Map<String, Object> route =
+        render("routing/gateway-api", renderer).get("HTTPRoute", "qinglong");
+    assertThat(route.get("apiVersion")).isEqualTo("gateway.networking.k8s.io/v1");
+    assertThat(list(route, "spec", "parentRefs")).isNotEmpty();
+    Set<String> readerMethods = new TreeSet<>();
+    boolean writerCatchAll = false;
+    for (Object rule : list(route, "spec", "rules")) {
+      List<Object> backends = list(rule, "backendRefs");
+      assertThat(backends).as("one backend per rule").hasSize(1);
+      String service = (String) map(backends.get(0)).get("name");
+      checkServicePort(base, service, map(backends.get(0)).get("port"));
+      assertThat(at(rule, "timeouts", "request"))
+          .as(service + ": a request timeout longer than the 15 s some proxies default to")
+          .isNotNull();
+      for (Object match : list(rule, "matches")) {
+        String type = (String) at(match, "path", "type");
+        String value = (String) at(match, "path", "value");
+        Object method = map(match).get("method");
+        if (service.equals("qinglong-reader")) {
+          assertThat(method).as("readers get only GET and HEAD").isIn("GET", "HEAD");
+          assertThat(type).isEqualTo("RegularExpression");
+          java.util.regex.Pattern pattern = java.util.regex.Pattern.compile(value);
+          assertThat(ARTIFACT_PATHS).allMatch(p -> pattern.matcher(p).matches());
+          assertThat(OTHER_PATHS).noneMatch(p -> pattern.matcher(p).matches());
+          readerMethods.add((String) method);
+        } else {
+          assertThat(service).isEqualTo("qinglong-writer");
+          if (method == null && "PathPrefix".equals(type) && "/".equals(value)) {
+            writerCatchAll = true;
+          }
+        }
+      }
+    }
+    assertThat(readerMethods).containsExactly("GET", "HEAD");
+    assertThat(writerCatchAll).as("everything else goes to the writers").isTrue();
+  }
+
+  /**
+   * The Ingress alternative (no method matching): the API host goes to the writers, a downloads
+   * host to the readers, through Services and ports that deploy/base defines.
+   */
+  @ParameterizedTest
+  @EnumSource(Manifests.Renderer.class)
+  void ingressSendsTheApiHostToWritersAndTheDownloadsHostToReaders(Manifests.Renderer renderer) {
+    Manifests base = render("base", renderer);
+    Map<String, Object> ingress = render("routing/ingress", renderer).get("Ingress", "qinglong");
+    Map<String, String> serviceOfHost = new HashMap<>();
+    for (Object rule : list(ingress, "spec", "rules")) {
+      List<Object> paths = list(rule, "http", "paths");
+      assertThat(paths).hasSize(1);
+      Object backend = at(paths.get(0), "backend", "service");
+      String service = (String) map(backend).get("name");
+      checkServicePort(base, service, at(backend, "port", "name"));
+      serviceOfHost.put((String) map(rule).get("host"), service);
+    }
+    assertThat(serviceOfHost)
+        .containsOnlyKeys("qinglong.example.com", "downloads.qinglong.example.com")
+        .containsEntry("qinglong.example.com", "qinglong-writer")
+        .containsEntry("downloads.qinglong.example.com", "qinglong-reader");
+  }
+
+  private static void checkServicePort(Manifests base, String service, Object port) {
+    Map<String, Object> s = base.get("Service", service);
+    assertThat(list(s, "spec", "ports"))
+        .as("Service " + service + " has port " + port)
+        .anyMatch(p -> port.equals(map(p).get("port")) || port.equals(map(p).get("name")));
+  }
+
+  /**
+   * Writers and readers (behind Services) wait before SIGTERM so that endpoint removal reaches the
+   * proxies first, then shut down gracefully; the grace period covers the delay and the app's
+   * shutdown phase (readers: longer, running downloads finish).
+   */
+  @ParameterizedTest
+  @EnumSource(Manifests.Renderer.class)
+  void servedWorkloadsDelayTheirStopAndShutDownGracefully(Manifests.Renderer renderer) {
+    Manifests m = render("overlays/cnpg", renderer);
+    assertThat(map(m.get("ConfigMap", "qinglong-config"), "data").get("SERVER_SHUTDOWN"))
+        .isEqualTo("graceful");
+    for (String component : List.of("writer", "reader")) {
+      Map<String, Object> d = workload(m, component);
+      Map<String, Object> c = map(d, "spec", "template", "spec", "containers", 0);
+      List<Object> command = list(c, "lifecycle", "preStop", "exec", "command");
+      assertThat(command).as(component + " preStop").hasSize(2).startsWith("sleep");
+      int delay = Integer.parseInt((String) command.get(1));
+      assertThat(delay).as(component + " preStop delay").isBetween(5, 30);
+      String phase = effectiveEnv(m, d).get("SPRING_LIFECYCLE_TIMEOUTPERSHUTDOWNPHASE");
+      int phaseSeconds =
+          phase == null
+              ? APP_SHUTDOWN_PHASE_SECONDS
+              : Integer.parseInt(phase.substring(0, phase.length() - 1));
+      assertThat(phase == null || phase.endsWith("s")).as(phase).isTrue();
+      assertThat((Integer) at(d, "spec", "template", "spec", "terminationGracePeriodSeconds"))
+          .as(component + ": grace period covers preStop + the shutdown phase")
+          .isGreaterThanOrEqualTo(delay + phaseSeconds + 5);
+    }
+    assertThat(
+            effectiveEnv(m, workload(m, "reader")).get("SPRING_LIFECYCLE_TIMEOUTPERSHUTDOWNPHASE"))
+        .as("readers let running downloads finish longer than the default")
+        .isNotNull();
+  }
+
   @Test
   void environmentNamesFollowSpringBootsCanonicalForm() {
     // Checked against Spring Boot 4.0 binding: the dashed-to-underscore form also binds JavaBean
