@@ -114,6 +114,14 @@ class DeployManifestsTest {
   private static final String ARTIFACTS_CLAIM = "qinglong-artifacts";
   private static final int MANAGEMENT_PORT = 8081;
 
+  /**
+   * The PostgreSQL major the tests and the HA gate run against (the server binaries of the CI
+   * machine); the cluster's pinned image must be the same major.
+   */
+  private static final int TESTED_POSTGRES_MAJOR = 15;
+
+  private static final String BARMAN_PLUGIN = "barman-cloud.cloudnative-pg.io";
+
   /** CloudNativePG's CA secret of the cluster qinglong-db (created by the operator). */
   private static final String DB_CA_SECRET = "qinglong-db-ca";
 
@@ -194,6 +202,147 @@ class DeployManifestsTest {
                                     "matchLabels",
                                     "cnpg.io/cluster")));
     assertThat(databaseNarrowed).as("egress to PostgreSQL only to the CNPG pods").isTrue();
+
+    checkClusterOperations(m, cluster);
+    checkDatabaseNetworkPolicy(m);
+  }
+
+  /**
+   * What the runbooks rely on in the Cluster: a pinned PostgreSQL image of the major the tests run
+   * on (ImageCatalog entry with minor and digest, no floating imageName), updates that move the
+   * primary by switchover, and continuous backup through the barman-cloud plugin (ObjectStore with
+   * a retention policy, a ScheduledBackup with method plugin), not the deprecated in-tree
+   * barmanObjectStore.
+   */
+  private static void checkClusterOperations(Manifests m, Map<String, Object> cluster) {
+    assertThat(at(cluster, "spec", "imageName")).as("no floating image name").isNull();
+    Map<String, Object> ref = map(cluster, "spec", "imageCatalogRef");
+    assertThat(ref)
+        .containsEntry("apiGroup", "postgresql.cnpg.io")
+        .containsEntry("kind", "ImageCatalog")
+        .containsEntry("major", TESTED_POSTGRES_MAJOR);
+    Map<String, Object> catalog = m.get("ImageCatalog", (String) ref.get("name"));
+    assertThat(catalog.get("apiVersion")).isEqualTo("postgresql.cnpg.io/v1");
+    List<Object> images =
+        list(catalog, "spec", "images").stream()
+            .filter(i -> Integer.valueOf(TESTED_POSTGRES_MAJOR).equals(map(i).get("major")))
+            .toList();
+    assertThat(images).as("one catalog entry for PostgreSQL " + TESTED_POSTGRES_MAJOR).hasSize(1);
+    assertThat((String) map(images.get(0)).get("image"))
+        .as("pinned: major.minor tag and digest")
+        .matches(
+            "ghcr\\.io/cloudnative-pg/postgresql:"
+                + TESTED_POSTGRES_MAJOR
+                + "\\.\\d+[-\\w]*@sha256:[0-9a-f]{64}");
+
+    assertThat(at(cluster, "spec", "primaryUpdateMethod")).isEqualTo("switchover");
+    assertThat(at(cluster, "spec", "primaryUpdateStrategy")).isEqualTo("unsupervised");
+
+    assertThat(map(cluster, "spec", "backup"))
+        .as("no in-tree barmanObjectStore (deprecated)")
+        .doesNotContainKey("barmanObjectStore");
+    List<Object> plugins =
+        list(cluster, "spec", "plugins").stream()
+            .filter(p -> BARMAN_PLUGIN.equals(map(p).get("name")))
+            .toList();
+    assertThat(plugins).as("the barman-cloud plugin").hasSize(1);
+    assertThat(map(plugins.get(0)).get("isWALArchiver")).as("WAL archiver").isEqualTo(true);
+    String storeName = (String) at(plugins.get(0), "parameters", "barmanObjectName");
+    Map<String, Object> store = m.get("ObjectStore", storeName);
+    assertThat(store.get("apiVersion")).isEqualTo("barmancloud.cnpg.io/v1");
+    assertThat((String) at(store, "spec", "configuration", "destinationPath")).startsWith("s3://");
+    assertThat((String) at(store, "spec", "retentionPolicy")).matches("\\d+[dwm]");
+    assertThat(at(store, "spec", "configuration", "serverName"))
+        .as("serverName belongs to the plugin parameters, never the ObjectStore")
+        .isNull();
+
+    List<Map<String, Object>> schedules = m.ofKind("ScheduledBackup");
+    assertThat(schedules).hasSize(1);
+    Map<String, Object> schedule = schedules.get(0);
+    assertThat(at(schedule, "spec", "cluster", "name")).isEqualTo(at(cluster, "metadata", "name"));
+    assertThat(at(schedule, "spec", "method")).isEqualTo("plugin");
+    assertThat(at(schedule, "spec", "pluginConfiguration", "name")).isEqualTo(BARMAN_PLUGIN);
+    assertThat(((String) at(schedule, "spec", "schedule")).trim().split("\\s+"))
+        .as("the operator's cron format has a seconds field")
+        .hasSize(6);
+  }
+
+  /**
+   * The database pods admit PostgreSQL only from the QingLong pods, each other (replication) and
+   * the operator (also its status port); metrics only from monitoring; nothing from everywhere.
+   */
+  private static void checkDatabaseNetworkPolicy(Manifests m) {
+    Map<String, Object> policy = m.get("NetworkPolicy", "qinglong-db");
+    assertThat(map(policy, "spec", "podSelector", "matchLabels"))
+        .isEqualTo(Map.of("cnpg.io/cluster", "qinglong-db"));
+    assertThat(list(policy, "spec", "policyTypes")).contains("Ingress");
+    Map<String, Object> appPods =
+        map(m.get("NetworkPolicy", "qinglong"), "spec", "podSelector", "matchLabels");
+    Set<String> peersOn5432 = new TreeSet<>();
+    for (Object rule : list(policy, "spec", "ingress")) {
+      assertThat(list(rule, "from")).as("every ingress rule names its sources").isNotEmpty();
+      assertThat(ports(rule)).as("every ingress rule names its ports").isNotEmpty();
+      for (Object from : list(rule, "from")) {
+        assertThat(map(from)).as("no ipBlock peers").doesNotContainKey("ipBlock");
+        Map<String, Object> pods = map(from, "podSelector", "matchLabels");
+        if (ports(rule).contains(5432)) {
+          if (pods.equals(appPods) && !map(from).containsKey("namespaceSelector")) {
+            peersOn5432.add("app");
+          } else if (pods.equals(Map.of("cnpg.io/cluster", "qinglong-db"))) {
+            peersOn5432.add("instances");
+          } else if ("cloudnative-pg".equals(pods.get("app.kubernetes.io/name"))) {
+            assertThat(ports(rule)).contains(8000);
+            peersOn5432.add("operator");
+          } else {
+            throw new AssertionError("unexpected PostgreSQL client " + from);
+          }
+        } else {
+          assertThat(ports(rule)).as("metrics only").isEqualTo(Set.of(9187));
+          assertThat(at(from, "namespaceSelector", "matchLabels", "kubernetes.io/metadata.name"))
+              .isEqualTo("monitoring");
+        }
+      }
+    }
+    assertThat(peersOn5432).containsExactlyInAnyOrder("app", "instances", "operator");
+  }
+
+  /**
+   * PodMonitors scrape every long-running workload on its management port at the actuator's
+   * Prometheus path — the worker too, which has no Service — and the CNPG instances on their
+   * metrics port.
+   */
+  @ParameterizedTest
+  @EnumSource(Manifests.Renderer.class)
+  void podMonitorsScrapeEveryWorkloadAndTheDatabase(Manifests.Renderer renderer) {
+    Manifests app = render("overlays/cnpg", renderer);
+    Manifests monitoring = render("monitoring", renderer);
+    assertThat(app.ofKind("Service"))
+        .as("the worker has no Service: only a PodMonitor finds it")
+        .noneMatch(s -> "worker".equals(at(s, "spec", "selector", "app.kubernetes.io/component")));
+    for (String component : COMPONENTS) {
+      Map<String, Object> d = workload(app, component);
+      Map<String, Object> monitor = monitoring.get("PodMonitor", "qinglong-" + component);
+      assertThat(monitor.get("apiVersion")).isEqualTo("monitoring.coreos.com/v1");
+      Map<String, Object> selector = map(monitor, "spec", "selector", "matchLabels");
+      assertThat(map(d, "spec", "template", "metadata", "labels"))
+          .as(component + " pods match the PodMonitor")
+          .containsAllEntriesOf(selector);
+      assertThat(selector)
+          .as(component + " PodMonitor selects only this workload")
+          .containsEntry("app.kubernetes.io/component", component);
+      List<Object> endpoints = list(monitor, "spec", "podMetricsEndpoints");
+      assertThat(endpoints).hasSize(1);
+      assertThat(map(endpoints.get(0)))
+          .containsEntry("port", "management")
+          .containsEntry("path", "/actuator/prometheus");
+      assertThat(at(d, "spec", "template", "spec", "containers", 0, "ports", 1, "name"))
+          .isEqualTo("management");
+    }
+    Map<String, Object> db = monitoring.get("PodMonitor", "qinglong-db");
+    assertThat(map(db, "spec", "selector", "matchLabels"))
+        .containsEntry(
+            "cnpg.io/cluster", at(app.get("Cluster", "qinglong-db"), "metadata", "name"));
+    assertThat(at(db, "spec", "podMetricsEndpoints", 0, "port")).isEqualTo("metrics");
   }
 
   /**
