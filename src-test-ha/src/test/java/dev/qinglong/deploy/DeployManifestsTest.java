@@ -527,6 +527,117 @@ class DeployManifestsTest {
     assertThat(users.get(users.size() - 1)).isEqualTo("USER 10001:10001");
   }
 
+  /**
+   * Reproducible, cache-friendly image: every base image pinned by digest (directly or through an
+   * ARG default), the poms copied and the dependencies fetched into a BuildKit cache mount before
+   * the sources are copied, and the server bound to all interfaces inside the container.
+   */
+  @Test
+  void dockerfilePinsBaseImagesCachesDependenciesAndListensOnAllInterfaces() throws IOException {
+    List<String> lines =
+        Files.readString(REPO.resolve("Dockerfile"), StandardCharsets.UTF_8).lines().toList();
+    Map<String, String> args = new HashMap<>();
+    for (String line : lines) {
+      java.util.regex.Matcher arg =
+          java.util.regex.Pattern.compile("^ARG (\\w+)=(\\S+)$").matcher(line);
+      if (arg.matches()) {
+        args.put(arg.group(1), arg.group(2));
+      }
+    }
+    List<String> froms = lines.stream().filter(l -> l.startsWith("FROM ")).toList();
+    assertThat(froms).hasSizeGreaterThanOrEqualTo(2);
+    for (String from : froms) {
+      String image = from.split("\\s+")[1];
+      java.util.regex.Matcher ref =
+          java.util.regex.Pattern.compile("^\\$\\{(\\w+)}$").matcher(image);
+      if (ref.matches()) {
+        image = args.get(ref.group(1));
+      }
+      assertThat(image).as(from + ": pinned by digest").matches(".+@sha256:[0-9a-f]{64}");
+    }
+
+    int copySources = lines.indexOf("COPY . .");
+    assertThat(copySources).as("COPY . . (the sources)").isPositive();
+    List<String> beforeSources = lines.subList(0, copySources);
+    for (String module : defaultModules()) {
+      assertThat(beforeSources)
+          .as("the pom of " + module + " is copied before the sources")
+          .contains("COPY " + module + "/pom.xml " + module + "/");
+    }
+    int prefetch = -1;
+    for (int i = 0; i < copySources; i++) {
+      if (lines.get(i).contains("--mount=type=cache,target=/root/.m2")) {
+        prefetch = i;
+      }
+    }
+    assertThat(prefetch).as("a dependency download into the cache before the sources").isPositive();
+    assertThat(String.join("\n", lines.subList(prefetch, copySources))).contains("./mvnw");
+    int build = -1;
+    for (int i = copySources; i < lines.size(); i++) {
+      if (lines.get(i).contains("--mount=type=cache,target=/root/.m2")) {
+        build = i;
+      }
+    }
+    assertThat(build).as("the package step uses the same cache").isGreaterThan(copySources);
+
+    int lastFrom = lines.indexOf(froms.get(froms.size() - 1));
+    assertThat(lines.subList(lastFrom, lines.size()))
+        .as("the final stage listens on all interfaces (the app's default is 127.0.0.1)")
+        .contains("ENV SERVER_ADDRESS=0.0.0.0");
+  }
+
+  /** The modules of the root pom's default build (not those of a profile). */
+  private static List<String> defaultModules() throws IOException {
+    String pom = Files.readString(REPO.resolve("pom.xml"), StandardCharsets.UTF_8);
+    String modules = pom.substring(pom.indexOf("<modules>"), pom.indexOf("</modules>"));
+    List<String> out = new java.util.ArrayList<>();
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("<module>([^<]+)</module>").matcher(modules);
+    while (m.find()) {
+      out.add(m.group(1));
+    }
+    assertThat(out).contains("app-server");
+    return out;
+  }
+
+  /**
+   * Every container's JVM is sized from its own CPU limit: the downward API hands the limit (whole
+   * CPUs) to a variable defined before JAVA_TOOL_OPTIONS, which passes it as ActiveProcessorCount.
+   */
+  @ParameterizedTest
+  @EnumSource(Manifests.Renderer.class)
+  void jvmFlagsFollowTheContainersCpuLimit(Manifests.Renderer renderer) {
+    Manifests m = render("overlays/cnpg", renderer);
+    List<Map<String, Object>> workloads = new java.util.ArrayList<>();
+    for (String component : COMPONENTS) {
+      workloads.add(workload(m, component));
+    }
+    workloads.add(m.get("Job", MIGRATE_JOB));
+    assertThat(map(m.get("ConfigMap", "qinglong-config"), "data"))
+        .as("no JVM flags shared through the ConfigMap")
+        .doesNotContainKey("JAVA_TOOL_OPTIONS");
+    for (Map<String, Object> w : workloads) {
+      String where = (String) at(w, "metadata", "name");
+      Map<String, Object> c = map(w, "spec", "template", "spec", "containers", 0);
+      assertThat(at(c, "resources", "limits", "cpu")).as(where + " CPU limit").isNotNull();
+      List<String> names = envNames(w);
+      int cpus = names.indexOf("JVM_ACTIVE_PROCESSORS");
+      int options = names.indexOf("JAVA_TOOL_OPTIONS");
+      assertThat(cpus).as(where + " JVM_ACTIVE_PROCESSORS").isNotNegative();
+      assertThat(options)
+          .as(where + ": defined after the variable it refers to")
+          .isGreaterThan(cpus);
+      Object field = at(list(c, "env").get(cpus), "valueFrom", "resourceFieldRef");
+      assertThat(map(field))
+          .containsEntry("resource", "limits.cpu")
+          .containsEntry("containerName", c.get("name"));
+      assertThat(String.valueOf(map(field).get("divisor"))).isEqualTo("1");
+      assertThat((String) map(list(c, "env").get(options)).get("value"))
+          .contains("-XX:ActiveProcessorCount=$(JVM_ACTIVE_PROCESSORS)")
+          .contains("-XX:MaxRAMPercentage=");
+    }
+  }
+
   // ---------------------------------------------------------------- shared checks
 
   /**
