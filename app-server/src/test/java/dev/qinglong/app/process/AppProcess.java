@@ -88,6 +88,38 @@ final class AppProcess implements AutoCloseable {
     return new AppProcess(name, port, managementPort, p, log);
   }
 
+  /**
+   * Starts {@code command} (a JVM launching the app) with exactly {@code env} as its environment
+   * (plus PATH), the way a container gets it: no {@code --key=value} arguments. The ports are the
+   * environment's {@code SERVER_PORT} and {@code MANAGEMENT_SERVER_PORT}.
+   */
+  static AppProcess fromEnvironment(
+      String name, Path logDir, Map<String, String> env, List<String> command) throws IOException {
+    Files.createDirectories(logDir);
+    Path log = logDir.resolve(name + ".log");
+    ProcessBuilder pb =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()));
+    onlyThis(pb.environment(), env);
+    return new AppProcess(
+        name,
+        Integer.parseInt(env.get("SERVER_PORT")),
+        Integer.parseInt(env.get("MANAGEMENT_SERVER_PORT")),
+        pb.start(),
+        log);
+  }
+
+  /** Replaces a process environment by {@code env}, keeping only PATH from this JVM's. */
+  static void onlyThis(Map<String, String> processEnvironment, Map<String, String> env) {
+    String path = processEnvironment.get("PATH");
+    processEnvironment.clear();
+    if (path != null) {
+      processEnvironment.put("PATH", path);
+    }
+    processEnvironment.putAll(env);
+  }
+
   String output() {
     try {
       return Files.readString(log, StandardCharsets.UTF_8);
