@@ -1,5 +1,7 @@
 package dev.qinglong.core.quota;
 
+import java.time.Duration;
+
 /** Observes every management quota decision, e.g. for metrics. Must not throw. */
 public interface QuotaDecisionListener {
 
@@ -22,7 +24,7 @@ public interface QuotaDecisionListener {
    * request's thread; not for unavailable or reused-key outcomes. Default: nothing.
    */
   default void limited(
-      QuotaOperation operation, int limit, java.time.Duration window, QuotaDecision decision) {}
+      QuotaOperation operation, int limit, Duration window, QuotaDecision decision) {}
 
   QuotaDecisionListener NONE = (operation, outcome) -> {};
 }
