@@ -421,9 +421,10 @@ public abstract class ApiContract {
     assertProblem(http.get("/no-such-route", null), 404, "not_found");
     Response r = http.method("DELETE", proposals("demo"), token("alice"), null, null);
     assertProblem(r, 405, "method_not_allowed");
-    assertThat(r.header("Allow")).contains("POST");
-    Response get = http.get(proposals("demo"), token("alice"));
+    assertThat(r.header("Allow")).contains("GET, HEAD, POST");
+    Response get = http.get(decisions("demo", "apr-x"), token("alice"));
     assertProblem(get, 405, "method_not_allowed");
+    assertThat(get.header("Allow")).contains("POST");
   }
 
   @Test

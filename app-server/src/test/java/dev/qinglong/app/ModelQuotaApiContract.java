@@ -183,6 +183,7 @@ public abstract class ModelQuotaApiContract {
   JsonNode step(String project, String stepRunId, String model) {
     Response r = http.post(stepRuns(project), token("alice"), stepJson(stepRunId, "run-1", model));
     assertThat(r.status()).as(r.body()).isEqualTo(201);
+    assertThat(r.header("Location")).contains(stepRuns(project) + "/" + stepRunId);
     return r.json();
   }
 
@@ -538,6 +539,74 @@ public abstract class ModelQuotaApiContract {
         .containsPattern("qinglong_model_quota_events_total\\{[^}]*event=\"refused\"[^}]*\\} [1-9]")
         .containsPattern(
             "qinglong_model_quota_events_total\\{[^}]*event=\"admitted\"[^}]*\\} [1-9]");
+  }
+
+  /** Invocations and effective tokens of the Project's window, counted in SQL. */
+  long[] windowInSql(String project, long windowStartMs) {
+    String invocations =
+        ai.queryOne(
+            "SELECT COUNT(*) FROM model_invocation_reservations"
+                + " WHERE project_id = ? AND window_start_ms = ?",
+            project,
+            windowStartMs);
+    String tokens =
+        ai.queryOne(
+            "SELECT COALESCE(SUM(COALESCE(s.settled_tokens, r.reserved_tokens)), 0)"
+                + " FROM model_invocation_reservations r LEFT JOIN model_invocation_settlements s"
+                + " ON s.project_id = r.project_id AND s.invocation_id = r.invocation_id"
+                + " WHERE r.project_id = ? AND r.window_start_ms = ?",
+            project,
+            windowStartMs);
+    return new long[] {Long.parseLong(invocations), Long.parseLong(tokens)};
+  }
+
+  @Test
+  void admissionAnswersCarryRateLimitFieldsOfTheWindowAsTheDatabaseCountsIt() {
+    String p = project();
+    setUp(p, "m1", 60, null, quotaJson("1d", 10, 100, null));
+    step(p, "s1", "m1");
+    step(p, "s2", "m1");
+    Response first = admit(p, "inv1", "s1");
+    assertThat(first.status()).isEqualTo(201);
+    assertThat(first.header("Location")).contains(invocations(p) + "/inv1");
+    long start = first.json().get("reservation").get("windowStartMs").asLong();
+    assertThat(first.header("RateLimit-Policy"))
+        .contains("\"invocations\";q=10;w=86400;qu=\"requests\", \"tokens\";q=100;w=86400");
+    long[] sql = windowInSql(p, start);
+    assertThat(sql).containsExactly(1, 60);
+    String state = first.header("RateLimit").orElseThrow();
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile(
+                "\"invocations\";r=([0-9]+);t=([0-9]+), \"tokens\";r=([0-9]+);t=([0-9]+)")
+            .matcher(state);
+    assertThat(m.matches()).as(state).isTrue();
+    assertThat(Long.parseLong(m.group(1))).isEqualTo(10 - sql[0]);
+    assertThat(Long.parseLong(m.group(3))).isEqualTo(100 - sql[1]);
+    long t = Long.parseLong(m.group(2));
+    assertThat(t).isBetween(1L, 86_400L).isEqualTo(Long.parseLong(m.group(4)));
+
+    Response refused = admit(p, "inv2", "s2");
+    assertProblem(refused, 429, "model_project_quota_exceeded");
+    assertThat(refused.header("RateLimit").orElseThrow())
+        .contains("\"invocations\";r=9;", "\"tokens\";r=40;");
+    assertThat(refused.header("RateLimit-Policy")).isEqualTo(first.header("RateLimit-Policy"));
+
+    // Known usage releases tokens: the next answer shows what the database now counts.
+    assertThat(complete(p, "inv1", completionJson("succeeded", usage(5, 5, 10), null)).status())
+        .isEqualTo(200);
+    Response second = admit(p, "inv2", "s2");
+    assertThat(second.status()).isEqualTo(201);
+    sql = windowInSql(p, start);
+    assertThat(sql).containsExactly(2, 70);
+    assertThat(second.header("RateLimit").orElseThrow())
+        .contains("\"invocations\";r=8;", "\"tokens\";r=30;");
+    // A Project without a quota policy has no limits to show.
+    String free = project();
+    setUp(free, "m1", 60, null, null);
+    step(free, "s1", "m1");
+    Response unfenced = admit(free, "inv1", "s1");
+    assertThat(unfenced.status()).isEqualTo(201);
+    assertThat(unfenced.header("RateLimit")).isEmpty();
   }
 
   @Test

@@ -4,6 +4,8 @@ import dev.qinglong.core.governance.Approval;
 import dev.qinglong.core.governance.DecisionCommand;
 import dev.qinglong.core.governance.GovernanceStore;
 import dev.qinglong.core.governance.Proposal;
+import dev.qinglong.core.governance.ProposalKey;
+import dev.qinglong.core.governance.ProposalState;
 import dev.qinglong.core.governance.ProposeResult;
 import dev.qinglong.core.kernel.Sha256Digest;
 import dev.qinglong.core.kernel.StoreUnavailableException;
@@ -49,6 +51,18 @@ public final class JdbcGovernanceStore implements GovernanceStore {
       """
       SELECT 1 FROM plugin_package_proposals WHERE artifact_digest = ? LIMIT 1
       """;
+
+  // A keyset page in (created_at_ms, proposal_id) order; both are immutable, so pages are stable.
+  // "? IS NULL" lets one statement serve the first page and an optional state filter.
+  private static final String PROPOSAL_PAGE =
+      GovernanceRows.PROPOSALS
+          + """
+          WHERE project_id = ?
+            AND (CAST(? AS text) IS NULL OR state = ?)
+            AND (CAST(? AS bigint) IS NULL OR (created_at_ms, proposal_id) > (?, ?))
+          ORDER BY created_at_ms, proposal_id
+          LIMIT ?
+          """;
 
   private final JdbcTransactions jdbc;
 
@@ -112,6 +126,29 @@ public final class JdbcGovernanceStore implements GovernanceStore {
             ps.setString(1, Objects.requireNonNull(afterProjectId, "afterProjectId"));
             ps.setString(2, Objects.requireNonNull(afterProposalId, "afterProposalId"));
             ps.setInt(3, limit);
+            return JdbcRows.all(ps, "proposal", GovernanceRows::proposal);
+          }
+        });
+  }
+
+  @Override
+  public List<Proposal> listProposals(
+      String projectId, ProposalState state, ProposalKey after, int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be >= 1, was " + limit);
+    }
+    return jdbc.autoCommit(
+        "proposal list",
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(PROPOSAL_PAGE)) {
+            ps.setString(1, Objects.requireNonNull(projectId, "projectId"));
+            String wire = state == null ? null : state.wireName();
+            ps.setString(2, wire);
+            ps.setString(3, wire);
+            JdbcRows.setNullableLong(ps, 4, after == null ? null : after.createdAtMs());
+            JdbcRows.setNullableLong(ps, 5, after == null ? null : after.createdAtMs());
+            ps.setString(6, after == null ? null : after.proposalId());
+            ps.setInt(7, limit);
             return JdbcRows.all(ps, "proposal", GovernanceRows::proposal);
           }
         });

@@ -2,16 +2,21 @@ package dev.qinglong.jdbc;
 
 import dev.qinglong.core.kernel.StoreUnavailableException;
 import dev.qinglong.core.quota.BucketReading;
+import dev.qinglong.core.quota.BucketsSnapshot;
 import dev.qinglong.core.quota.ManagementQuotaStore;
 import dev.qinglong.core.quota.QuotaDecision;
 import dev.qinglong.core.quota.QuotaKey;
+import dev.qinglong.core.quota.QuotaOperation;
 import dev.qinglong.core.quota.ReceiptId;
 import dev.qinglong.core.quota.RequestDigest;
+import dev.qinglong.core.quota.SubjectType;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import javax.sql.DataSource;
@@ -27,7 +32,21 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
   /** A read that finds the bucket changed since the statement decides again, this often. */
   private static final int ATTEMPTS = 3;
 
+  /**
+   * A subject's buckets with the database clock in one statement; the outer row keeps the clock
+   * when there is no bucket. Written once: both databases run it.
+   */
+  private static final String BUCKETS =
+      """
+      SELECT n.now_ms, b.operation, b.window_started_at_ms, b.consumed_count
+      FROM (SELECT %s AS now_ms) n
+      LEFT JOIN plugin_package_management_quota_buckets b
+        ON b.project_id = ? AND b.subject_type = ? AND b.subject_id = ?
+      ORDER BY b.operation
+      """;
+
   private final JdbcTransactions jdbc;
+  private final String buckets;
   private final String consume;
   private final String readBucket;
 
@@ -35,6 +54,50 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
     this.jdbc = new JdbcTransactions(dataSource, dialect);
     this.consume = Objects.requireNonNull(dialect.consumeStatement());
     this.readBucket = Objects.requireNonNull(dialect.readBucketStatement());
+    this.buckets = BUCKETS.formatted(dialect.nowMs());
+  }
+
+  @Override
+  public BucketsSnapshot buckets(String projectId, SubjectType subjectType, String subjectId) {
+    return jdbc.autoCommit(
+        "quota read",
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(buckets)) {
+            ps.setString(1, projectId);
+            ps.setString(2, subjectType.wireName());
+            ps.setString(3, subjectId);
+            try (ResultSet rs = ps.executeQuery()) {
+              long now = 0;
+              Map<QuotaOperation, BucketsSnapshot.Bucket> found =
+                  new EnumMap<>(QuotaOperation.class);
+              boolean any = false;
+              while (rs.next()) {
+                any = true;
+                now = rs.getLong(1);
+                String operation = rs.getString(2);
+                if (operation == null) {
+                  continue;
+                }
+                found.put(
+                    operationOf(operation),
+                    new BucketsSnapshot.Bucket(rs.getLong(3), rs.getInt(4)));
+              }
+              if (!any) {
+                throw new StoreUnavailableException("quota read returned no clock");
+              }
+              return new BucketsSnapshot(now, found);
+            }
+          }
+        });
+  }
+
+  private static QuotaOperation operationOf(String wireName) {
+    for (QuotaOperation op : QuotaOperation.values()) {
+      if (op.wireName().equals(wireName)) {
+        return op;
+      }
+    }
+    throw new StoreUnavailableException("corrupt quota bucket: unknown operation");
   }
 
   @Override

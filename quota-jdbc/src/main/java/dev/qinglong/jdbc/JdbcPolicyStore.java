@@ -33,6 +33,14 @@ public final class JdbcPolicyStore implements ProjectPolicyStore {
   private static final String MEMBERS =
       "SELECT user_id, permissions FROM project_members WHERE project_id = ? ORDER BY user_id";
 
+  private static final String MEMBERS_PAGE =
+      """
+      SELECT user_id, permissions FROM project_members
+      WHERE project_id = ? AND (CAST(? AS text) IS NULL OR user_id > ?)
+      ORDER BY user_id
+      LIMIT ?
+      """;
+
   private final JdbcDialect dialect;
   private final JdbcTransactions jdbc;
   private final String replaceMember;
@@ -82,6 +90,32 @@ public final class JdbcPolicyStore implements ProjectPolicyStore {
         c -> {
           try (PreparedStatement ps = c.prepareStatement(MEMBERS)) {
             ps.setString(1, projectId);
+            List<ProjectMember> members = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+              while (rs.next()) {
+                members.add(
+                    new ProjectMember(
+                        projectId, rs.getString(1), decode(dialect.getPermissions(rs, 2))));
+              }
+            }
+            return members;
+          }
+        });
+  }
+
+  @Override
+  public List<ProjectMember> members(String projectId, String afterUserId, int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be >= 1, was " + limit);
+    }
+    return jdbc.autoCommit(
+        "policy list",
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(MEMBERS_PAGE)) {
+            ps.setString(1, projectId);
+            ps.setString(2, afterUserId);
+            ps.setString(3, afterUserId);
+            ps.setInt(4, limit);
             List<ProjectMember> members = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
               while (rs.next()) {

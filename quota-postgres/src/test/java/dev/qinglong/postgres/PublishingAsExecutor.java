@@ -39,6 +39,15 @@ final class PublishingAsExecutor implements GovernanceStore {
   }
 
   @Override
+  public List<Proposal> listProposals(
+      String projectId,
+      dev.qinglong.core.governance.ProposalState state,
+      dev.qinglong.core.governance.ProposalKey after,
+      int limit) {
+    return manager.listProposals(projectId, state, after, limit);
+  }
+
+  @Override
   public Optional<Approval> recordDecision(DecisionCommand command) {
     return manager.recordDecision(command);
   }

@@ -10,6 +10,8 @@ import dev.qinglong.core.governance.GovernanceStore;
 import dev.qinglong.core.governance.PluginPackageAction;
 import dev.qinglong.core.governance.PluginPackageGovernance;
 import dev.qinglong.core.governance.Proposal;
+import dev.qinglong.core.governance.ProposalKey;
+import dev.qinglong.core.governance.ProposalPage;
 import dev.qinglong.core.governance.ProposalState;
 import dev.qinglong.core.governance.ProposeResult;
 import dev.qinglong.core.kernel.ConflictException;
@@ -18,6 +20,7 @@ import dev.qinglong.core.kernel.Principal;
 import dev.qinglong.core.kernel.QuotaExceededException;
 import dev.qinglong.core.kernel.Sha256Digest;
 import dev.qinglong.core.kernel.StoreUnavailableException;
+import dev.qinglong.core.kernel.ValidationException;
 import dev.qinglong.core.policy.Permission;
 import dev.qinglong.core.policy.ProjectMember;
 import dev.qinglong.core.policy.ProjectPolicy;
@@ -469,5 +472,135 @@ public abstract class GovernanceStoreContract extends StoreContractSupport {
     assertThat(service.propose(ALICE, project, "ref-1", install("1.0.0")).created()).isFalse();
     // Nothing was stored for the rejected ref: creating it now is a first creation.
     assertThat(create(proposal(project, "ref-2", install("2.0.0"))).created()).isTrue();
+  }
+
+  // --- proposal lists (DESIGN §4 GET …/proposals) ---
+
+  private static Proposal proposalAt(String project, String ref, long createdAtMs) {
+    PluginPackageAction action = install("1.0." + ref.length());
+    String id = unique("x");
+    return new Proposal(
+        "prp-" + id,
+        "apr-" + id,
+        project,
+        ref,
+        action,
+        action.digest(),
+        "alice",
+        ProposalState.PENDING,
+        createdAtMs,
+        createdAtMs);
+  }
+
+  @Test
+  void listProposalsPagesInCreationThenIdOrderWithinTheProjectOnly() {
+    String project = unique("prj");
+    // Two share a timestamp: the id breaks the tie, so the order is total and stable.
+    Proposal late = proposalAt(project, "r-late", 3_000);
+    Proposal tieB = proposalAt(project, "r-tie-b", 2_000);
+    Proposal tieA = proposalAt(project, "r-tie-a", 2_000);
+    Proposal early = proposalAt(project, "r-early", 1_000);
+    for (Proposal p : List.of(late, tieB, tieA, early)) {
+      create(p);
+    }
+    create(proposalAt(unique("prj"), "r-foreign", 1_500));
+    List<Proposal> tie =
+        tieA.proposalId().compareTo(tieB.proposalId()) < 0
+            ? List.of(tieA, tieB)
+            : List.of(tieB, tieA);
+    List<Proposal> expected = List.of(early, tie.get(0), tie.get(1), late);
+
+    assertThat(store().listProposals(project, null, null, 10)).isEqualTo(expected);
+    List<Proposal> first = store().listProposals(project, null, null, 2);
+    assertThat(first).isEqualTo(expected.subList(0, 2));
+    ProposalKey after = ProposalKey.of(first.get(1));
+    assertThat(store().listProposals(project, null, after, 2)).isEqualTo(expected.subList(2, 4));
+    assertThat(store().listProposals(project, null, ProposalKey.of(late), 2)).isEmpty();
+    assertThat(store().listProposals(unique("prj"), null, null, 10)).isEmpty();
+  }
+
+  @Test
+  void listProposalsFiltersByState() {
+    String project = unique("prj");
+    Proposal decided = proposalAt(project, "r-1", 1_000);
+    Proposal open = proposalAt(project, "r-2", 2_000);
+    create(decided);
+    create(open);
+    store()
+        .recordDecision(
+            new DecisionCommand(
+                project, decided.approvalId(), "d1", Decision.APPROVE, "bob", 1_500L));
+    assertThat(store().listProposals(project, ProposalState.PENDING, null, 10))
+        .extracting(Proposal::proposalId)
+        .containsExactly(open.proposalId());
+    assertThat(store().listProposals(project, ProposalState.APPROVED, null, 10))
+        .extracting(Proposal::proposalId)
+        .containsExactly(decided.proposalId());
+    assertThat(store().listProposals(project, ProposalState.PUBLISHED, null, 10)).isEmpty();
+  }
+
+  @Test
+  void serviceListsEveryProposalOnceThroughItsCursorAndCountsEachReadAsAnInspection() {
+    PluginPackageGovernance service = service(dataSource, Map.of());
+    String project = seededProject();
+    List<String> proposed = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      proposed.add(
+          service.propose(ALICE, project, "ref-" + i, install("1.0." + i)).proposal().proposalId());
+    }
+    List<String> seen = new ArrayList<>();
+    String cursor = null;
+    int pages = 0;
+    do {
+      ProposalPage page = service.listProposals(BOB, project, "pending", 2, cursor, unique("req"));
+      page.items().forEach(p -> seen.add(p.proposalId()));
+      cursor = page.nextCursor();
+      pages++;
+    } while (cursor != null);
+    assertThat(seen).containsExactlyInAnyOrderElementsOf(proposed).doesNotHaveDuplicates();
+    assertThat(pages).isEqualTo(3);
+    assertThat(fixture.readBucket(QuotaKey.user(project, "bob", QuotaOperation.INSPECT)))
+        .hasValueSatisfying(row -> assertThat(row.consumedCount()).isEqualTo(3));
+    assertThat(service.proposal(BOB, project, proposed.get(0), unique("req")).proposalId())
+        .isEqualTo(proposed.get(0));
+  }
+
+  @Test
+  void serviceReadsCheckPolicyBeforeQuotaAndAnswerAbsentAndForeignAlike() {
+    PluginPackageGovernance service = service(dataSource, Map.of());
+    String project = seededProject();
+    Proposal p = service.propose(ALICE, project, "ref-1", install("1.0.0")).proposal();
+    Principal carol = new Principal("carol");
+    assertThatThrownBy(() -> service.listProposals(carol, project, null, null, null, "q1"))
+        .isInstanceOf(ForbiddenException.class);
+    assertThatThrownBy(() -> service.proposal(carol, project, p.proposalId(), "q2"))
+        .isInstanceOf(ForbiddenException.class);
+    assertThat(fixture.readBucket(QuotaKey.user(project, "carol", QuotaOperation.INSPECT)))
+        .isEmpty();
+    String other = seededProject();
+    assertThatThrownBy(() -> service.proposal(BOB, other, p.proposalId(), "q3"))
+        .isInstanceOf(ConflictException.class);
+    assertThatThrownBy(() -> service.approval(BOB, other, p.approvalId(), "q4"))
+        .isInstanceOf(ConflictException.class);
+    assertThatThrownBy(() -> service.approval(BOB, other, "apr-absent", "q5"))
+        .isInstanceOf(ConflictException.class);
+    assertThat(service.approval(BOB, project, p.approvalId(), "q6").approvalId())
+        .isEqualTo(p.approvalId());
+  }
+
+  @Test
+  void serviceRefusesBadListInputBeforeTouchingTheStore() {
+    PluginPackageGovernance service = service(dataSource, Map.of());
+    String project = seededProject();
+    for (Runnable bad :
+        List.<Runnable>of(
+            () -> service.listProposals(BOB, project, "open", null, null, "q1"),
+            () -> service.listProposals(BOB, project, null, 0, null, "q2"),
+            () -> service.listProposals(BOB, project, null, 201, null, "q3"),
+            () -> service.listProposals(BOB, project, null, null, "bm90LWEtY3Vyc29y", "q4"),
+            () -> service.listProposals(BOB, project, null, null, "%%%", "q5"))) {
+      assertThatThrownBy(bad::run).isInstanceOf(ValidationException.class);
+    }
+    assertThat(fixture.readBucket(QuotaKey.user(project, "bob", QuotaOperation.INSPECT))).isEmpty();
   }
 }

@@ -11,15 +11,20 @@ import dev.qinglong.core.kernel.ValidationException;
 import dev.qinglong.core.policy.Permission;
 import dev.qinglong.core.policy.ProjectMember;
 import dev.qinglong.core.policy.ProjectPolicy;
+import dev.qinglong.core.quota.BucketsSnapshot;
+import dev.qinglong.core.quota.CallerQuota;
 import dev.qinglong.core.quota.ManagementQuota;
 import dev.qinglong.core.quota.ManagementQuotaPolicy;
 import dev.qinglong.core.quota.ManagementQuotaStore;
+import dev.qinglong.core.quota.OperationUsage;
 import dev.qinglong.core.quota.QuotaDecision;
 import dev.qinglong.core.quota.QuotaDecisionListener;
 import dev.qinglong.core.quota.QuotaKey;
 import dev.qinglong.core.quota.QuotaOperation;
+import dev.qinglong.core.quota.QuotaUsage;
 import dev.qinglong.core.quota.ReceiptId;
 import dev.qinglong.core.quota.RequestDigest;
+import dev.qinglong.core.quota.SubjectType;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -479,5 +484,100 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
     } finally {
       pool.shutdownNow();
     }
+  }
+
+  // --- the caller's quota read (DESIGN §4 GET …/management-quota) ---
+
+  @Test
+  void bucketsReadShowsTheSubjectsBucketsOnTheDatabaseClockAndChangesNothing() {
+    String project = unique("prj");
+    String user = unique("user");
+    QuotaKey propose = QuotaKey.user(project, user, QuotaOperation.PROPOSE);
+    QuotaKey inspect = QuotaKey.user(project, user, QuotaOperation.INSPECT);
+    store().consume(propose, r("p1"), SAME, 5, WINDOW);
+    store().consume(propose, r("p2"), SAME, 5, WINDOW);
+    store().consume(inspect, r("i1"), SAME, 5, WINDOW);
+    // Another user in the Project and the user in another Project are not the caller's.
+    store()
+        .consume(QuotaKey.user(project, "other", QuotaOperation.DECIDE), r("x"), SAME, 5, WINDOW);
+    store()
+        .consume(
+            QuotaKey.user(unique("prj"), user, QuotaOperation.DECIDE), r("y"), SAME, 5, WINDOW);
+    long before = fixture.databaseNowMs();
+    BucketsSnapshot snapshot = store().buckets(project, SubjectType.USER, user);
+    long after = fixture.databaseNowMs();
+
+    assertThat(snapshot.databaseNowMs()).isBetween(before, after);
+    assertThat(snapshot.buckets())
+        .containsOnlyKeys(QuotaOperation.PROPOSE, QuotaOperation.INSPECT)
+        .containsEntry(
+            QuotaOperation.PROPOSE, new BucketsSnapshot.Bucket(row(propose).windowStartedAtMs(), 2))
+        .containsEntry(
+            QuotaOperation.INSPECT,
+            new BucketsSnapshot.Bucket(row(inspect).windowStartedAtMs(), 1));
+    assertThat(row(propose).consumedCount()).isEqualTo(2);
+    assertThat(store().buckets(unique("prj"), SubjectType.USER, user).buckets()).isEmpty();
+  }
+
+  @Test
+  void callerQuotaReportsUsedRemainingAndResetFromTheDatabaseAndEndedWindowsAsUnused() {
+    String project = unique("prj");
+    fixture
+        .policyStore(dataSource)
+        .replaceMember(new ProjectMember(project, "ann", Set.of(Permission.PACKAGE_READ)));
+    QuotaKey propose = QuotaKey.user(project, "ann", QuotaOperation.PROPOSE);
+    QuotaKey decide = QuotaKey.user(project, "ann", QuotaOperation.DECIDE);
+    store().consume(propose, r("p1"), SAME, 5, WINDOW);
+    store().consume(decide, r("d1"), SAME, 5, WINDOW);
+    fixture.setWindowStart(decide, fixture.databaseNowMs() - WINDOW_MS - 1);
+    CallerQuota reads =
+        new CallerQuota(
+            new ProjectPolicy(fixture.policyStore(dataSource), Set.of()),
+            store(),
+            new ManagementQuotaPolicy(true, WINDOW, Map.of(QuotaOperation.PROPOSE, 5)));
+
+    QuotaUsage usage = reads.read(new Principal("ann"), project);
+    OperationUsage p = usage.operations().get(QuotaOperation.PROPOSE.ordinal());
+    assertThat(p.operation()).isEqualTo(QuotaOperation.PROPOSE);
+    assertThat(p.used()).isEqualTo(1);
+    assertThat(p.remaining()).isEqualTo(4);
+    assertThat(p.windowStartedAtMs()).isEqualTo(row(propose).windowStartedAtMs());
+    assertThat(p.resetAtMs()).isEqualTo(row(propose).windowStartedAtMs() + WINDOW_MS);
+    assertThat(p.resetSeconds())
+        .isBetween(1L, (p.resetAtMs() - usage.databaseNowMs() + 999) / 1000);
+    OperationUsage d = usage.operations().get(QuotaOperation.DECIDE.ordinal());
+    assertThat(d.used()).isZero();
+    assertThat(d.remaining()).isEqualTo(d.limit());
+    assertThat(d.windowStartedAtMs()).isNull();
+    assertThat(usage.operations()).hasSize(QuotaOperation.values().length);
+    // Reading spent nothing.
+    assertThat(row(propose).consumedCount()).isEqualTo(1);
+    assertThatThrownBy(() -> reads.read(new Principal("nobody"), project))
+        .isInstanceOf(dev.qinglong.core.kernel.ForbiddenException.class);
+  }
+
+  @Test
+  void callerQuotaOfACorruptBucketIsUnavailable() {
+    String project = unique("prj");
+    fixture
+        .policyStore(dataSource)
+        .replaceMember(new ProjectMember(project, "ann", Set.of(Permission.PACKAGE_READ)));
+    fixture.storeCorruptBucket(
+        QuotaKey.user(project, "ann", QuotaOperation.INSPECT),
+        1001,
+        IntStream.range(0, 1001).mapToObj(i -> "o-" + i).toList());
+    CallerQuota reads =
+        new CallerQuota(
+            new ProjectPolicy(fixture.policyStore(dataSource), Set.of()),
+            store(),
+            ManagementQuotaPolicy.defaults());
+    assertThatThrownBy(() -> reads.read(new Principal("ann"), project))
+        .isInstanceOf(StoreUnavailableException.class);
+    assertThatThrownBy(
+            () ->
+                fixture
+                    .quotaStore(new UnreachableDataSource())
+                    .buckets(project, SubjectType.USER, "ann"))
+        .isInstanceOf(StoreUnavailableException.class);
   }
 }

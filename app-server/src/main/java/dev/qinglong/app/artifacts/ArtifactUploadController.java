@@ -96,6 +96,7 @@ public class ArtifactUploadController {
         .contentType(MediaType.APPLICATION_JSON)
         .header(HttpHeaders.CACHE_CONTROL, "no-store")
         .header(HttpHeaders.ETAG, etag(d))
+        .header(HttpHeaders.LOCATION, "/v1/projects/" + projectId + "/artifacts/" + d.value())
         .body(
             "{\"projectId\":\""
                 + projectId

@@ -4,6 +4,7 @@ import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
 import dev.qinglong.core.governance.PluginPackageGovernance;
 import dev.qinglong.core.policy.ProjectPolicy;
+import dev.qinglong.core.quota.CallerQuota;
 import dev.qinglong.core.quota.ManagementQuota;
 import dev.qinglong.core.quota.QuotaDecisionListener;
 import dev.qinglong.jdbc.backend.StoreBackend;
@@ -21,13 +22,20 @@ public class GovernanceConfiguration {
 
   @Bean
   QuotaDecisionListener quotaDecisionListener(MeterRegistry registry) {
-    return new MicrometerQuotaDecisionListener(registry);
+    return new RateLimitQuotaListener(
+        new MicrometerQuotaDecisionListener(registry), Clock.systemUTC());
   }
 
   @Bean
   ManagementQuota managementQuota(
       StoreBackend backend, ManagementQuotaProperties properties, QuotaDecisionListener listener) {
     return new ManagementQuota(backend.managementQuota(), properties.toPolicy(), listener);
+  }
+
+  @Bean
+  CallerQuota callerQuota(
+      ProjectPolicy policy, StoreBackend backend, ManagementQuotaProperties properties) {
+    return new CallerQuota(policy, backend.managementQuota(), properties.toPolicy());
   }
 
   @Bean

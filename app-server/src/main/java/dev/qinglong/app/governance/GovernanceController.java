@@ -8,17 +8,22 @@ import dev.qinglong.core.governance.Approval;
 import dev.qinglong.core.governance.Inspection;
 import dev.qinglong.core.governance.PluginPackageAction;
 import dev.qinglong.core.governance.PluginPackageGovernance;
+import dev.qinglong.core.governance.ProposalPage;
 import dev.qinglong.core.governance.ProposeResult;
 import java.util.Set;
+import java.util.UUID;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.security.core.Authentication;
+import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /** Plugin-package governance routes (DESIGN §4). */
@@ -57,7 +62,15 @@ public class GovernanceController {
             JsonBodies.optionalString(action, "artifactDigest", "action.artifactDigest"));
     ProposeResult result =
         governance.propose(JsonResponses.caller(authentication), projectId, actionRef, parsed);
-    return json(result.created() ? 201 : 200, views.proposal(result.proposal()));
+    if (result.created()) {
+      return JsonResponses.created(
+          "/v1/projects/"
+              + projectId
+              + "/plugin-packages/proposals/"
+              + result.proposal().proposalId(),
+          views.write(views.proposal(result.proposal())));
+    }
+    return json(200, views.proposal(result.proposal()));
   }
 
   @PostMapping(
@@ -100,6 +113,57 @@ public class GovernanceController {
     out.set("proposal", views.proposal(inspection.proposal()));
     out.set("approval", views.approval(inspection.approval()));
     return json(200, out);
+  }
+
+  @GetMapping(BASE + "/proposals")
+  ResponseEntity<String> list(
+      @PathVariable String projectId,
+      @RequestParam(name = "state", required = false) String state,
+      @RequestParam(name = "limit", required = false) String limit,
+      @RequestParam(name = "cursor", required = false) String cursor,
+      Authentication authentication) {
+    ProposalPage page =
+        governance.listProposals(
+            JsonResponses.caller(authentication),
+            projectId,
+            state,
+            JsonBodies.optionalIntParameter(limit, "limit"),
+            cursor,
+            requestId());
+    ObjectNode out = views.object();
+    ArrayNode items = out.putArray("items");
+    page.items().forEach(p -> items.add(views.proposal(p)));
+    out.put("nextCursor", page.nextCursor());
+    return json(200, out);
+  }
+
+  @GetMapping(BASE + "/proposals/{proposalId}")
+  ResponseEntity<String> proposal(
+      @PathVariable String projectId,
+      @PathVariable String proposalId,
+      Authentication authentication) {
+    return json(
+        200,
+        views.proposal(
+            governance.proposal(
+                JsonResponses.caller(authentication), projectId, proposalId, requestId())));
+  }
+
+  @GetMapping(BASE + "/approvals/{approvalId}")
+  ResponseEntity<String> approval(
+      @PathVariable String projectId,
+      @PathVariable String approvalId,
+      Authentication authentication) {
+    return json(
+        200,
+        views.approval(
+            governance.approval(
+                JsonResponses.caller(authentication), projectId, approvalId, requestId())));
+  }
+
+  /** A fresh id per read: the receipt of its inspect quota unit (a GET names no request id). */
+  private static String requestId() {
+    return "req-" + UUID.randomUUID();
   }
 
   private ResponseEntity<String> json(int status, Object node) {

@@ -1,10 +1,12 @@
 package dev.qinglong.app.governance;
 
+import dev.qinglong.app.http.JsonBodies;
 import dev.qinglong.app.http.JsonResponses;
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
 import dev.qinglong.core.kernel.ConflictException;
 import dev.qinglong.core.kernel.Identifiers;
+import dev.qinglong.core.policy.MemberPage;
 import dev.qinglong.core.policy.ProjectMember;
 import dev.qinglong.core.policy.ProjectPolicy;
 import java.util.List;
@@ -12,6 +14,7 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.security.core.Authentication;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.node.ArrayNode;
@@ -33,14 +36,24 @@ public class MemberReadsController {
   }
 
   @GetMapping(MembersController.BASE)
-  ResponseEntity<String> list(@PathVariable String projectId, Authentication authentication) {
-    List<ProjectMember> members = policy.members(JsonResponses.caller(authentication), projectId);
+  ResponseEntity<String> list(
+      @PathVariable String projectId,
+      @RequestParam(name = "limit", required = false) String limit,
+      @RequestParam(name = "cursor", required = false) String cursor,
+      Authentication authentication) {
+    MemberPage page =
+        policy.members(
+            JsonResponses.caller(authentication),
+            projectId,
+            JsonBodies.optionalIntParameter(limit, "limit"),
+            cursor);
     ObjectNode out = views.object();
     out.put("projectId", projectId);
     ArrayNode items = out.putArray("members");
-    for (ProjectMember m : members) {
+    for (ProjectMember m : page.items()) {
       items.add(views.member(m));
     }
+    out.put("nextCursor", page.nextCursor());
     return json(out);
   }
 

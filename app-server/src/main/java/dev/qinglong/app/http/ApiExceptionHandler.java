@@ -71,7 +71,9 @@ public class ApiExceptionHandler {
   ResponseEntity<String> unavailable(StoreUnavailableException e) {
     log.warn("request.unavailable reason={}", e.getMessage());
     return Problems.entity(
-        ProblemType.UNAVAILABLE, "The store cannot give a definite answer now; retry later.");
+        ProblemType.UNAVAILABLE,
+        "The store cannot give a definite answer now; retry later.",
+        Map.of("Retry-After", databaseRetryAfter()));
   }
 
   @ExceptionHandler(HttpMessageNotReadableException.class)
@@ -130,6 +132,21 @@ public class ApiExceptionHandler {
     // Undetermined outcome: fail closed with 503, never leak the cause.
     log.error("request.failed unexpectedly", e);
     return Problems.entity(
-        ProblemType.UNAVAILABLE, "The request could not be completed; retry later.");
+        ProblemType.UNAVAILABLE,
+        "The request could not be completed; retry later.",
+        Map.of("Retry-After", databaseRetryAfter()));
+  }
+
+  /** Longest {@code Retry-After} of a database fault, in seconds. */
+  static final int MAX_DATABASE_RETRY_AFTER = 3;
+
+  /**
+   * A short, jittered {@code Retry-After} (1..{@value #MAX_DATABASE_RETRY_AFTER} s) for a 503 the
+   * database caused: long enough not to hammer a failing-over database, and spread so that the
+   * clients it refused together do not all come back in the same second.
+   */
+  static String databaseRetryAfter() {
+    return Integer.toString(
+        1 + java.util.concurrent.ThreadLocalRandom.current().nextInt(MAX_DATABASE_RETRY_AFTER));
   }
 }

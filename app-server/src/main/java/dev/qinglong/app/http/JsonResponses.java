@@ -21,4 +21,16 @@ public final class JsonResponses {
         .header("Cache-Control", "no-store")
         .body(body);
   }
+
+  /**
+   * A 201 JSON answer with {@code Location}: the path of what was created (DESIGN §3: every 201
+   * carries it). Identifiers are of the contract's grammar, so the path needs no escaping.
+   */
+  public static ResponseEntity<String> created(String location, String body) {
+    return ResponseEntity.status(201)
+        .contentType(MediaType.APPLICATION_JSON)
+        .header("Cache-Control", "no-store")
+        .header("Location", location)
+        .body(body);
+  }
 }

@@ -27,7 +27,8 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * registered at all ({@code ConditionalOnRole}), so no spelling of a path can reach them. It
  * decides on the decoded, normalised path ({@link ApiPaths#normalise}), so {@code /v%31/…}, {@code
  * //v1/…}, {@code /x/../v1/…} and {@code /V1/…} get the same answer as {@code /v1/…}. Actuator
- * endpoints and the OpenAPI document are served by every role.
+ * endpoints and the OpenAPI document are served by every role; the API viewer ({@code
+ * /swagger-ui/}, and the webjars behind it) only by {@code all} and {@code writer}.
  */
 public final class RoleFilter extends OncePerRequestFilter {
   private final Role role;
@@ -49,6 +50,12 @@ public final class RoleFilter extends OncePerRequestFilter {
     if (path == null) {
       Problems.write(
           response, ProblemType.INVALID_REQUEST, "The request path is malformed.", Map.of());
+      return;
+    }
+    if ((role == Role.READER || role == Role.WORKER) && isViewer(path)) {
+      // The API viewer is the management side's (all, writer); its webjar files are on every
+      // role's classpath, so answer for them here too.
+      Problems.write(response, ProblemType.NOT_FOUND, "No such route.", Map.of());
       return;
     }
     if (!ApiPaths.isApi(path)) {
@@ -89,5 +96,13 @@ public final class RoleFilter extends OncePerRequestFilter {
         break;
     }
     chain.doFilter(request, response);
+  }
+
+  private static boolean isViewer(String path) {
+    String lower = path.toLowerCase(Locale.ROOT);
+    return lower.equals("/swagger-ui")
+        || lower.startsWith("/swagger-ui/")
+        || lower.equals("/webjars")
+        || lower.startsWith("/webjars/");
   }
 }

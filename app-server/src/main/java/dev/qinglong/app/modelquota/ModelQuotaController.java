@@ -2,12 +2,14 @@ package dev.qinglong.app.modelquota;
 
 import dev.qinglong.app.http.JsonBodies;
 import dev.qinglong.app.http.JsonResponses;
+import dev.qinglong.app.http.RateLimitHeaders;
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
 import dev.qinglong.core.ai.Admission;
 import dev.qinglong.core.ai.LedgerPage;
 import dev.qinglong.core.ai.ModelInvocationPolicy;
 import dev.qinglong.core.ai.ModelInvocationQuota;
+import dev.qinglong.core.ai.ModelProjectQuotaExceededException;
 import dev.qinglong.core.ai.ProjectQuotaPolicy;
 import dev.qinglong.core.ai.Settled;
 import dev.qinglong.core.ai.StepRunCreation;
@@ -17,6 +19,8 @@ import dev.qinglong.core.kernel.Identifiers;
 import dev.qinglong.core.kernel.ValidationException;
 import java.util.Set;
 import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -41,6 +45,8 @@ import tools.jackson.databind.ObjectMapper;
 @ConditionalOnRole({Role.ALL, Role.WRITER})
 public class ModelQuotaController {
   static final String BASE = "/v1/projects/{projectId}";
+
+  private static final Logger log = LoggerFactory.getLogger(ModelQuotaController.class);
 
   private final ModelInvocationQuota quota;
   private final AiViews views;
@@ -101,7 +107,12 @@ public class ModelQuotaController {
             JsonBodies.string(request, "stepRunId", "stepRunId"),
             JsonBodies.string(request, "runId", "runId"),
             JsonBodies.string(request, "modelId", "modelId"));
-    return json(result.created() ? 201 : 200, views.stepRun(result.stepRun()));
+    if (result.created()) {
+      return JsonResponses.created(
+          "/v1/projects/" + projectId + "/step-runs/" + result.stepRun().stepRunId(),
+          views.write(views.stepRun(result.stepRun())));
+    }
+    return json(200, views.stepRun(result.stepRun()));
   }
 
   @PostMapping(path = BASE + "/model-invocations", consumes = MediaType.APPLICATION_JSON_VALUE)
@@ -115,9 +126,21 @@ public class ModelQuotaController {
     Identifiers.require("projectId", projectId);
     Identifiers.require("invocationId", invocationId);
     Identifiers.require("stepRunId", stepRunId);
-    Admission admission =
-        quota.admit(JsonResponses.caller(authentication), projectId, invocationId, stepRunId);
-    return json(admission.created() ? 201 : 200, views.admission(admission));
+    Admission admission;
+    try {
+      admission =
+          quota.admit(JsonResponses.caller(authentication), projectId, invocationId, stepRunId);
+    } catch (ModelProjectQuotaExceededException e) {
+      rateLimitHeaders(projectId);
+      throw e;
+    }
+    rateLimitHeaders(projectId);
+    if (admission.created()) {
+      return JsonResponses.created(
+          "/v1/projects/" + projectId + "/model-invocations/" + invocationId,
+          views.write(views.admission(admission)));
+    }
+    return json(200, views.admission(admission));
   }
 
   @PostMapping(
@@ -184,6 +207,20 @@ public class ModelQuotaController {
     LedgerPage page =
         quota.ledger(JsonResponses.caller(authentication), projectId, size, cursor, requestId());
     return json(200, views.ledgerPage(page));
+  }
+
+  /**
+   * The window's invocations, tokens and cost left, as {@code RateLimit-Policy} and {@code
+   * RateLimit} (DESIGN §3), read on the database clock after the admission decided. A Project
+   * without a quota policy has no limits to show. If the read fails the answer goes out without
+   * them: the admission's own outcome is already decided (and committed when admitted).
+   */
+  private void rateLimitHeaders(String projectId) {
+    try {
+      RateLimitHeaders.addToCurrentResponse(ModelRateLimits.of(quota.admissionWindow(projectId)));
+    } catch (RuntimeException e) {
+      log.warn("model.ratelimit-headers.unavailable reason={}", e.getMessage());
+    }
   }
 
   /** A fresh id per read: the receipt of its management quota unit. */

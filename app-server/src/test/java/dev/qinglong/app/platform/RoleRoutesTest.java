@@ -166,4 +166,37 @@ class RoleRoutesTest {
       return Integer.parseInt(parts[1]);
     }
   }
+
+  @Test
+  void theApiViewerIsServedByTheWriterAndByNeitherReaderNorWorker() {
+    String version = dev.qinglong.app.http.ApiViewerConfiguration.webjarVersion();
+    var index = writer.http.get("/swagger-ui/index.html", null);
+    assertThat(index.status()).isEqualTo(200);
+    assertThat(index.contentType()).startsWith("text/html");
+    assertThat(index.body()).contains("swagger-ui-bundle.js", "qinglong-init.js");
+    var init = writer.http.get("/swagger-ui/qinglong-init.js", null);
+    assertThat(init.status()).isEqualTo(200);
+    assertThat(init.body()).contains("url: \"/v3/api-docs\"", "queryConfigEnabled: false");
+    var bundle = writer.http.get("/swagger-ui/swagger-ui-bundle.js", null);
+    assertThat(bundle.status()).isEqualTo(200);
+    assertThat(bundle.body()).contains("SwaggerUIBundle");
+    var redirect = writer.http.get("/swagger-ui/", null);
+    assertThat(redirect.status()).isEqualTo(302);
+    assertThat(redirect.header("Location"))
+        .hasValueSatisfying(l -> assertThat(l).endsWith("/swagger-ui/index.html"));
+    for (TestApp app : new TestApp[] {reader, worker}) {
+      for (String path :
+          List.of(
+              "/swagger-ui/",
+              "/swagger-ui/index.html",
+              "/swagger-ui/swagger-ui-bundle.js",
+              "/SWAGGER-UI/index.html",
+              "/x/../swagger-ui/index.html",
+              "/webjars/swagger-ui/" + version + "/swagger-ui-bundle.js")) {
+        var r = app.http.get(path, null);
+        assertThat(r.status()).as(path).isEqualTo(404);
+        assertThat(r.contentType()).as(path).startsWith("application/problem+json");
+      }
+    }
+  }
 }

@@ -147,6 +147,38 @@ final class RouteTable {
                 "{\"inspectionId\":\"" + w.fresh("insp") + "\"}"));
     add(
         "GET",
+        P + "/plugin-packages/proposals",
+        EnumSet.of(PACKAGE_READ, PACKAGE_MANAGE, APPROVAL_DECIDE),
+        WRITES,
+        false,
+        (w, o) ->
+            Request.json(
+                "GET", base(o) + "/plugin-packages/proposals?state=pending&limit=5", null));
+    add(
+        "GET",
+        P + "/plugin-packages/proposals/{proposalId}",
+        EnumSet.of(PACKAGE_READ, PACKAGE_MANAGE, APPROVAL_DECIDE),
+        WRITES,
+        true,
+        (w, o) ->
+            Request.json("GET", base(o) + "/plugin-packages/proposals/" + o.proposalId(), null));
+    add(
+        "GET",
+        P + "/plugin-packages/approvals/{approvalId}",
+        EnumSet.of(PACKAGE_READ, PACKAGE_MANAGE, APPROVAL_DECIDE),
+        WRITES,
+        true,
+        (w, o) ->
+            Request.json("GET", base(o) + "/plugin-packages/approvals/" + o.approvalId(), null));
+    add(
+        "GET",
+        P + "/management-quota",
+        EnumSet.noneOf(Permission.class),
+        WRITES,
+        false,
+        (w, o) -> Request.json("GET", base(o) + "/management-quota", null));
+    add(
+        "GET",
         P + "/members",
         EnumSet.noneOf(Permission.class),
         MEMBER_READS,

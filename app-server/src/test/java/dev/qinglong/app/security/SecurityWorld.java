@@ -65,6 +65,19 @@ final class SecurityWorld implements AutoCloseable {
     Sha256Digest digest() {
       return Sha256Digest.of(artifact);
     }
+
+    /** The same objects named under another Project id (e.g. a malformed one). */
+    Objects withProject(String other) {
+      return new Objects(
+          other,
+          proposalId,
+          approvalId,
+          actionDigest,
+          memberId,
+          readyStepRunId,
+          invocationId,
+          artifact);
+    }
   }
 
   final TestApp app;

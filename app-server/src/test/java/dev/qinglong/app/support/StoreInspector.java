@@ -100,4 +100,40 @@ public final class StoreInspector {
       throw new IllegalStateException(e);
     }
   }
+
+  /** The window start of a bucket (database clock, ms), or -1 if there is none. */
+  public long windowStartedAtMs(String projectId, String userId, String operation) {
+    try (Connection c = connect();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT window_started_at_ms FROM "
+                    + prefix
+                    + "plugin_package_management_quota_buckets WHERE project_id = ? AND"
+                    + " subject_type = 'user' AND subject_id = ? AND operation = ?")) {
+      ps.setString(1, projectId);
+      ps.setString(2, userId);
+      ps.setString(3, operation);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getLong(1) : -1;
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The database clock now, in epoch ms. */
+  public long databaseNowMs() {
+    String sql =
+        url.startsWith("jdbc:sqlite:")
+            ? "SELECT CAST(unixepoch('subsec') * 1000 AS INTEGER)"
+            : "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint";
+    try (Connection c = connect();
+        Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
 }

@@ -405,6 +405,17 @@ public final class ModelInvocationQuota {
   }
 
   /**
+   * The Project's current window, read after {@link #admit} admitted or refused a caller it had
+   * already checked, for that answer's rate-limit headers (DESIGN §3). No Policy check and no quota
+   * unit of its own: callers must only use it on the answer of an {@code admit} call for the same
+   * Project. Same read as {@link #windowUsage}, on the database clock.
+   */
+  public WindowUsageReading admissionWindow(String projectId) {
+    Identifiers.require("projectId", projectId);
+    return observe(() -> store.currentWindowUsage(projectId));
+  }
+
+  /**
    * One page of the Project's UsageLedger. Needs {@code model.usage.read}; consumes one {@code
    * model-usage.read} management quota unit under {@code requestId}.
    *

@@ -29,6 +29,14 @@ public interface GovernanceStore {
   Optional<Approval> findApproval(String projectId, String approvalId);
 
   /**
+   * A page of the Project's proposals in ({@code createdAtMs}, {@code proposalId}) order, strictly
+   * after {@code after} (null: from the start), only those in {@code state} (null: any state).
+   *
+   * @param limit at most this many, {@code >= 1}
+   */
+  List<Proposal> listProposals(String projectId, ProposalState state, ProposalKey after, int limit);
+
+  /**
    * Records the decision if the approval is still pending and the decision id is not yet used in
    * the Project; the proposal's state follows in the same transaction.
    *

@@ -16,6 +16,7 @@ import dev.qinglong.core.quota.QuotaOperation;
 import dev.qinglong.core.quota.ReceiptId;
 import dev.qinglong.core.quota.RequestDigest;
 import java.time.Clock;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
@@ -219,6 +220,114 @@ public final class PluginPackageGovernance {
       throw new StoreUnavailableException("proposal and approval bindings disagree");
     }
     return new Inspection(proposal, approval.get());
+  }
+
+  /** The largest page {@link #listProposals} returns. */
+  public static final int MAX_PAGE = 200;
+
+  /** The page size when the caller gives none. */
+  public static final int DEFAULT_PAGE = 50;
+
+  /**
+   * One page of the Project's proposals, oldest first. Needs {@code package.read}, {@code
+   * package.manage} or {@code approval.decide}; consumes one inspect quota unit under {@code
+   * requestId} (a fresh id per read: a list is no replayable request).
+   *
+   * @param state {@code pending|approved|rejected|published}, or null for every state
+   * @param limit 1..{@value #MAX_PAGE}, or null for {@value #DEFAULT_PAGE}
+   * @param cursor null for the first page, else a {@code nextCursor} this service issued
+   */
+  public ProposalPage listProposals(
+      Principal caller,
+      String projectId,
+      String state,
+      Integer limit,
+      String cursor,
+      String requestId) {
+    Identifiers.require("projectId", projectId);
+    ProposalState wanted = state == null ? null : stateFilter(state);
+    int size = limit == null ? DEFAULT_PAGE : limit;
+    if (size < 1 || size > MAX_PAGE) {
+      throw new ValidationException("limit", "must be between 1 and " + MAX_PAGE);
+    }
+    ProposalKey after = ProposalCursor.decode(cursor);
+    requireReader(caller, projectId);
+    quota.consume(
+        projectId,
+        caller.userId(),
+        QuotaOperation.INSPECT,
+        new ReceiptId(requestId),
+        RequestDigest.of(
+            QuotaOperation.INSPECT, "list", String.valueOf(state), Integer.toString(size), cursor));
+    List<Proposal> rows = store.listProposals(projectId, wanted, after, size + 1);
+    for (Proposal p : rows) {
+      if (!p.projectId().equals(projectId) || (wanted != null && p.state() != wanted)) {
+        throw new StoreUnavailableException("proposal list returned a row it was not asked for");
+      }
+    }
+    if (rows.size() <= size) {
+      return new ProposalPage(rows, null);
+    }
+    List<Proposal> page = rows.subList(0, size);
+    return new ProposalPage(page, ProposalCursor.encode(ProposalKey.of(page.get(size - 1))));
+  }
+
+  /**
+   * One proposal. Needs {@code package.read}, {@code package.manage} or {@code approval.decide};
+   * consumes one inspect quota unit under {@code requestId} before reading.
+   *
+   * @throws ConflictException if the proposal does not exist in the Project
+   */
+  public Proposal proposal(
+      Principal caller, String projectId, String proposalId, String requestId) {
+    Identifiers.require("projectId", projectId);
+    Identifiers.require("proposalId", proposalId);
+    requireReader(caller, projectId);
+    quota.consume(
+        projectId,
+        caller.userId(),
+        QuotaOperation.INSPECT,
+        new ReceiptId(requestId),
+        RequestDigest.of(QuotaOperation.INSPECT, "proposal", proposalId));
+    return store.findProposal(projectId, proposalId).orElseThrow(ProposalsOnly::gone);
+  }
+
+  /**
+   * One approval. Needs {@code package.read}, {@code package.manage} or {@code approval.decide};
+   * consumes one inspect quota unit under {@code requestId} before reading.
+   *
+   * @throws ConflictException if the approval does not exist in the Project
+   */
+  public Approval approval(
+      Principal caller, String projectId, String approvalId, String requestId) {
+    Identifiers.require("projectId", projectId);
+    Identifiers.require("approvalId", approvalId);
+    requireReader(caller, projectId);
+    quota.consume(
+        projectId,
+        caller.userId(),
+        QuotaOperation.INSPECT,
+        new ReceiptId(requestId),
+        RequestDigest.of(QuotaOperation.INSPECT, "approval", approvalId));
+    return store.findApproval(projectId, approvalId).orElseThrow(ProposalsOnly::gone);
+  }
+
+  private void requireReader(Principal caller, String projectId) {
+    policy.requireAny(
+        caller,
+        projectId,
+        Permission.PACKAGE_READ,
+        Permission.PACKAGE_MANAGE,
+        Permission.APPROVAL_DECIDE);
+  }
+
+  private static ProposalState stateFilter(String state) {
+    for (ProposalState s : ProposalState.values()) {
+      if (s.wireName().equals(state)) {
+        return s;
+      }
+    }
+    throw new ValidationException("state", "must be pending, approved, rejected or published");
   }
 
   private static final class ProposalsOnly {

@@ -3,6 +3,7 @@ package dev.qinglong.core.policy;
 import dev.qinglong.core.kernel.ForbiddenException;
 import dev.qinglong.core.kernel.Identifiers;
 import dev.qinglong.core.kernel.Principal;
+import dev.qinglong.core.kernel.ValidationException;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
@@ -67,5 +68,36 @@ public final class ProjectPolicy {
       throw new ForbiddenException("no permission in project");
     }
     return store.members(projectId);
+  }
+
+  /** The largest members page. */
+  public static final int MAX_MEMBERS_PAGE = 500;
+
+  /** The members page size when the caller gives none. */
+  public static final int DEFAULT_MEMBERS_PAGE = 100;
+
+  /**
+   * One page of the Project's members in user-id order; needs some permission in that Project (an
+   * unknown Project and a foreign one are the same 403).
+   *
+   * @param limit 1..{@value #MAX_MEMBERS_PAGE}, or null for {@value #DEFAULT_MEMBERS_PAGE}
+   * @param cursor null for the first page, else a {@code nextCursor} this service issued
+   */
+  public MemberPage members(Principal caller, String projectId, Integer limit, String cursor) {
+    Identifiers.require("projectId", projectId);
+    int size = limit == null ? DEFAULT_MEMBERS_PAGE : limit;
+    if (size < 1 || size > MAX_MEMBERS_PAGE) {
+      throw new ValidationException("limit", "must be between 1 and " + MAX_MEMBERS_PAGE);
+    }
+    String after = MemberPage.decode(cursor);
+    if (permissions(caller, projectId).isEmpty()) {
+      throw new ForbiddenException("no permission in project");
+    }
+    List<ProjectMember> rows = store.members(projectId, after, size + 1);
+    if (rows.size() <= size) {
+      return new MemberPage(rows, null);
+    }
+    List<ProjectMember> page = rows.subList(0, size);
+    return new MemberPage(page, MemberPage.encode(page.get(size - 1).userId()));
   }
 }

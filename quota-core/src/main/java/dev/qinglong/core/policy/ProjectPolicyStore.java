@@ -27,4 +27,12 @@ public interface ProjectPolicyStore {
 
   /** Returns the Project's members ordered by user id; empty if the Project does not exist. */
   List<ProjectMember> members(String projectId);
+
+  /**
+   * A page of the Project's members ordered by user id, strictly after {@code afterUserId} (null:
+   * from the first); empty if the Project does not exist.
+   *
+   * @param limit at most this many, {@code >= 1}
+   */
+  List<ProjectMember> members(String projectId, String afterUserId, int limit);
 }

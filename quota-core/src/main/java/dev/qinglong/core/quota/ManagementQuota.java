@@ -67,6 +67,7 @@ public final class ManagementQuota {
     }
     if (decision instanceof QuotaDecision.Rejected rejected) {
       listener.decided(operation, QuotaDecisionListener.Outcome.REJECTED);
+      listener.limited(operation, policy.limit(operation), policy.window(), decision);
       throw new QuotaExceededException(rejected.retryAfterSeconds());
     }
     listener.decided(
@@ -74,6 +75,7 @@ public final class ManagementQuota {
         decision instanceof QuotaDecision.Replayed
             ? QuotaDecisionListener.Outcome.REPLAYED
             : QuotaDecisionListener.Outcome.ALLOWED);
+    listener.limited(operation, policy.limit(operation), policy.window(), decision);
     return decision;
   }
 

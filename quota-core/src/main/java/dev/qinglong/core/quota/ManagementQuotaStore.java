@@ -37,4 +37,14 @@ public interface ManagementQuotaStore {
    */
   QuotaDecision consume(
       QuotaKey key, ReceiptId receipt, RequestDigest request, int limit, Duration window);
+
+  /**
+   * The subject's buckets in the Project, whatever their operation, and the database clock, read in
+   * one statement. Read-only: nothing is counted, reset or created.
+   *
+   * @return the stored buckets by operation (none if the subject has none) and the database's now
+   * @throws StoreUnavailableException if the database cannot answer or a row names an operation
+   *     this code does not know
+   */
+  BucketsSnapshot buckets(String projectId, SubjectType subjectType, String subjectId);
 }

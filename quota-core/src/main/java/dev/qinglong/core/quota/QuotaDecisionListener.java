@@ -1,5 +1,7 @@
 package dev.qinglong.core.quota;
 
+import java.time.Duration;
+
 /** Observes every management quota decision, e.g. for metrics. Must not throw. */
 public interface QuotaDecisionListener {
 
@@ -14,6 +16,15 @@ public interface QuotaDecisionListener {
   }
 
   void decided(QuotaOperation operation, Outcome outcome);
+
+  /**
+   * A decision that admitted ({@link QuotaDecision.Allowed}, {@link QuotaDecision.Replayed}) or
+   * refused ({@link QuotaDecision.Rejected}) the request, with the limit and window it was decided
+   * against: what a client's rate-limit headers say. Called after {@link #decided}, on the
+   * request's thread; not for unavailable or reused-key outcomes. Default: nothing.
+   */
+  default void limited(
+      QuotaOperation operation, int limit, Duration window, QuotaDecision decision) {}
 
   QuotaDecisionListener NONE = (operation, outcome) -> {};
 }

@@ -41,6 +41,12 @@ final class Fakes {
     public List<ProjectMember> members(String projectId) {
       return List.of();
     }
+
+    @Override
+    public List<ProjectMember> members(String projectId, String afterUserId, int limit) {
+      calls.add("policy.list");
+      return List.of();
+    }
   }
 
   final class Quota implements ManagementQuotaStore {
@@ -68,6 +74,13 @@ final class Fakes {
       }
       receipts.put(receipt.value(), request.hex());
       return new QuotaDecision.Allowed(0, receipts.size());
+    }
+
+    @Override
+    public dev.qinglong.core.quota.BucketsSnapshot buckets(
+        String projectId, dev.qinglong.core.quota.SubjectType subjectType, String subjectId) {
+      calls.add("quota.read");
+      return new dev.qinglong.core.quota.BucketsSnapshot(0, Map.of());
     }
   }
 
@@ -149,6 +162,26 @@ final class Fakes {
           .sorted(
               java.util.Comparator.comparing(Proposal::projectId)
                   .thenComparing(Proposal::proposalId))
+          .limit(limit)
+          .toList();
+    }
+
+    @Override
+    public List<Proposal> listProposals(
+        String projectId, ProposalState state, ProposalKey after, int limit) {
+      calls.add("store.listProposals");
+      return proposalsByRef.values().stream()
+          .filter(p -> p.projectId().equals(projectId))
+          .filter(p -> state == null || p.state() == state)
+          .sorted(
+              java.util.Comparator.comparingLong(Proposal::createdAtMs)
+                  .thenComparing(Proposal::proposalId))
+          .filter(
+              p ->
+                  after == null
+                      || p.createdAtMs() > after.createdAtMs()
+                      || (p.createdAtMs() == after.createdAtMs()
+                          && p.proposalId().compareTo(after.proposalId()) > 0))
           .limit(limit)
           .toList();
     }

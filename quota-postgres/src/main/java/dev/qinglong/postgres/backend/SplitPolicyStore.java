@@ -30,4 +30,9 @@ final class SplitPolicyStore implements ProjectPolicyStore {
   public List<ProjectMember> members(String projectId) {
     return reads.members(projectId);
   }
+
+  @Override
+  public List<ProjectMember> members(String projectId, String afterUserId, int limit) {
+    return reads.members(projectId, afterUserId, limit);
+  }
 }
