@@ -90,7 +90,9 @@ final class FaultProxy implements AutoCloseable {
     }
   }
 
-  /** Connections reset so far (by {@link #resetAll()}, a blackhole's end, or {@link Mode#REFUSE}). */
+  /**
+   * Connections reset so far (by {@link #resetAll()}, a blackhole's end, or {@link Mode#REFUSE}).
+   */
   long resets() {
     return resets.get();
   }

@@ -1,0 +1,863 @@
+package dev.qinglong.app.process;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.qinglong.testkit.postgres.LocalPostgresCluster;
+import java.io.Reader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Database faults under load (issue 11, docs/reliability.md "Database faults"): one real app
+ * process (role {@code all}, store postgres, dev tokens) reaches a PostgreSQL cluster that this
+ * test owns (started from the local server binaries, so it can be restarted; no binaries = failure,
+ * never a skip) through a {@link FaultProxy}. In each fault — database unreachable, answers slower
+ * than the socket timeout, connections reset mid-statement, PostgreSQL restarted, the default small
+ * pool exhausted — real threads send quota-gated proposals and inspections with fresh ids, and:
+ *
+ * <ul>
+ *   <li>every answer is the correct one (201/200, or 429 {@code quota_exceeded} once the window is
+ *       full) or 503 problem+json {@code unavailable} with {@code Retry-After}; nothing else;
+ *   <li>every answer comes within the configured timeouts plus a generous margin;
+ *   <li>readiness goes DOWN during the fault (where the fault is one the database probe can see)
+ *       and UP after, without a restart of the app;
+ *   <li>afterwards, replaying every id gives the same outcome and counts nothing twice, and in SQL:
+ *       bucket count = receipts ≤ limit, every id ever answered 2xx has its receipt (no allow the
+ *       database did not count), and the proposals equal the receipts equal the 2xx ids;
+ *   <li>the app's live threads and its PostgreSQL sessions return to their baseline.
+ * </ul>
+ *
+ * The figures of a run are printed (and written to {@code target/database-faults.txt}).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class DatabaseFaultsIT {
+  static final Duration START = Duration.ofSeconds(120);
+  static final JsonMapper JSON = JsonMapper.builder().build();
+  static final int LIMIT = 40; // propose and inspect, per (Project, user) and window
+  static final String USER = "alice";
+
+  // The app's bounds (short, so the suite is quick; the defaults are 3 s / 10 s / 5 s / 3 s).
+  static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(1);
+  static final Duration SOCKET_TIMEOUT = Duration.ofSeconds(2);
+  static final Duration STATEMENT_TIMEOUT = Duration.ofSeconds(1);
+  static final Duration LOCK_TIMEOUT = Duration.ofSeconds(1);
+  static final long POOL_WAIT_MS = 3_000; // PostgresPools.POOL_WAIT_MILLIS
+
+  /**
+   * Longest acceptable answer while a fault lasts: a proposal borrows a connection twice (quota,
+   * then the proposal), so two waits for a pool connection, one connection attempt and two network
+   * waits, plus 6 s of margin for a loaded CI machine. A correctness bound (no request hangs on the
+   * database), not a benchmark.
+   */
+  static final long LATENCY_BOUND_MS =
+      2 * POOL_WAIT_MS + CONNECT_TIMEOUT.toMillis() + 2 * SOCKET_TIMEOUT.toMillis() + 6_000;
+
+  static final HttpClient CLIENT =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(5))
+          .build();
+
+  @TempDir static Path dataDir;
+  private final Path logDir = Path.of("target", "process-logs", "database-faults");
+
+  private LocalPostgresCluster cluster;
+  private String directUrl;
+  private FaultProxy proxy;
+  private AppProcess app;
+  private String alice;
+  private String admin;
+  private final List<String> figures = new ArrayList<>();
+  private final Totals totals = new Totals();
+
+  @BeforeAll
+  void start() throws Exception {
+    // Owned even when QINGLONG_TEST_PG_URL is set: the restart fault needs a server of its own.
+    cluster = LocalPostgresCluster.start();
+    try (Connection c = DriverManager.getConnection(cluster.jdbcUrl("postgres"), superuser());
+        Statement s = c.createStatement()) {
+      s.execute("CREATE DATABASE faults");
+    }
+    directUrl = cluster.jdbcUrl("faults");
+    proxy = new FaultProxy("127.0.0.1", cluster.port());
+    Map<String, String> p = new LinkedHashMap<>();
+    p.put("qinglong.role", "all");
+    p.put("qinglong.store", "postgres");
+    p.put("qinglong.postgres.url", "jdbc:postgresql://127.0.0.1:" + proxy.port() + "/faults");
+    p.put("qinglong.postgres.username", LocalPostgresCluster.SUPERUSER);
+    p.put("qinglong.postgres.password", "");
+    p.put("qinglong.postgres.bootstrap-roles", "true");
+    p.put("qinglong.postgres.connect-timeout", CONNECT_TIMEOUT.toMillis() + "ms");
+    p.put("qinglong.postgres.socket-timeout", SOCKET_TIMEOUT.toMillis() + "ms");
+    p.put("qinglong.postgres.statement-timeout", STATEMENT_TIMEOUT.toMillis() + "ms");
+    p.put("qinglong.postgres.lock-timeout", LOCK_TIMEOUT.toMillis() + "ms");
+    p.put("qinglong.data-dir", dataDir.toString());
+    p.put("qinglong.management-quota.window", "300s");
+    p.put("qinglong.management-quota.limits.propose", Integer.toString(LIMIT));
+    p.put("qinglong.management-quota.limits.inspect", Integer.toString(LIMIT));
+    // The load comes from one user at one address: the shield must not be what answers.
+    p.put("qinglong.shield.max-concurrent-requests", "128");
+    p.put("qinglong.shield.max-concurrent-requests-per-client", "128");
+    p.put("qinglong.shield.max-concurrent-requests-per-principal", "128");
+    app = AppProcess.start("app", logDir, p).awaitReady(START);
+    Properties tokens = new Properties();
+    try (Reader r = Files.newBufferedReader(dataDir.resolve("dev-tokens.properties"))) {
+      tokens.load(r);
+    }
+    alice = tokens.getProperty("alice");
+    admin = tokens.getProperty("admin");
+  }
+
+  @AfterAll
+  void stop() throws Exception {
+    try {
+      figures.add(totals.toString());
+      String text = String.join("\n", figures) + "\n";
+      System.out.println("DatabaseFaultsIT figures:\n" + text);
+      Files.createDirectories(Path.of("target"));
+      Files.writeString(Path.of("target", "database-faults.txt"), text);
+    } finally {
+      if (app != null) {
+        app.close();
+      }
+      if (proxy != null) {
+        proxy.close();
+      }
+      if (cluster != null) {
+        cluster.stop();
+      }
+    }
+  }
+
+  @Test
+  @Order(1)
+  void databaseUnreachable() throws Exception {
+    runPhase(
+        "unreachable",
+        8,
+        Duration.ofSeconds(5),
+        true,
+        () -> {
+          proxy.mode(FaultProxy.Mode.REFUSE);
+          proxy.resetAll();
+          return 1;
+        },
+        () -> proxy.mode(FaultProxy.Mode.PASS));
+  }
+
+  @Test
+  @Order(2)
+  void databaseSlowerThanTheSocketTimeout() throws Exception {
+    runPhase(
+        "slow",
+        8,
+        Duration.ofSeconds(6),
+        true,
+        () -> {
+          proxy.latency(SOCKET_TIMEOUT.plusSeconds(1)).mode(FaultProxy.Mode.LATENCY);
+          return 1;
+        },
+        () -> proxy.mode(FaultProxy.Mode.PASS));
+  }
+
+  @Test
+  @Order(3)
+  void silentlyDroppedPackets() throws Exception {
+    runPhase(
+        "blackhole",
+        8,
+        Duration.ofSeconds(6),
+        true,
+        () -> {
+          proxy.mode(FaultProxy.Mode.BLACKHOLE);
+          return 1;
+        },
+        () -> proxy.mode(FaultProxy.Mode.PASS));
+  }
+
+  @Test
+  @Order(4)
+  void connectionsResetMidStatement() throws Exception {
+    AtomicBoolean resetting = new AtomicBoolean();
+    AtomicInteger rounds = new AtomicInteger();
+    Thread[] resetter = new Thread[1];
+    runPhase(
+        "reset",
+        8,
+        Duration.ofSeconds(5),
+        false,
+        () -> {
+          // A little latency keeps statements in flight, so the resets land in the middle of them.
+          proxy.latency(Duration.ofMillis(50)).mode(FaultProxy.Mode.LATENCY);
+          resetting.set(true);
+          resetter[0] =
+              new Thread(
+                  () -> {
+                    while (resetting.get()) {
+                      proxy.resetAll();
+                      rounds.incrementAndGet();
+                      sleep(150);
+                    }
+                  },
+                  "db-faults-resetter");
+          resetter[0].start();
+          return 0;
+        },
+        () -> {
+          resetting.set(false);
+          join(resetter[0]);
+          proxy.mode(FaultProxy.Mode.PASS);
+        });
+    figures.add("  reset rounds: " + rounds.get());
+  }
+
+  @Test
+  @Order(5)
+  void postgresRestartedUnderLoad() throws Exception {
+    runPhase(
+        "restart",
+        8,
+        Duration.ofSeconds(3),
+        true,
+        () -> {
+          cluster.stopServer();
+          return 1;
+        },
+        () -> cluster.startServer());
+  }
+
+  @Test
+  @Order(6)
+  void poolExhausted() throws Exception {
+    // The default pools (2 package-manager connections); each statement slowed below the socket
+    // timeout, 32 concurrent requests: most wait for a connection longer than the pool's bound.
+    runPhase(
+        "pool-exhausted",
+        32,
+        Duration.ofSeconds(6),
+        false,
+        () -> {
+          proxy.latency(Duration.ofMillis(150)).mode(FaultProxy.Mode.LATENCY);
+          return 1;
+        },
+        () -> proxy.mode(FaultProxy.Mode.PASS));
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  interface Fault {
+    /**
+     * Injects the fault; returns how many faults it counts as (resets are counted by the proxy).
+     */
+    int inject() throws Exception;
+  }
+
+  interface Heal {
+    void heal() throws Exception;
+  }
+
+  /** One answer. */
+  record Answer(
+      String op,
+      String id,
+      int status,
+      String code,
+      String retryAfter,
+      long millis,
+      String proposalId) {}
+
+  /**
+   * Runs one fault: load before, during and after it; then replays, checks answers, latencies,
+   * readiness, SQL invariants and the return to baseline.
+   */
+  private void runPhase(
+      String name,
+      int threads,
+      Duration faultFor,
+      boolean readinessMustDrop,
+      Fault fault,
+      Heal heal)
+      throws Exception {
+    String project = "faults-" + name;
+    ok(
+        put(
+            "/v1/projects/" + project + "/members/" + USER,
+            admin,
+            "{\"permissions\":[\"package.manage\",\"package.read\"]}"));
+    long phaseStartDbMs = dbNowMs();
+    Load load = new Load(project, threads);
+    // Seed proposal to inspect (one propose of the window).
+    Answer seed = load.propose();
+    assertThat(seed.status()).as(seed.toString()).isEqualTo(201);
+    load.seedProposal = seed.proposalId();
+
+    // Baseline with the same concurrency, then measure.
+    load.start();
+    sleep(1500);
+    long baselineThreads = liveThreads();
+    int baselineSessions = appSessions();
+
+    long resetsBefore = proxy.resets();
+    ReadinessWatch watch = new ReadinessWatch();
+    watch.start();
+    int injected = fault.inject();
+    load.duringFault.set(true);
+    sleep(faultFor.toMillis());
+    boolean sawDown = watch.sawDown.get();
+    load.duringFault.set(false);
+    heal.heal();
+    long healedAt = System.nanoTime();
+    app.awaitReady(Duration.ofSeconds(30));
+    long readyAfterMs = (System.nanoTime() - healedAt) / 1_000_000;
+    sleep(1500); // load after recovery: the quota fills up, 429s come
+    load.stop();
+    watch.stop();
+    injected += (int) (proxy.resets() - resetsBefore);
+
+    // Every answer was correct or 503 unavailable with Retry-After, within the bound.
+    List<Answer> answers = new ArrayList<>(load.answers);
+    List<String> wrong = new ArrayList<>();
+    for (Answer a : answers) {
+      if (!acceptable(a)) {
+        wrong.add(a.toString());
+      }
+    }
+    assertThat(wrong).as("answers neither correct nor 503 unavailable + Retry-After").isEmpty();
+    long maxMillis = answers.stream().mapToLong(Answer::millis).max().orElse(0);
+    long maxFaultMillis = load.maxFaultMillis.get();
+    assertThat(maxMillis)
+        .as("slowest answer (ms) of " + name)
+        .isLessThanOrEqualTo(LATENCY_BOUND_MS);
+    long unavailable = answers.stream().filter(a -> a.status() == 503).count();
+    if (readinessMustDrop) {
+      assertThat(sawDown).as("readiness DOWN during " + name).isTrue();
+      assertThat(unavailable).as("503s during " + name).isPositive();
+    }
+
+    // Replay every id after the fault: same outcome, nothing counted twice.
+    Map<String, Answer> first = new LinkedHashMap<>();
+    Map<String, Answer> lastNon503 = new HashMap<>();
+    for (Answer a : answers) {
+      String key = a.op() + ":" + a.id();
+      first.putIfAbsent(key, a);
+      if (a.status() != 503) {
+        lastNon503.put(key, a);
+      }
+    }
+    int replays = 0;
+    List<String> replayMismatch = new ArrayList<>();
+    Set<String> okPropose = new HashSet<>();
+    Set<String> okInspect = new HashSet<>();
+    for (Answer a : answers) {
+      if (a.status() / 100 == 2) {
+        (a.op().equals("propose") ? okPropose : okInspect).add(a.id());
+      }
+    }
+    Set<String> everOk = new HashSet<>();
+    okPropose.forEach(id -> everOk.add("propose:" + id));
+    okInspect.forEach(id -> everOk.add("inspect:" + id));
+    for (Map.Entry<String, Answer> e : first.entrySet()) {
+      Answer before = lastNon503.getOrDefault(e.getKey(), e.getValue());
+      Answer again = load.replay(before);
+      replays++;
+      if (again.status() == 503) {
+        replayMismatch.add("503 after recovery: " + again);
+        continue;
+      }
+      if (again.status() / 100 == 2) {
+        (again.op().equals("propose") ? okPropose : okInspect).add(again.id());
+      }
+      boolean wasOk = everOk.contains(e.getKey());
+      if (wasOk && again.status() != 200) {
+        replayMismatch.add("was 2xx, replay " + again);
+      }
+      if (before.status() == 429 && again.status() != 429) {
+        replayMismatch.add("was 429, replay " + again);
+      }
+      if (wasOk
+          && before.proposalId() != null
+          && again.proposalId() != null
+          && !before.proposalId().equals(again.proposalId())) {
+        replayMismatch.add("replay names another proposal: " + before + " / " + again);
+      }
+      if (!acceptable(again)) {
+        replayMismatch.add("replay answer not acceptable: " + again);
+      }
+    }
+    assertThat(replayMismatch).as("replays after " + name).isEmpty();
+    okPropose.add(load.seedActionRef);
+
+    // SQL: counts = receipts ≤ limit; every 2xx counted; proposals = receipts = 2xx ids.
+    Bucket propose = bucket(project, "plugin-package.propose");
+    Bucket inspect = bucket(project, "plugin-package.inspect");
+    Set<String> proposals = proposalRefs(project);
+    List<String> violations = new ArrayList<>();
+    for (Bucket b : List.of(propose, inspect)) {
+      if (b.count() != b.receipts().size() || b.count() > LIMIT) {
+        violations.add("bucket " + b);
+      }
+    }
+    if (!proposals.equals(okPropose)) {
+      violations.add("proposals " + proposals.size() + " != 2xx proposes " + okPropose.size());
+    }
+    boolean oneWindow = propose.windowStartMs() <= phaseStartDbMs;
+    Set<String> uncounted = new HashSet<>();
+    if (oneWindow) {
+      if (!propose.receipts().equals(okPropose)) {
+        violations.add("propose receipts != 2xx ids: " + diff(propose.receipts(), okPropose));
+      }
+      if (!inspect.receipts().equals(okInspect)) {
+        violations.add("inspect receipts != 2xx ids: " + diff(inspect.receipts(), okInspect));
+      }
+      okPropose.stream().filter(id -> !propose.receipts().contains(id)).forEach(uncounted::add);
+      okInspect.stream().filter(id -> !inspect.receipts().contains(id)).forEach(uncounted::add);
+    } else {
+      // The phase straddled a window boundary: the buckets hold only the new window's receipts.
+      if (!okPropose.containsAll(propose.receipts())
+          || !okInspect.containsAll(inspect.receipts())) {
+        violations.add("receipts without a 2xx id");
+      }
+    }
+    assertThat(uncounted).as("2xx answers the database did not count").isEmpty();
+    assertThat(violations).as("invariants after " + name).isEmpty();
+
+    // Back to baseline: threads and PostgreSQL sessions (no leak from the fault).
+    long threadsAfter =
+        awaitAtMost(this::liveThreads, baselineThreads + 10, Duration.ofSeconds(40));
+    long sessionsAfter =
+        awaitAtMost(() -> (long) appSessions(), baselineSessions, Duration.ofSeconds(40));
+    assertThat(threadsAfter)
+        .as("live threads after " + name)
+        .isLessThanOrEqualTo(baselineThreads + 10);
+    assertThat(sessionsAfter)
+        .as("app sessions after " + name)
+        .isLessThanOrEqualTo(baselineSessions);
+    assertThat(app.process.isAlive()).as("the app was not restarted").isTrue();
+
+    long allowed = answers.stream().filter(a -> a.status() / 100 == 2).count();
+    long refused = answers.stream().filter(a -> a.status() == 429).count();
+    totals.add(answers.size(), replays, injected, unavailable, allowed, refused, violations.size());
+    figures.add(
+        String.format(
+            "%-15s threads=%d requests=%d (2xx=%d 429=%d 503=%d) replays=%d faults=%d"
+                + " max_ms=%d max_fault_ms=%d bound_ms=%d readiness_down=%s ready_after_ms=%d"
+                + " proposals=%d propose_count=%d inspect_count=%d one_window=%s"
+                + " threads=%d->%d sessions=%d->%d violations=%d",
+            name,
+            threads,
+            answers.size(),
+            allowed,
+            refused,
+            unavailable,
+            replays,
+            injected,
+            maxMillis,
+            maxFaultMillis,
+            LATENCY_BOUND_MS,
+            sawDown,
+            readyAfterMs,
+            proposals.size(),
+            propose.count(),
+            inspect.count(),
+            oneWindow,
+            baselineThreads,
+            threadsAfter,
+            baselineSessions,
+            sessionsAfter,
+            violations.size()));
+  }
+
+  private static boolean acceptable(Answer a) {
+    return switch (a.status()) {
+      case 200 -> true;
+      case 201 -> a.op().equals("propose");
+      case 429 -> "quota_exceeded".equals(a.code()) && a.retryAfter() != null;
+      case 503 -> "unavailable".equals(a.code()) && isSmallPositive(a.retryAfter());
+      default -> false;
+    };
+  }
+
+  private static boolean isSmallPositive(String retryAfter) {
+    try {
+      long s = Long.parseLong(retryAfter);
+      return s >= 1 && s <= 60;
+    } catch (NumberFormatException e) {
+      return false;
+    }
+  }
+
+  private static String diff(Set<String> a, Set<String> b) {
+    Set<String> onlyA = new HashSet<>(a);
+    onlyA.removeAll(b);
+    Set<String> onlyB = new HashSet<>(b);
+    onlyB.removeAll(a);
+    return "only in receipts " + onlyA + ", only in answers " + onlyB;
+  }
+
+  /** Threads sending proposals and inspections with fresh ids until stopped. */
+  private final class Load {
+    final String project;
+    final int threads;
+    final ConcurrentLinkedQueue<Answer> answers = new ConcurrentLinkedQueue<>();
+    final AtomicBoolean running = new AtomicBoolean();
+    final AtomicBoolean duringFault = new AtomicBoolean();
+    final AtomicLong maxFaultMillis = new AtomicLong();
+    final AtomicInteger ids = new AtomicInteger();
+    final List<Thread> workers = new ArrayList<>();
+    final Map<String, String> actionOf = new ConcurrentHashMap<>();
+    volatile String seedProposal;
+    volatile String seedActionRef;
+
+    Load(String project, int threads) {
+      this.project = project;
+      this.threads = threads;
+    }
+
+    void start() {
+      running.set(true);
+      for (int t = 0; t < threads; t++) {
+        int n = t;
+        Thread w =
+            new Thread(
+                () -> {
+                  int i = 0;
+                  while (running.get()) {
+                    try {
+                      Answer a = (n + i++) % 2 == 0 ? propose() : inspect();
+                      answers.add(a);
+                      if (duringFault.get()) {
+                        maxFaultMillis.accumulateAndGet(a.millis(), Math::max);
+                      }
+                    } catch (Exception e) {
+                      answers.add(new Answer("error", e.toString(), -1, null, null, 0, null));
+                    }
+                    DatabaseFaultsIT.sleep(100);
+                  }
+                },
+                "db-faults-load-" + t);
+        workers.add(w);
+        w.start();
+      }
+    }
+
+    void stop() {
+      running.set(false);
+      workers.forEach(DatabaseFaultsIT::join);
+    }
+
+    Answer propose() throws Exception {
+      String ref = "r" + ids.incrementAndGet();
+      if (seedActionRef == null) {
+        seedActionRef = ref;
+      }
+      return send("propose", ref);
+    }
+
+    Answer inspect() throws Exception {
+      return send("inspect", "i" + ids.incrementAndGet());
+    }
+
+    Answer replay(Answer a) throws Exception {
+      return send(a.op(), a.id());
+    }
+
+    private Answer send(String op, String id) throws Exception {
+      String path;
+      String body;
+      if (op.equals("propose")) {
+        path = "/v1/projects/" + project + "/plugin-packages/proposals";
+        body =
+            "{\"actionRef\":\""
+                + id
+                + "\",\"action\":{\"type\":\"remove\",\"package\":\"p-"
+                + id
+                + "\",\"version\":\"1\"}}";
+      } else {
+        path =
+            "/v1/projects/"
+                + project
+                + "/plugin-packages/proposals/"
+                + seedProposal
+                + "/inspections";
+        body = "{\"inspectionId\":\"" + id + "\"}";
+      }
+      long t0 = System.nanoTime();
+      HttpResponse<String> r =
+          CLIENT.send(
+              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + app.port + path))
+                  .timeout(Duration.ofSeconds(60))
+                  .header("Authorization", "Bearer " + alice)
+                  .header("Content-Type", "application/json")
+                  .POST(HttpRequest.BodyPublishers.ofString(body))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+      long ms = (System.nanoTime() - t0) / 1_000_000;
+      String code = null;
+      String proposalId = null;
+      String type = r.headers().firstValue("Content-Type").orElse("");
+      if (r.statusCode() >= 400) {
+        if (type.startsWith("application/problem+json")) {
+          JsonNode error = JSON.readTree(r.body()).path("error");
+          code = error.path("code").asString(null);
+        }
+      } else if (op.equals("propose")) {
+        proposalId = JSON.readTree(r.body()).path("proposalId").asString(null);
+      }
+      return new Answer(
+          op,
+          id,
+          r.statusCode(),
+          code,
+          r.headers().firstValue("Retry-After").orElse(null),
+          ms,
+          proposalId);
+    }
+  }
+
+  /** Polls readiness on the management port; records whether it was ever DOWN. */
+  private final class ReadinessWatch {
+    final AtomicBoolean sawDown = new AtomicBoolean();
+    final AtomicBoolean running = new AtomicBoolean(true);
+    Thread thread;
+
+    void start() {
+      thread =
+          new Thread(
+              () -> {
+                while (running.get()) {
+                  if (app.status("/actuator/health/readiness") != 200) {
+                    sawDown.set(true);
+                  }
+                  DatabaseFaultsIT.sleep(100);
+                }
+              },
+              "db-faults-readiness");
+      thread.start();
+    }
+
+    void stop() {
+      running.set(false);
+      join(thread);
+    }
+  }
+
+  private static final class Totals {
+    long requests;
+    long replays;
+    long faults;
+    long unavailable;
+    long allowed;
+    long refused;
+    long violations;
+    int phases;
+
+    synchronized void add(
+        long requests,
+        long replays,
+        long faults,
+        long unavailable,
+        long allowed,
+        long refused,
+        long violations) {
+      this.requests += requests;
+      this.replays += replays;
+      this.faults += faults;
+      this.unavailable += unavailable;
+      this.allowed += allowed;
+      this.refused += refused;
+      this.violations += violations;
+      phases++;
+    }
+
+    @Override
+    public synchronized String toString() {
+      return String.format(
+          "TOTAL phases=%d requests=%d (2xx=%d 429=%d 503=%d) replays=%d faults=%d violations=%d",
+          phases, requests, allowed, refused, unavailable, replays, faults, violations);
+    }
+  }
+
+  // --- SQL, straight to the cluster (not through the proxy) ------------------------------------
+
+  record Bucket(String operation, long windowStartMs, int count, Set<String> receipts) {}
+
+  private static Properties superuser() {
+    Properties p = new Properties();
+    p.setProperty("user", LocalPostgresCluster.SUPERUSER);
+    p.setProperty("connectTimeout", "5");
+    p.setProperty("socketTimeout", "30");
+    return p;
+  }
+
+  private Connection direct() throws SQLException {
+    return DriverManager.getConnection(directUrl, superuser());
+  }
+
+  private long dbNowMs() throws SQLException {
+    try (Connection c = direct();
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint")) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  private Bucket bucket(String project, String operation) throws Exception {
+    try (Connection c = direct();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT window_started_at_ms, consumed_count, receipt_ids::text"
+                    + " FROM qinglong.plugin_package_management_quota_buckets"
+                    + " WHERE project_id = ? AND subject_type = 'user' AND subject_id = ?"
+                    + " AND operation = ?")) {
+      ps.setString(1, project);
+      ps.setString(2, USER);
+      ps.setString(3, operation);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return new Bucket(operation, 0, 0, Set.of());
+        }
+        Set<String> receipts = new HashSet<>();
+        for (JsonNode r : JSON.readTree(rs.getString(3))) {
+          receipts.add(r.isString() ? r.asString() : r.path("id").asString());
+        }
+        return new Bucket(operation, rs.getLong(1), rs.getInt(2), receipts);
+      }
+    }
+  }
+
+  private Set<String> proposalRefs(String project) throws SQLException {
+    Set<String> refs = new HashSet<>();
+    try (Connection c = direct();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT action_ref FROM qinglong.plugin_package_proposals WHERE project_id = ?")) {
+      ps.setString(1, project);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          refs.add(rs.getString(1));
+        }
+      }
+    }
+    return refs;
+  }
+
+  /** The app's PostgreSQL sessions (its logins are the ql3_* roles; the owner pool is closed). */
+  private int appSessions() {
+    try (Connection c = direct();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = 'faults'"
+                    + " AND usename LIKE 'ql3\\_%'")) {
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getInt(1);
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  // --- the app's own figures -------------------------------------------------------------------
+
+  private static final Pattern LIVE_THREADS =
+      Pattern.compile("(?m)^jvm_threads_live_threads(?:\\{[^}]*})? ([0-9.eE+]+)$");
+
+  private long liveThreads() {
+    try {
+      Matcher m = LIVE_THREADS.matcher(app.body("/actuator/prometheus"));
+      if (!m.find()) {
+        throw new IllegalStateException("no jvm_threads_live_threads in /actuator/prometheus");
+      }
+      return (long) Double.parseDouble(m.group(1));
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private HttpResponse<String> put(String path, String token, String body) throws Exception {
+    return CLIENT.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + app.port + path))
+            .timeout(Duration.ofSeconds(30))
+            .header("Authorization", "Bearer " + token)
+            .header("Content-Type", "application/json")
+            .PUT(HttpRequest.BodyPublishers.ofString(body))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static void ok(HttpResponse<String> r) {
+    assertThat(r.statusCode()).as(r.body()).isBetween(200, 201);
+  }
+
+  interface LongSupplier {
+    long get() throws Exception;
+  }
+
+  /** Polls until the value is at most {@code ceiling} or time runs out; returns the last value. */
+  private static long awaitAtMost(LongSupplier value, long ceiling, Duration timeout)
+      throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    long v = value.get();
+    while (v > ceiling && System.nanoTime() < deadline) {
+      sleep(500);
+      v = value.get();
+    }
+    return v;
+  }
+
+  static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  static void join(Thread t) {
+    try {
+      t.join(120_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
