@@ -73,6 +73,7 @@ class DatabaseFaultsIT {
   static final JsonMapper JSON = JsonMapper.builder().build();
   static final int LIMIT = 40; // propose and inspect, per (Project, user) and window
   static final String USER = "alice";
+  static final long WINDOW_MS = 300_000;
 
   // The app's bounds (short, so the suite is quick; the defaults are 3 s / 10 s / 5 s / 3 s).
   static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(1);
@@ -107,6 +108,7 @@ class DatabaseFaultsIT {
   private String admin;
   private final List<String> figures = new ArrayList<>();
   private final Totals totals = new Totals();
+  private int healthySessions;
 
   @BeforeAll
   void start() throws Exception {
@@ -130,7 +132,7 @@ class DatabaseFaultsIT {
     p.put("qinglong.postgres.statement-timeout", STATEMENT_TIMEOUT.toMillis() + "ms");
     p.put("qinglong.postgres.lock-timeout", LOCK_TIMEOUT.toMillis() + "ms");
     p.put("qinglong.data-dir", dataDir.toString());
-    p.put("qinglong.management-quota.window", "300s");
+    p.put("qinglong.management-quota.window", WINDOW_MS + "ms");
     p.put("qinglong.management-quota.limits.propose", Integer.toString(LIMIT));
     p.put("qinglong.management-quota.limits.inspect", Integer.toString(LIMIT));
     // The load comes from one user at one address: the shield must not be what answers.
@@ -255,7 +257,7 @@ class DatabaseFaultsIT {
     runPhase(
         "restart",
         8,
-        Duration.ofSeconds(3),
+        Duration.ofSeconds(5),
         true,
         () -> {
           cluster.stopServer();
@@ -333,7 +335,12 @@ class DatabaseFaultsIT {
     load.start();
     sleep(1500);
     long baselineThreads = liveThreads();
-    int baselineSessions = appSessions();
+    // The healthy steady state: the most sessions seen before any fault of the suite.
+    for (int i = 0; i < 3; i++) {
+      healthySessions = Math.max(healthySessions, appSessions());
+      sleep(200);
+    }
+    int baselineSessions = healthySessions;
 
     long resetsBefore = proxy.resets();
     ReadinessWatch watch = new ReadinessWatch();
@@ -438,7 +445,13 @@ class DatabaseFaultsIT {
     if (!proposals.equals(okPropose)) {
       violations.add("proposals " + proposals.size() + " != 2xx proposes " + okPropose.size());
     }
-    boolean oneWindow = propose.windowStartMs() <= phaseStartDbMs;
+    // Windows start at a bucket's first request; this phase's buckets are new, so one window holds
+    // the whole phase unless it lasted longer than the window.
+    long nowDbMs = dbNowMs();
+    boolean oneWindow =
+        propose.windowStartMs() >= phaseStartDbMs
+            && inspect.windowStartMs() >= phaseStartDbMs
+            && nowDbMs < Math.min(propose.windowStartMs(), inspect.windowStartMs()) + WINDOW_MS;
     Set<String> uncounted = new HashSet<>();
     if (oneWindow) {
       if (!propose.receipts().equals(okPropose)) {
@@ -458,6 +471,7 @@ class DatabaseFaultsIT {
     }
     assertThat(uncounted).as("2xx answers the database did not count").isEmpty();
     assertThat(violations).as("invariants after " + name).isEmpty();
+    assertThat(oneWindow).as("the phase fits one quota window, so the exact checks ran").isTrue();
 
     // Back to baseline: threads and PostgreSQL sessions (no leak from the fault).
     long threadsAfter =
