@@ -19,6 +19,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -28,6 +29,10 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -71,9 +76,14 @@ import tools.jackson.databind.json.JsonMapper;
 class DatabaseFaultsIT {
   static final Duration START = Duration.ofSeconds(120);
   static final JsonMapper JSON = JsonMapper.builder().build();
-  static final int LIMIT = 40; // propose and inspect, per (Project, user) and window
+  // Propose and inspect, per (Project, user) and window: room left when the fault starts, full
+  // soon after it (so the fault meets allows, and 429s come after it).
+  static final int LIMIT = 60;
   static final String USER = "alice";
   static final long WINDOW_MS = 300_000;
+
+  /** Requests per second of the load, whatever its thread count. */
+  static final int RATE = 60;
 
   // The app's bounds (short, so the suite is quick; the defaults are 3 s / 10 s / 5 s / 3 s).
   static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(1);
@@ -135,6 +145,7 @@ class DatabaseFaultsIT {
     p.put("qinglong.management-quota.window", WINDOW_MS + "ms");
     p.put("qinglong.management-quota.limits.propose", Integer.toString(LIMIT));
     p.put("qinglong.management-quota.limits.inspect", Integer.toString(LIMIT));
+    p.put("qinglong.ai.enabled", "true");
     // The load comes from one user at one address: the shield must not be what answers.
     p.put("qinglong.shield.max-concurrent-requests", "128");
     p.put("qinglong.shield.max-concurrent-requests-per-client", "128");
@@ -296,7 +307,7 @@ class DatabaseFaultsIT {
     void heal() throws Exception;
   }
 
-  /** One answer. */
+  /** One answer; {@code stage}: sent before, during or after the fault, or a replay. */
   record Answer(
       String op,
       String id,
@@ -304,7 +315,12 @@ class DatabaseFaultsIT {
       String code,
       String retryAfter,
       long millis,
-      String proposalId) {}
+      String proposalId,
+      String stage) {
+    Answer at(String stage) {
+      return new Answer(op, id, status, code, retryAfter, millis, proposalId, stage);
+    }
+  }
 
   /**
    * Runs one fault: load before, during and after it; then replays, checks answers, latencies,
@@ -323,7 +339,19 @@ class DatabaseFaultsIT {
         put(
             "/v1/projects/" + project + "/members/" + USER,
             admin,
-            "{\"permissions\":[\"package.manage\",\"package.read\"]}"));
+            "{\"permissions\":[\"package.manage\",\"package.read\",\"model.invoke\"]}"));
+    ok(
+        put(
+            "/v1/projects/" + project + "/model-policies/m1",
+            admin,
+            "{\"maxTotalTokens\":10,\"maxCostMicros\":null}"));
+    ok(
+        put(
+            "/v1/projects/" + project + "/model-quota",
+            admin,
+            "{\"window\":\"1h\",\"maxInvocations\":"
+                + LIMIT
+                + ",\"maxTokens\":100000000,\"maxCostMicros\":null}"));
     long phaseStartDbMs = dbNowMs();
     Load load = new Load(project, threads);
     // Seed proposal to inspect (one propose of the window).
@@ -346,15 +374,25 @@ class DatabaseFaultsIT {
     ReadinessWatch watch = new ReadinessWatch();
     watch.start();
     int injected = fault.inject();
+    load.stage = "fault";
     load.duringFault.set(true);
     sleep(faultFor.toMillis());
     boolean sawDown = watch.sawDown.get();
     load.duringFault.set(false);
+    load.stage = "healing";
     heal.heal();
     long healedAt = System.nanoTime();
     app.awaitReady(Duration.ofSeconds(30));
     long readyAfterMs = (System.nanoTime() - healedAt) / 1_000_000;
-    sleep(1500); // load after recovery: the quota fills up, 429s come
+    load.stage = "after";
+    // Load after recovery until both quotas are full (429), at most 20 s.
+    long fillDeadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+    do {
+      sleep(500);
+    } while (!(load.saw("propose", 429, "after")
+            && load.saw("inspect", 429, "after")
+            && load.saw("admit", 429, "after"))
+        && System.nanoTime() < fillDeadline);
     load.stop();
     watch.stop();
     injected += (int) (proxy.resets() - resetsBefore);
@@ -389,30 +427,91 @@ class DatabaseFaultsIT {
         lastNon503.put(key, a);
       }
     }
-    int replays = 0;
-    List<String> replayMismatch = new ArrayList<>();
-    Set<String> okPropose = new HashSet<>();
-    Set<String> okInspect = new HashSet<>();
+    AtomicInteger replays = new AtomicInteger();
+    List<String> replayMismatch = Collections.synchronizedList(new ArrayList<>());
+    Map<String, Set<String>> ok = new HashMap<>();
+    for (String op : List.of("propose", "inspect", "step", "admit")) {
+      ok.put(op, ConcurrentHashMap.newKeySet());
+    }
+    Set<String> okPropose = ok.get("propose");
+    Set<String> okInspect = ok.get("inspect");
+    Set<String> okAdmit = ok.get("admit");
+    Set<String> everOk = new HashSet<>();
     for (Answer a : answers) {
       if (a.status() / 100 == 2) {
-        (a.op().equals("propose") ? okPropose : okInspect).add(a.id());
+        ok.get(a.op()).add(a.id());
+        everOk.add(a.op() + ":" + a.id());
       }
     }
-    Set<String> everOk = new HashSet<>();
-    okPropose.forEach(id -> everOk.add("propose:" + id));
-    okInspect.forEach(id -> everOk.add("inspect:" + id));
+    // Replayed: every id that met the fault (a 503, or sent while it lasted or healed) and every
+    // 4th of the others; 4 threads (the windows are full by now, so the order does not matter).
+    Set<String> metFault = new HashSet<>();
+    for (Answer a : answers) {
+      if (a.status() == 503 || !a.stage().equals("before") && !a.stage().equals("after")) {
+        metFault.add(a.op() + ":" + a.id());
+      }
+    }
+    ExecutorService replayers = Executors.newFixedThreadPool(4);
+    List<Future<?>> replaying = new ArrayList<>();
+    int index = 0;
     for (Map.Entry<String, Answer> e : first.entrySet()) {
-      Answer before = lastNon503.getOrDefault(e.getKey(), e.getValue());
-      Answer again = load.replay(before);
-      replays++;
-      if (again.status() == 503) {
-        replayMismatch.add("503 after recovery: " + again);
+      if (!metFault.contains(e.getKey()) && index++ % 4 != 0) {
         continue;
       }
-      if (again.status() / 100 == 2) {
-        (again.op().equals("propose") ? okPropose : okInspect).add(again.id());
+      replaying.add(
+          replayers.submit(
+              () -> {
+                replayOne(e.getKey(), e.getValue(), lastNon503, everOk, ok, load, replayMismatch);
+                replays.incrementAndGet();
+                return null;
+              }));
+    }
+    for (Future<?> f : replaying) {
+      f.get(5, TimeUnit.MINUTES);
+    }
+    replayers.shutdown();
+    assertThat(replayMismatch).as("replays after " + name).isEmpty();
+    okPropose.add(load.seedActionRef);
+    runChecks(
+        name,
+        project,
+        phaseStartDbMs,
+        load,
+        answers,
+        ok,
+        sawDown,
+        readyAfterMs,
+        threads,
+        maxMillis,
+        maxFaultMillis,
+        unavailable,
+        baselineThreads,
+        baselineSessions,
+        injected,
+        replays.get());
+  }
+
+  /** Replays one id and checks it gives the same outcome. */
+  private void replayOne(
+      String key,
+      Answer firstAnswer,
+      Map<String, Answer> lastNon503,
+      Set<String> everOk,
+      Map<String, Set<String>> ok,
+      Load load,
+      List<String> replayMismatch)
+      throws Exception {
+    {
+      Answer before = lastNon503.getOrDefault(key, firstAnswer);
+      Answer again = load.replay(before);
+      if (again.status() == 503) {
+        replayMismatch.add("503 after recovery: " + again);
+        return;
       }
-      boolean wasOk = everOk.contains(e.getKey());
+      if (again.status() / 100 == 2) {
+        ok.get(again.op()).add(again.id());
+      }
+      boolean wasOk = everOk.contains(key);
       if (wasOk && again.status() != 200) {
         replayMismatch.add("was 2xx, replay " + again);
       }
@@ -429,8 +528,30 @@ class DatabaseFaultsIT {
         replayMismatch.add("replay answer not acceptable: " + again);
       }
     }
-    assertThat(replayMismatch).as("replays after " + name).isEmpty();
-    okPropose.add(load.seedActionRef);
+  }
+
+  /** The SQL invariants and the return to baseline after a phase; records its figures. */
+  private void runChecks(
+      String name,
+      String project,
+      long phaseStartDbMs,
+      Load load,
+      List<Answer> answers,
+      Map<String, Set<String>> ok,
+      boolean sawDown,
+      long readyAfterMs,
+      int threads,
+      long maxMillis,
+      long maxFaultMillis,
+      long unavailable,
+      long baselineThreads,
+      int baselineSessions,
+      int injected,
+      int replays)
+      throws Exception {
+    Set<String> okPropose = ok.get("propose");
+    Set<String> okInspect = ok.get("inspect");
+    Set<String> okAdmit = ok.get("admit");
 
     // SQL: counts = receipts ≤ limit; every 2xx counted; proposals = receipts = 2xx ids.
     Bucket propose = bucket(project, "plugin-package.propose");
@@ -441,6 +562,36 @@ class DatabaseFaultsIT {
       if (b.count() != b.receipts().size() || b.count() > LIMIT) {
         violations.add("bucket " + b);
       }
+    }
+    // A 429 means the window is full: the count is then exactly the limit (reached, not passed).
+    for (Bucket b : List.of(propose, inspect)) {
+      String op = b.operation().substring(b.operation().lastIndexOf('.') + 1);
+      boolean refusedAny = answers.stream().anyMatch(a -> a.op().equals(op) && a.status() == 429);
+      if (refusedAny && b.count() != LIMIT) {
+        violations.add("429 for " + op + " with count " + b.count() + " below the limit");
+      }
+    }
+    // Model admission: reservations = 2xx admissions, at most the limit per window; a 429 means
+    // the window is full.
+    Map<Long, Set<String>> reservations = reservations(project);
+    Set<String> reserved = new HashSet<>();
+    reservations.values().forEach(reserved::addAll);
+    if (!reserved.equals(okAdmit)) {
+      violations.add("reservations != 2xx admissions: " + diff(reserved, okAdmit));
+    }
+    okAdmit.stream()
+        .filter(id -> !reserved.contains(id))
+        .forEach(id -> violations.add("uncounted " + id));
+    reservations.forEach(
+        (window, ids) -> {
+          if (ids.size() > LIMIT) {
+            violations.add("window " + window + " holds " + ids.size() + " reservations");
+          }
+        });
+    boolean admitRefused =
+        answers.stream().anyMatch(a -> a.op().equals("admit") && a.status() == 429);
+    if (admitRefused && reservations.values().stream().noneMatch(ids -> ids.size() == LIMIT)) {
+      violations.add("429 for admit with no full window");
     }
     if (!proposals.equals(okPropose)) {
       violations.add("proposals " + proposals.size() + " != 2xx proposes " + okPropose.size());
@@ -487,11 +638,17 @@ class DatabaseFaultsIT {
     assertThat(app.process.isAlive()).as("the app was not restarted").isTrue();
 
     long allowed = answers.stream().filter(a -> a.status() / 100 == 2).count();
+    long faultAllowed =
+        answers.stream().filter(a -> a.status() / 100 == 2 && a.stage().equals("fault")).count();
+    long faultUnavailable =
+        answers.stream().filter(a -> a.status() == 503 && a.stage().equals("fault")).count();
+    long faultRequests = answers.stream().filter(a -> a.stage().equals("fault")).count();
     long refused = answers.stream().filter(a -> a.status() == 429).count();
     totals.add(answers.size(), replays, injected, unavailable, allowed, refused, violations.size());
     figures.add(
         String.format(
-            "%-15s threads=%d requests=%d (2xx=%d 429=%d 503=%d) replays=%d faults=%d"
+            "%-15s threads=%d requests=%d (2xx=%d 429=%d 503=%d) during_fault=%d (2xx=%d 503=%d)"
+                + " replays=%d faults=%d"
                 + " max_ms=%d max_fault_ms=%d bound_ms=%d readiness_down=%s ready_after_ms=%d"
                 + " proposals=%d propose_count=%d inspect_count=%d one_window=%s"
                 + " threads=%d->%d sessions=%d->%d violations=%d",
@@ -501,6 +658,9 @@ class DatabaseFaultsIT {
             allowed,
             refused,
             unavailable,
+            faultRequests,
+            faultAllowed,
+            faultUnavailable,
             replays,
             injected,
             maxMillis,
@@ -522,8 +682,13 @@ class DatabaseFaultsIT {
   private static boolean acceptable(Answer a) {
     return switch (a.status()) {
       case 200 -> true;
-      case 201 -> a.op().equals("propose");
-      case 429 -> "quota_exceeded".equals(a.code()) && a.retryAfter() != null;
+      case 201 -> !a.op().equals("inspect");
+      case 429 ->
+          a.op().equals("admit")
+              ? "model_project_quota_exceeded".equals(a.code()) && a.retryAfter() != null
+              : !a.op().equals("step")
+                  && "quota_exceeded".equals(a.code())
+                  && a.retryAfter() != null;
       case 503 -> "unavailable".equals(a.code()) && isSmallPositive(a.retryAfter());
       default -> false;
     };
@@ -557,12 +722,24 @@ class DatabaseFaultsIT {
     final AtomicInteger ids = new AtomicInteger();
     final List<Thread> workers = new ArrayList<>();
     final Map<String, String> actionOf = new ConcurrentHashMap<>();
+
+    /** Each thread pauses so that all of them together send about {@link #RATE} requests/s. */
+    final long pauseMs;
+
+    volatile String stage = "before";
     volatile String seedProposal;
     volatile String seedActionRef;
 
     Load(String project, int threads) {
       this.project = project;
       this.threads = threads;
+      this.pauseMs = Math.max(100, threads * 1000L / RATE);
+    }
+
+    /** Whether an answer of {@code op} with {@code status} came in stage {@code at}. */
+    boolean saw(String op, int status, String at) {
+      return answers.stream()
+          .anyMatch(a -> a.op().equals(op) && a.status() == status && a.stage().equals(at));
     }
 
     void start() {
@@ -574,16 +751,18 @@ class DatabaseFaultsIT {
                 () -> {
                   int i = 0;
                   while (running.get()) {
+                    String at = stage;
                     try {
-                      Answer a = (n + i++) % 2 == 0 ? propose() : inspect();
-                      answers.add(a);
-                      if (duringFault.get()) {
-                        maxFaultMillis.accumulateAndGet(a.millis(), Math::max);
+                      for (Answer a : next((n + i++) % 3)) {
+                        answers.add(a.at(at));
+                        if (duringFault.get()) {
+                          maxFaultMillis.accumulateAndGet(a.millis(), Math::max);
+                        }
                       }
                     } catch (Exception e) {
-                      answers.add(new Answer("error", e.toString(), -1, null, null, 0, null));
+                      answers.add(new Answer("error", e.toString(), -1, null, null, 0, null, at));
                     }
-                    DatabaseFaultsIT.sleep(100);
+                    DatabaseFaultsIT.sleep(pauseMs);
                   }
                 },
                 "db-faults-load-" + t);
@@ -605,18 +784,47 @@ class DatabaseFaultsIT {
       return send("propose", ref);
     }
 
+    /** The next request(s) of kind {@code k}: propose, inspect, or a StepRun and its admission. */
+    List<Answer> next(int k) throws Exception {
+      if (k == 0) {
+        return List.of(propose());
+      }
+      if (k == 1) {
+        return List.of(inspect());
+      }
+      String id = "v" + ids.incrementAndGet();
+      Answer step = send("step", id);
+      if (step.status() / 100 != 2) {
+        return List.of(step);
+      }
+      return List.of(step, send("admit", id));
+    }
+
     Answer inspect() throws Exception {
       return send("inspect", "i" + ids.incrementAndGet());
     }
 
+    /** Replays {@code a}; an admission replays its StepRun first (which must answer 200). */
     Answer replay(Answer a) throws Exception {
+      if (a.op().equals("admit")) {
+        Answer step = send("step", a.id());
+        if (step.status() != 200) {
+          return step;
+        }
+      }
       return send(a.op(), a.id());
     }
 
     private Answer send(String op, String id) throws Exception {
       String path;
       String body;
-      if (op.equals("propose")) {
+      if (op.equals("step")) {
+        path = "/v1/projects/" + project + "/step-runs";
+        body = "{\"stepRunId\":\"s-" + id + "\",\"runId\":\"run\",\"modelId\":\"m1\"}";
+      } else if (op.equals("admit")) {
+        path = "/v1/projects/" + project + "/model-invocations";
+        body = "{\"invocationId\":\"" + id + "\",\"stepRunId\":\"s-" + id + "\"}";
+      } else if (op.equals("propose")) {
         path = "/v1/projects/" + project + "/plugin-packages/proposals";
         body =
             "{\"actionRef\":\""
@@ -662,7 +870,8 @@ class DatabaseFaultsIT {
           code,
           r.headers().firstValue("Retry-After").orElse(null),
           ms,
-          proposalId);
+          proposalId,
+          "replay");
     }
   }
 
@@ -777,6 +986,24 @@ class DatabaseFaultsIT {
         return new Bucket(operation, rs.getLong(1), rs.getInt(2), receipts);
       }
     }
+  }
+
+  /** Reservation ids of the project by window start. */
+  private Map<Long, Set<String>> reservations(String project) throws SQLException {
+    Map<Long, Set<String>> out = new HashMap<>();
+    try (Connection c = direct();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT window_start_ms, invocation_id FROM qinglong.model_invocation_reservations"
+                    + " WHERE project_id = ?")) {
+      ps.setString(1, project);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.computeIfAbsent(rs.getLong(1), k -> new HashSet<>()).add(rs.getString(2));
+        }
+      }
+    }
+    return out;
   }
 
   private Set<String> proposalRefs(String project) throws SQLException {
