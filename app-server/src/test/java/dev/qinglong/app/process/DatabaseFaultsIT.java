@@ -384,6 +384,8 @@ class DatabaseFaultsIT {
     long healedAt = System.nanoTime();
     app.awaitReady(Duration.ofSeconds(30));
     long readyAfterMs = (System.nanoTime() - healedAt) / 1_000_000;
+    // The process's own database sessions come back too: download barrier and worker lock.
+    awaitReadinessDetail("\"standaloneBarrier\":\"held\"", Duration.ofSeconds(30));
     load.stage = "after";
     // Load after recovery until both quotas are full (429), at most 20 s.
     long fillDeadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
@@ -1053,6 +1055,17 @@ class DatabaseFaultsIT {
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
+  }
+
+  /** Waits until the readiness details contain {@code text}; fails with them otherwise. */
+  private void awaitReadinessDetail(String text, Duration timeout) throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    String body = app.body("/actuator/health/readiness");
+    while (!body.contains(text) && System.nanoTime() < deadline) {
+      sleep(250);
+      body = app.body("/actuator/health/readiness");
+    }
+    assertThat(body).as("readiness details").contains(text);
   }
 
   private HttpResponse<String> put(String path, String token, String body) throws Exception {
