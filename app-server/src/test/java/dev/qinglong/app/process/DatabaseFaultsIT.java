@@ -384,10 +384,10 @@ class DatabaseFaultsIT {
     long healedAt = System.nanoTime();
     app.awaitReady(Duration.ofSeconds(30));
     long readyAfterMs = (System.nanoTime() - healedAt) / 1_000_000;
-    // The process's own database sessions come back too: download barrier and worker lock.
+    // The process's own dedicated database session comes back too: the download barrier.
     awaitReadinessDetail("\"standaloneBarrier\":\"held\"", Duration.ofSeconds(30));
     load.stage = "after";
-    // Load after recovery until both quotas are full (429), at most 20 s.
+    // Load after recovery until all three quotas are full (429), at most 20 s.
     long fillDeadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
     do {
       sleep(500);
@@ -503,32 +503,30 @@ class DatabaseFaultsIT {
       Load load,
       List<String> replayMismatch)
       throws Exception {
-    {
-      Answer before = lastNon503.getOrDefault(key, firstAnswer);
-      Answer again = load.replay(before);
-      if (again.status() == 503) {
-        replayMismatch.add("503 after recovery: " + again);
-        return;
-      }
-      if (again.status() / 100 == 2) {
-        ok.get(again.op()).add(again.id());
-      }
-      boolean wasOk = everOk.contains(key);
-      if (wasOk && again.status() != 200) {
-        replayMismatch.add("was 2xx, replay " + again);
-      }
-      if (before.status() == 429 && again.status() != 429) {
-        replayMismatch.add("was 429, replay " + again);
-      }
-      if (wasOk
-          && before.proposalId() != null
-          && again.proposalId() != null
-          && !before.proposalId().equals(again.proposalId())) {
-        replayMismatch.add("replay names another proposal: " + before + " / " + again);
-      }
-      if (!acceptable(again)) {
-        replayMismatch.add("replay answer not acceptable: " + again);
-      }
+    Answer before = lastNon503.getOrDefault(key, firstAnswer);
+    Answer again = load.replay(before);
+    if (again.status() == 503) {
+      replayMismatch.add("503 after recovery: " + again);
+      return;
+    }
+    if (again.status() / 100 == 2) {
+      ok.get(again.op()).add(again.id());
+    }
+    boolean wasOk = everOk.contains(key);
+    if (wasOk && again.status() != 200) {
+      replayMismatch.add("was 2xx, replay " + again);
+    }
+    if (before.status() == 429 && again.status() != 429) {
+      replayMismatch.add("was 429, replay " + again);
+    }
+    if (wasOk
+        && before.proposalId() != null
+        && again.proposalId() != null
+        && !before.proposalId().equals(again.proposalId())) {
+      replayMismatch.add("replay names another proposal: " + before + " / " + again);
+    }
+    if (!acceptable(again)) {
+      replayMismatch.add("replay answer not acceptable: " + again);
     }
   }
 
