@@ -503,14 +503,14 @@ public abstract class ApiContract {
     assertThat(app.management.get("/actuator/health/readiness", null).status()).isEqualTo(200);
     app.cutDatabase();
     try {
-      assertProblem(
-          http.post(proposals("demo"), token("alice"), installJson("cut-1", "x")),
-          503,
-          "unavailable");
-      assertProblem(
-          http.post(inspections("demo", "prp-any"), token("bob"), "{\"inspectionId\":\"cut-i\"}"),
-          503,
-          "unavailable");
+      Response propose = http.post(proposals("demo"), token("alice"), installJson("cut-1", "x"));
+      assertProblem(propose, 503, "unavailable");
+      // A short Retry-After: the client retries with the same id in a second.
+      assertThat(propose.header("Retry-After")).contains("1");
+      Response inspect =
+          http.post(inspections("demo", "prp-any"), token("bob"), "{\"inspectionId\":\"cut-i\"}");
+      assertProblem(inspect, 503, "unavailable");
+      assertThat(inspect.header("Retry-After")).contains("1");
       // Readiness is a cached probe refreshed in the background: DOWN within an interval.
       Response ready = app.awaitReadiness(503);
       assertThat(ready.status()).isEqualTo(503);

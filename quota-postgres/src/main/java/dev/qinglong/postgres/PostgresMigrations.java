@@ -23,7 +23,7 @@ public final class PostgresMigrations {
   public static final int REQUIRED_VERSION = 6;
 
   /** The AI schema version this code needs (when the feature is enabled). */
-  public static final int AI_REQUIRED_VERSION = 2;
+  public static final int AI_REQUIRED_VERSION = 3;
 
   private PostgresMigrations() {}
 

@@ -32,7 +32,9 @@ class PostgresMigrationChecksumTest {
           "V1__model_invocation_quota.sql",
           "90d04563a6eb66d58342ec070394e33a03eb1465b916d5882ca94c850fbc2834",
           "V2__policy_writes_belong_to_admin.sql",
-          "0a99b74b1e209a74751844c1c72c2b32ad3872dbcf5c0a108b19ead4978e8a24");
+          "0a99b74b1e209a74751844c1c72c2b32ad3872dbcf5c0a108b19ead4978e8a24",
+          "V3__step_run_recovery_sweep_index.sql",
+          "0cb432b19e024ae4b4ce235cd79499d1a0ec233d0427c90dc3a633780a553268");
 
   @Test
   void releasedMigrationsAreUnchangedAndAllPinned() {

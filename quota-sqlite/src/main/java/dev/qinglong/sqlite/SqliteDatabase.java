@@ -35,7 +35,7 @@ public final class SqliteDatabase {
   public static final int REQUIRED_VERSION = 4;
 
   /** The AI schema version this code needs (when the feature is enabled). */
-  public static final int AI_REQUIRED_VERSION = 1;
+  public static final int AI_REQUIRED_VERSION = 2;
 
   private SqliteDatabase() {}
 

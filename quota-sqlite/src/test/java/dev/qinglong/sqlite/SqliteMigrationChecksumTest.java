@@ -26,7 +26,9 @@ class SqliteMigrationChecksumTest {
   private static final Map<String, String> RELEASED_AI =
       Map.of(
           "V1__model_invocation_quota.sql",
-          "ec924a158408a36f78b6c6e94884e081127cf932c7c9282a3962c02e93915c3a");
+          "ec924a158408a36f78b6c6e94884e081127cf932c7c9282a3962c02e93915c3a",
+          "V2__step_run_recovery_sweep_index.sql",
+          "1235b2b11dac5f5adcec61f7777fc651755a8b3d78ac20b39d68cc27a7ce4ddf");
 
   @Test
   void releasedMigrationsAreUnchangedAndAllPinned() {

@@ -33,7 +33,7 @@ class SqliteMigrationIntegrationTest {
       assertThat(SqliteDatabase.migrate(ds)).isEqualTo(BASE_MIGRATIONS);
       assertThat(tables(ds)).noneMatch(t -> t.startsWith("model_") || t.contains("_ai_"));
 
-      assertThat(SqliteDatabase.migrateAi(ds)).isEqualTo(1);
+      assertThat(SqliteDatabase.migrateAi(ds)).isEqualTo(SqliteDatabase.AI_REQUIRED_VERSION);
       assertThat(tables(ds))
           .contains(
               "flyway_ai_schema_history",

@@ -39,6 +39,9 @@ public final class ProblemErrorReportValve extends ErrorReportValve {
       response.setContentType(Problems.CONTENT_TYPE);
       response.setCharacterEncoding("UTF-8");
       response.setHeader(HttpHeaders.CACHE_CONTROL, "no-store");
+      if (type == ProblemType.UNAVAILABLE && response.getHeader(HttpHeaders.RETRY_AFTER) == null) {
+        response.setHeader(HttpHeaders.RETRY_AFTER, Problems.UNAVAILABLE_RETRY_AFTER_SECONDS);
+      }
       PrintWriter writer = response.getReporter();
       if (writer != null) {
         writer.write(Problems.json(type, detailOf(type)));

@@ -16,6 +16,13 @@ import org.springframework.http.ResponseEntity;
 public final class Problems {
   public static final String CONTENT_TYPE = "application/problem+json";
 
+  /**
+   * {@code Retry-After} of a 503 {@code unavailable} that names no other: the store (a database
+   * that is away, slow or restarting) or the server cannot answer now, a retry with the same id in
+   * a second is the right move (DESIGN: failing database → 503 with a short Retry-After).
+   */
+  public static final String UNAVAILABLE_RETRY_AFTER_SECONDS = "1";
+
   private Problems() {}
 
   /** The problem document as JSON text. */
@@ -41,7 +48,7 @@ public final class Problems {
     HttpHeaders h = new HttpHeaders();
     h.setContentType(MediaType.parseMediaType(CONTENT_TYPE));
     h.setCacheControl("no-store");
-    headers.forEach(h::set);
+    withRetryAfter(type, headers).forEach(h::set);
     return ResponseEntity.status(type.status()).headers(h).body(json(type, detail));
   }
 
@@ -60,7 +67,7 @@ public final class Problems {
     response.setStatus(type.status());
     response.setContentType(CONTENT_TYPE);
     response.setHeader(HttpHeaders.CACHE_CONTROL, "no-store");
-    headers.forEach(response::setHeader);
+    withRetryAfter(type, headers).forEach(response::setHeader);
     byte[] body = json(type, detail).getBytes(StandardCharsets.UTF_8);
     response.setContentLength(body.length);
     response.getOutputStream().write(body);
@@ -79,5 +86,16 @@ public final class Problems {
       }
     }
     return out.append('"').toString();
+  }
+
+  /** The headers, plus {@code Retry-After: 1} on a 503 {@code unavailable} that has none. */
+  static Map<String, String> withRetryAfter(ProblemType type, Map<String, String> headers) {
+    if (type != ProblemType.UNAVAILABLE
+        || headers.keySet().stream().anyMatch(HttpHeaders.RETRY_AFTER::equalsIgnoreCase)) {
+      return headers;
+    }
+    Map<String, String> out = new java.util.LinkedHashMap<>(headers);
+    out.put(HttpHeaders.RETRY_AFTER, UNAVAILABLE_RETRY_AFTER_SECONDS);
+    return out;
   }
 }

@@ -45,7 +45,9 @@ public class AiConfiguration {
    * none: the bean then schedules nothing).
    */
   @Bean(destroyMethod = "close")
-  StaleStepRunRecovery staleStepRunRecovery(ModelInvocationQuota quota, AiProperties ai) {
-    return new StaleStepRunRecovery(quota, ai.recoverUnknownAfter(), ai.recoverUnknownInterval());
+  StaleStepRunRecovery staleStepRunRecovery(
+      ModelInvocationQuota quota, AiProperties ai, MeterRegistry registry) {
+    return new StaleStepRunRecovery(
+        quota, ai.recoverUnknownAfter(), ai.recoverUnknownInterval(), registry);
   }
 }

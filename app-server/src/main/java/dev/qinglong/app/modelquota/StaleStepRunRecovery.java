@@ -2,6 +2,8 @@ package dev.qinglong.app.modelquota;
 
 import dev.qinglong.core.ai.ModelInvocationQuota;
 import dev.qinglong.core.ai.RecoverySweep;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -17,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * sweeping at once is safe, since each completion is one transaction serialised on the
  * reservation's window: exactly one completion of an invocation commits, the others replay or lose
  * (nothing written). {@code after = 0}: no sweep. One daemon thread; a failed sweep is logged and
- * retried at the next tick.
+ * retried at the next tick. Each StepRun a sweep completes as {@code unknown} counts in {@code
+ * qinglong_model_step_runs_recovered_total}.
  */
 public final class StaleStepRunRecovery implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(StaleStepRunRecovery.class);
@@ -27,13 +30,22 @@ public final class StaleStepRunRecovery implements AutoCloseable {
 
   static final int PAGES = 100;
 
+  /** StepRuns the sweep completed as {@code unknown}. */
+  static final String RECOVERED_METER = "qinglong.model.step.runs.recovered";
+
   private final ModelInvocationQuota quota;
   private final Duration after;
+  private final Counter recovered;
   private final ScheduledExecutorService scheduler;
 
-  StaleStepRunRecovery(ModelInvocationQuota quota, Duration after, Duration interval) {
+  StaleStepRunRecovery(
+      ModelInvocationQuota quota, Duration after, Duration interval, MeterRegistry registry) {
     this.quota = quota;
     this.after = after;
+    this.recovered =
+        Counter.builder(RECOVERED_METER)
+            .description("StepRuns left running that the recovery sweep completed as unknown")
+            .register(registry);
     this.scheduler =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -49,7 +61,9 @@ public final class StaleStepRunRecovery implements AutoCloseable {
 
   /** One sweep now (also what the schedule runs). */
   RecoverySweep sweep() {
-    return quota.recoverStale(after, PAGE, PAGES);
+    RecoverySweep r = quota.recoverStale(after, PAGE, PAGES);
+    recovered.increment(r.recovered());
+    return r;
   }
 
   private void sweepLogged() {

@@ -91,6 +91,8 @@ public class BackendConfiguration {
         pg.managerPoolSize(),
         pg.adminPoolSize(),
         ai.runtimePoolSize(),
-        pg.readerPoolSize());
+        pg.readerPoolSize(),
+        new PostgresSettings.Timeouts(
+            pg.connectTimeout(), pg.socketTimeout(), pg.statementTimeout(), pg.lockTimeout()));
   }
 }

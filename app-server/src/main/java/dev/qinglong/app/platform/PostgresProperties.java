@@ -2,6 +2,7 @@ package dev.qinglong.app.platform;
 
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -26,6 +27,12 @@ import org.springframework.validation.annotation.Validated;
  * @param managerPoolSize Connections of the package-manager pool (governance, quota, policy reads).
  * @param adminPoolSize Connections of the admin pool (member writes).
  * @param roles Logins per component role (package-manager, admin, runtime, package-executor, …).
+ * @param connectTimeout Bound on opening a connection (TCP connect, and login), whole seconds.
+ * @param socketTimeout Bound on one wait for the server's answer on the network, whole seconds;
+ *     longer than the statement timeout. Catches a database or network that went silent.
+ * @param statementTimeout Server-side statement_timeout of every pool connection (0: none).
+ * @param lockTimeout Server-side lock_timeout of every pool connection: a wait for a row, table or
+ *     advisory lock (0: none).
  */
 @ConfigurationProperties("qinglong.postgres")
 @Validated
@@ -38,7 +45,11 @@ public record PostgresProperties(
     @Min(1) @Max(64) @DefaultValue("2") int readerPoolSize,
     @Min(1) @Max(64) @DefaultValue("2") int managerPoolSize,
     @Min(1) @Max(64) @DefaultValue("1") int adminPoolSize,
-    Map<String, RoleLogin> roles) {
+    Map<String, RoleLogin> roles,
+    @DefaultValue("3s") Duration connectTimeout,
+    @DefaultValue("10s") Duration socketTimeout,
+    @DefaultValue("5s") Duration statementTimeout,
+    @DefaultValue("3s") Duration lockTimeout) {
 
   public PostgresProperties {
     // Keeps the bound order: the first configured key that matches a role wins (see login).

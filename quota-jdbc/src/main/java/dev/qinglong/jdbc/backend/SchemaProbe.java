@@ -61,6 +61,11 @@ public final class SchemaProbe {
     }
   }
 
+  /** A result that is not up, for a check that did not finish ({@code problem}: why). */
+  public Result failed(String problem) {
+    return new Result(name, false, null, required.getVersion(), problem);
+  }
+
   public Result check(Duration timeout) {
     try (Connection c = dataSource.getConnection()) {
       int seconds = (int) Math.max(1, timeout.toSeconds());

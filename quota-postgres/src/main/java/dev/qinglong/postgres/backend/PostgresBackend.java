@@ -145,7 +145,11 @@ public final class PostgresBackend extends AbstractStoreBackend {
     HikariDataSource pool =
         opened.add(
             PostgresPools.component(
-                "qinglong-" + role, settings.url(), settings.login(role), size));
+                "qinglong-" + role,
+                settings.url(),
+                settings.login(role),
+                size,
+                settings.timeouts()));
     return decorator.decorate(role, pool);
   }
 

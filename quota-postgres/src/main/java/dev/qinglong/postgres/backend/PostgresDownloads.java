@@ -10,7 +10,6 @@ import dev.qinglong.gateway.postgres.StandaloneBarrierKeeper;
 import dev.qinglong.jdbc.backend.DownloadCoordination;
 import dev.qinglong.jdbc.backend.DownloadSettings;
 import dev.qinglong.jdbc.backend.StandaloneDownloads;
-import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,8 +28,8 @@ final class PostgresDownloads {
             login.username(),
             login.password(),
             "qinglong-worker-lock",
-            Duration.ofSeconds(5),
-            Duration.ofSeconds(10)));
+            settings.timeouts().connect(),
+            settings.timeouts().socket()));
   }
 
   /**

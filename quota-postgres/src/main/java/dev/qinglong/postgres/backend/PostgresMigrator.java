@@ -28,7 +28,8 @@ public final class PostgresMigrator {
    */
   public static Result migrate(PostgresSettings settings, boolean ai) {
     try (HikariDataSource owner =
-        PostgresPools.owner("qinglong-owner", settings.url(), settings.requireOwner())) {
+        PostgresPools.owner(
+            "qinglong-owner", settings.url(), settings.requireOwner(), settings.timeouts())) {
       if (settings.bootstrapRoles()) {
         PostgresRoles.bootstrap(owner);
         GatewayRoles.bootstrap(owner);

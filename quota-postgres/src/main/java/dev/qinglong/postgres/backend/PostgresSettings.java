@@ -1,5 +1,6 @@
 package dev.qinglong.postgres.backend;
 
+import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 
@@ -17,6 +18,7 @@ import java.util.Objects;
  * @param adminPoolSize connections of the {@code ql3_admin} pool
  * @param runtimePoolSize connections of the {@code ql3_runtime} pool
  * @param readerPoolSize connections of the {@code ql3_reader} pool of a download-only process
+ * @param timeouts the network and statement bounds of every component pool
  */
 public record PostgresSettings(
     String url,
@@ -27,7 +29,8 @@ public record PostgresSettings(
     int managerPoolSize,
     int adminPoolSize,
     int runtimePoolSize,
-    int readerPoolSize) {
+    int readerPoolSize,
+    Timeouts timeouts) {
   public static final String PACKAGE_MANAGER = "package-manager";
   public static final String ADMIN = "admin";
   public static final String RUNTIME = "runtime";
@@ -39,6 +42,66 @@ public record PostgresSettings(
       throw new IllegalArgumentException("qinglong.store=postgres needs qinglong.postgres.url");
     }
     logins = Map.copyOf(Objects.requireNonNull(logins));
+    Objects.requireNonNull(timeouts, "timeouts");
+  }
+
+  /**
+   * Bounds on every wait on the database, so a database that is away, slow or silently dropping
+   * packets (a failover) answers 503 within seconds instead of hanging requests for minutes ({@code
+   * qinglong.postgres.connect-timeout} / {@code .socket-timeout} / {@code .statement-timeout} /
+   * {@code .lock-timeout}).
+   *
+   * @param connect opening a connection, TCP connect and login each (whole seconds, at least 1 s)
+   * @param socket one wait for the server's answer on the network (whole seconds, at least 1 s and
+   *     longer than {@code statement}, so the server cancels a slow statement first and the
+   *     connection stays usable; the socket bound catches a server or network that went silent)
+   * @param statement the server-side {@code statement_timeout} (0: none)
+   * @param lock the server-side {@code lock_timeout}: a wait for a row, table or advisory lock (0:
+   *     none)
+   */
+  public record Timeouts(Duration connect, Duration socket, Duration statement, Duration lock) {
+    /** The documented defaults: 3 s, 10 s, 5 s, 3 s. */
+    public static final Timeouts DEFAULTS =
+        new Timeouts(
+            Duration.ofSeconds(3),
+            Duration.ofSeconds(10),
+            Duration.ofSeconds(5),
+            Duration.ofSeconds(3));
+
+    public Timeouts {
+      Objects.requireNonNull(connect, "connect");
+      Objects.requireNonNull(socket, "socket");
+      Objects.requireNonNull(statement, "statement");
+      Objects.requireNonNull(lock, "lock");
+      if (connect.compareTo(Duration.ofSeconds(1)) < 0) {
+        throw new IllegalArgumentException("qinglong.postgres.connect-timeout must be at least 1s");
+      }
+      if (socket.compareTo(Duration.ofSeconds(1)) < 0) {
+        throw new IllegalArgumentException("qinglong.postgres.socket-timeout must be at least 1s");
+      }
+      if (statement.isNegative() || lock.isNegative()) {
+        throw new IllegalArgumentException(
+            "qinglong.postgres.statement-timeout and .lock-timeout must not be negative");
+      }
+      if (ceilSeconds(socket) * 1000 <= statement.toMillis()) {
+        throw new IllegalArgumentException(
+            "qinglong.postgres.socket-timeout must be longer than .statement-timeout");
+      }
+    }
+
+    /** {@code connect} in whole seconds (rounded up), as the driver takes it. */
+    public long connectSeconds() {
+      return ceilSeconds(connect);
+    }
+
+    /** {@code socket} in whole seconds (rounded up), as the driver takes it. */
+    public long socketSeconds() {
+      return ceilSeconds(socket);
+    }
+
+    private static long ceilSeconds(Duration d) {
+      return Math.max(1, (d.toMillis() + 999) / 1000);
+    }
   }
 
   /** A login: user name and password (null or empty: none). */

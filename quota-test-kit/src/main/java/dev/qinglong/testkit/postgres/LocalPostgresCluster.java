@@ -28,14 +28,18 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Durability is switched off ({@code fsync}, {@code synchronous_commit}, {@code
  * full_page_writes}) because the data is discarded anyway and the cluster must start and run fast.
+ *
+ * <p>Public for tests that must own their server — to stop and restart it under load ({@link
+ * #stopServer()}, {@link #startServer()}) — whatever {@link PostgresTestServer} uses. Such a test
+ * fails (never skips) when the binaries are missing.
  */
-final class LocalPostgresCluster {
+public final class LocalPostgresCluster {
 
   /** Overrides the directory holding {@code initdb} and {@code pg_ctl}. */
   static final String BIN_ENV = "QINGLONG_TEST_PG_BIN";
 
   /** Superuser created by initdb, and the OS user that runs the server when the JVM is root. */
-  static final String SUPERUSER = "postgres";
+  public static final String SUPERUSER = "postgres";
 
   private static final Logger log = LoggerFactory.getLogger(LocalPostgresCluster.class);
   private static final Path DEBIAN_VERSIONS_DIR = Path.of("/usr/lib/postgresql");
@@ -69,7 +73,7 @@ final class LocalPostgresCluster {
    * @throws IllegalStateException if the binaries are missing or the cluster does not start; the
    *     message carries the command output and the tail of the server log
    */
-  static LocalPostgresCluster start() {
+  public static LocalPostgresCluster start() {
     Path[] binaries = locateBinaries();
     List<String> runAsPrefix = runningAsRoot() ? runAsPostgresPrefix() : List.of();
     Path baseDir;
@@ -95,12 +99,43 @@ final class LocalPostgresCluster {
     }
   }
 
-  int port() {
+  public int port() {
     return port;
   }
 
-  String jdbcUrl(String database) {
+  /** JDBC URL of {@code database} (superuser {@value #SUPERUSER}, no password). */
+  public String jdbcUrl(String database) {
     return "jdbc:postgresql://127.0.0.1:" + port + "/" + database;
+  }
+
+  /**
+   * Stops the server in fast mode (sessions are terminated, the data is kept); {@link
+   * #startServer()} starts it again on the same port.
+   */
+  public synchronized void stopServer() {
+    runChecked(
+        "pg_ctl stop",
+        List.of(pgCtl.toString(), "-D", dataDir.toString(), "-m", "fast", "-w", "stop"),
+        true);
+  }
+
+  /** Starts the server stopped by {@link #stopServer()} again, on the same port. */
+  public synchronized void startServer() {
+    runChecked(
+        "pg_ctl start",
+        List.of(
+            pgCtl.toString(),
+            "-D",
+            dataDir.toString(),
+            "-l",
+            logFile.toString(),
+            "-w",
+            "-t",
+            "60",
+            "-o",
+            serverOptions(port),
+            "start"),
+        true);
   }
 
   private void initAndStart() {
@@ -174,7 +209,7 @@ final class LocalPostgresCluster {
   }
 
   /** Stops the server (immediate mode: the data is thrown away) and deletes the directory. */
-  synchronized void stop() {
+  public synchronized void stop() {
     if (stopped) {
       return;
     }
