@@ -15,5 +15,14 @@ public interface QuotaDecisionListener {
 
   void decided(QuotaOperation operation, Outcome outcome);
 
+  /**
+   * The same decision with how long the store took to decide it ({@link System#nanoTime()}
+   * difference, for a latency histogram; never used to decide anything). By default only {@link
+   * #decided(QuotaOperation, Outcome)}.
+   */
+  default void decided(QuotaOperation operation, Outcome outcome, long elapsedNanos) {
+    decided(operation, outcome);
+  }
+
   QuotaDecisionListener NONE = (operation, outcome) -> {};
 }
