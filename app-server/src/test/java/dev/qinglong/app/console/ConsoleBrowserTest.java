@@ -58,6 +58,7 @@ class ConsoleBrowserTest {
         TestApp.start(
             dir.resolve("data"),
             Map.of(
+                "qinglong.ai.enabled", "true",
                 "qinglong.management-quota.limits.propose", "2",
                 "qinglong.management-quota.window", "60s"));
     browser = SystemChromium.start(dir.resolve("chromium-profile"));
@@ -182,7 +183,7 @@ class ConsoleBrowserTest {
 
   @Test
   @Order(4)
-  void membersModelUsageAndGatewaysSayWhatTheyShow() {
+  void membersModelUsageAndGatewaysShowWhatTheApiAllows() {
     signIn("admin");
     tab("members");
     WebElement members = browser.findElement(By.id("members-table"));
@@ -197,10 +198,52 @@ class ConsoleBrowserTest {
     assertThat(dave.json().get("permissions").toString()).isEqualTo("[\"package.read\"]");
     screenshot("members");
 
+    // Model usage: one invocation admitted and settled at 1,500 tokens, through the API.
+    apiOk(
+        app.http.put(
+            "/v1/projects/demo/members/alice",
+            app.token("admin"),
+            "{\"permissions\":[\"package.manage\",\"package.read\",\"model.invoke\","
+                + "\"model.usage.read\"]}"));
+    apiOk(
+        app.http.put(
+            "/v1/projects/demo/model-policies/m1",
+            app.token("admin"),
+            "{\"maxTotalTokens\":4096,\"maxCostMicros\":null}"));
+    apiOk(
+        app.http.put(
+            "/v1/projects/demo/model-quota",
+            app.token("admin"),
+            "{\"window\":\"1h\",\"maxInvocations\":100,\"maxTokens\":100000,"
+                + "\"maxCostMicros\":null}"));
+    apiOk(
+        app.http.post(
+            "/v1/projects/demo/step-runs",
+            app.token("alice"),
+            "{\"stepRunId\":\"s1\",\"runId\":\"r1\",\"modelId\":\"m1\"}"));
+    apiOk(
+        app.http.post(
+            "/v1/projects/demo/model-invocations",
+            app.token("alice"),
+            "{\"invocationId\":\"inv1\",\"stepRunId\":\"s1\"}"));
+    apiOk(
+        app.http.post(
+            "/v1/projects/demo/model-invocations/inv1/completion",
+            app.token("alice"),
+            "{\"outcome\":\"succeeded\",\"usage\":{\"inputTokens\":1000,\"outputTokens\":500,"
+                + "\"totalTokens\":1500},\"costMicros\":null}"));
+    signIn("alice");
     tab("usage");
     WebElement usage = browser.findElement(By.id("usage-table"));
-    wait.until(ExpectedConditions.textToBePresentInElement(usage, "not enabled"));
+    wait.until(ExpectedConditions.textToBePresentInElement(usage, "1 of 100"));
+    assertThat(usage.getText()).contains("1500 of 100000").contains("(no limit)");
     screenshot("usage");
+    // bob has no model.usage.read: the same view explains the refusal.
+    signIn("bob");
+    tab("usage");
+    wait.until(
+        ExpectedConditions.textToBePresentInElement(
+            browser.findElement(By.id("usage-table")), "not allowed"));
 
     tab("gateways");
     WebElement gateways = browser.findElement(By.id("gateways-body"));
@@ -299,6 +342,10 @@ class ConsoleBrowserTest {
         "/v1/projects/demo/plugin-packages/proposals/" + proposal + "/inspections",
         app.token(user),
         "{\"inspectionId\":\"check-" + System.nanoTime() + "\"}");
+  }
+
+  private static void apiOk(Http.Response r) {
+    assertThat(r.status()).as(r.body()).isBetween(200, 201);
   }
 
   private void assertNoTokenInUrl(String user) {
