@@ -44,7 +44,12 @@ export async function call(method, path, body) {
     init.body = JSON.stringify(body);
   }
   const started = Date.now();
-  const response = await fetch(path, init);
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch {
+    return { status: 0, ok: false, json: null, code: 'network', detail: null, retryAfter: null, serverSkewMs: 0 };
+  }
   const text = await response.text();
   let json = null;
   try {
@@ -92,13 +97,15 @@ export function explain(r, operation) {
     case 'too_many_requests':
       return `The server is shedding load from your address (too many concurrent requests); try again ${retryText(r.retryAfter ?? 1)}.`;
     case 'unavailable':
-      return `The service is unavailable (nothing was changed)${r.retryAfter ? '; try again ' + retryText(r.retryAfter) : ''}.`;
+      return `The service is unavailable (nothing was allowed)${r.retryAfter ? '; try again ' + retryText(r.retryAfter) : ''}. Submitting again sends the same request with the same id.`;
     case 'idempotency_key_reused':
       return 'This request id was already used for a different request.';
     case 'conflict':
       return `Conflict: ${r.detail ?? 'the object does not exist or is in another state.'}`;
     case 'invalid_request':
       return `Invalid request: ${r.detail ?? 'check the fields.'}`;
+    case 'network':
+      return 'The server cannot be reached, or its answer was lost. Submitting again sends the same request with the same id, so it is never done twice.';
     case 'not_found':
       return 'Not available on this server (the route does not exist here).';
     default:

@@ -29,6 +29,17 @@ const seen = {
 
 const rejections = [];
 
+// Idempotency ids of requests without a definite answer yet (the server was unreachable, or 503):
+// submitting the same request again reuses its id, so a lost response never makes it happen twice.
+const retryIds = new Map();
+function idFor(key, prefix) {
+  if (!retryIds.has(key)) retryIds.set(key, newId(prefix));
+  return retryIds.get(key);
+}
+function settled(key, r) {
+  if (r.status !== 0 && r.status !== 503) retryIds.delete(key);
+}
+
 function status(text) {
   $('status').textContent = text;
 }
@@ -123,15 +134,18 @@ function decisionButtons(p) {
 
 async function decide(p, decision) {
   // The digest sent is the one shown: the API refuses the decision if the action changed.
+  const key = `decide:${session.project}:${p.approvalId}:${decision}:${p.actionDigest}`;
   const r = await call('POST', projectPath('plugin-packages', 'approvals', p.approvalId, 'decisions'), {
-    decisionId: newId('console'),
+    decisionId: idFor(key, 'console'),
     decision,
     actionDigest: p.actionDigest,
   });
+  settled(key, r);
   if (r.ok) {
     seen.put({ ...p, state: r.json.state, updatedAt: r.json.decidedAt ?? p.updatedAt });
     status(`Proposal ${p.proposalId} ${r.json.state} by ${r.json.decidedBy}.`);
     replace($('approval-detail'), notice(`Decision recorded: ${r.json.decision} (approval ${r.json.approvalId} is ${r.json.state}).`, 'ok'));
+    renderApprovals();
   } else {
     replace($('approval-detail'), notice(failure(r, 'decide'), 'error'));
   }
@@ -159,7 +173,7 @@ async function renderApprovals() {
     items.forEach((p) => seen.put(p));
     replace($('approvals-list'), items.length ? proposalTable('Pending proposals', items, true) : notice('Nothing waits for a decision.'));
   } else {
-    replace($('approvals-list'), notice(failure(r, 'inspect'), 'error'));
+    replace($('approvals-list'), notice(failure(r, 'read proposals'), 'error'));
   }
 }
 
@@ -200,7 +214,9 @@ async function propose(event) {
   const digest = $('p-digest').value.trim();
   const action = { type: $('p-type').value, package: $('p-package').value.trim(), version: $('p-version').value.trim() };
   if (digest) action.artifactDigest = digest;
-  const r = await call('POST', projectPath('plugin-packages', 'proposals'), { actionRef: newId('console'), action });
+  const key = `propose:${session.project}:${JSON.stringify(action)}`;
+  const r = await call('POST', projectPath('plugin-packages', 'proposals'), { actionRef: idFor(key, 'console'), action });
+  settled(key, r);
   if (!r.ok) {
     replace($('propose-result'), notice(failure(r, 'propose'), 'error'));
     return;
@@ -237,7 +253,7 @@ async function renderHistory() {
     const items = r.json.items ?? [];
     replace($('history-list'), items.length ? proposalTable('Proposals', items, false) : notice('No proposals in this Project.'));
   } else {
-    replace($('history-list'), notice(failure(r, 'inspect'), 'error'));
+    replace($('history-list'), notice(failure(r, 'read proposals'), 'error'));
   }
 }
 

@@ -3,6 +3,7 @@ package dev.qinglong.app.console;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.qinglong.app.support.Http;
+import dev.qinglong.app.support.StoreInspector;
 import dev.qinglong.app.support.TestApp;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -122,13 +123,23 @@ class ConsoleBrowserTest {
         wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("detail-digest")));
     assertThat(digest.getText()).isEqualTo(actionDigest);
     screenshot("approvals");
-    browser
-        .findElement(
-            By.cssSelector(
-                "#approval-detail button[aria-label='Approve proposal " + proposalId + "']"))
-        .click();
+    StoreInspector store = StoreInspector.sqlite(app.dataDir());
+    int decidedBefore = store.consumed("demo", "bob", "plugin-package.decide");
+    // The first answer is lost after the quota statement committed: the console says so, and
+    // approving again sends the same decisionId, which replays instead of counting again.
+    app.faults().forEach(f -> f.loseNextResponse(ConsoleBrowserTest::isQuotaUpsert));
+    By approve =
+        By.cssSelector("#approval-detail button[aria-label='Approve proposal " + proposalId + "']");
+    browser.findElement(approve).click();
     WebElement detail = browser.findElement(By.id("approval-detail"));
+    wait.until(
+        ExpectedConditions.textToBePresentInElement(detail, "same request with the same id"));
+    assertThat(app.faults().stream().mapToInt(f -> f.lostResponses()).sum()).isEqualTo(1);
+    assertThat(store.consumed("demo", "bob", "plugin-package.decide")).isEqualTo(decidedBefore + 1);
+    browser.findElement(By.id("open-form")).findElement(By.cssSelector("button")).click();
+    wait.until(ExpectedConditions.elementToBeClickable(approve)).click();
     wait.until(ExpectedConditions.textToBePresentInElement(detail, "Decision recorded: approve"));
+    assertThat(store.consumed("demo", "bob", "plugin-package.decide")).isEqualTo(decidedBefore + 1);
     screenshot("approvals-decided");
 
     Http.Response inspected = inspect("bob", proposalId);
@@ -342,6 +353,11 @@ class ConsoleBrowserTest {
         "/v1/projects/demo/plugin-packages/proposals/" + proposal + "/inspections",
         app.token(user),
         "{\"inspectionId\":\"check-" + System.nanoTime() + "\"}");
+  }
+
+  static boolean isQuotaUpsert(String sql) {
+    String s = sql.toLowerCase(java.util.Locale.ROOT);
+    return s.contains("plugin_package_management_quota_buckets") && s.contains("insert");
   }
 
   private static void apiOk(Http.Response r) {
