@@ -310,6 +310,18 @@ class ObservabilityTest {
     assertThat(exposed).containsAll(used);
   }
 
+  @Test
+  void theClusterManifestsLogJsonAndExposeInfoOnTheManagementPort() throws IOException {
+    Map<String, Object> configMap =
+        new Yaml().load(Files.readString(Path.of("..", "deploy", "base", "configmap.yaml")));
+    Map<?, ?> data = (Map<?, ?>) configMap.get("data");
+    // The same value qinglong.log-format=json sets, which the JSON log tests above run with.
+    assertThat(data.get("LOGGING_STRUCTURED_FORMAT_CONSOLE")).isEqualTo("ecs");
+    assertThat(data.get("MANAGEMENT_SERVER_PORT")).isEqualTo("8081");
+    assertThat(List.of(((String) data.get("MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE")).split(",")))
+        .contains("health", "prometheus", "info");
+  }
+
   // ---- helpers --------------------------------------------------------------------------------
 
   private Http.Response propose(String ref, String pkg, String version) {
