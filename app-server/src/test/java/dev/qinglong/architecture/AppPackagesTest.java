@@ -32,7 +32,8 @@ class AppPackagesTest {
             .map(p -> p.substring("dev.qinglong.app.".length()).split("\\.")[0])
             .collect(Collectors.toSet());
     Assertions.assertThat(packages)
-        .containsExactlyInAnyOrder("platform", "http", "governance", "modelquota", "artifacts");
+        .containsExactlyInAnyOrder(
+            "platform", "http", "governance", "modelquota", "artifacts", "console");
   }
 
   @Test
@@ -50,7 +51,8 @@ class AppPackagesTest {
         .resideInAnyPackage(
             "dev.qinglong.app.governance..",
             "dev.qinglong.app.modelquota..",
-            "dev.qinglong.app.artifacts..")
+            "dev.qinglong.app.artifacts..",
+            "dev.qinglong.app.console..")
         .check(APP);
     noClasses()
         .that()
@@ -69,7 +71,8 @@ class AppPackagesTest {
             "dev.qinglong.app.http..",
             "dev.qinglong.app.governance..",
             "dev.qinglong.app.modelquota..",
-            "dev.qinglong.app.artifacts..")
+            "dev.qinglong.app.artifacts..",
+            "dev.qinglong.app.console..")
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage("dev.qinglong.postgres..", "dev.qinglong.sqlite..", "java.sql..")
@@ -78,14 +81,14 @@ class AppPackagesTest {
 
   @Test
   void featuresDoNotDependOnEachOther() {
-    for (String feature : new String[] {"governance", "modelquota", "artifacts"}) {
+    for (String feature : new String[] {"governance", "modelquota", "artifacts", "console"}) {
       noClasses()
           .that()
           .resideInAPackage("dev.qinglong.app." + feature + "..")
           .should()
           .dependOnClassesThat()
           .resideInAnyPackage(
-              Set.of("governance", "modelquota", "artifacts").stream()
+              Set.of("governance", "modelquota", "artifacts", "console").stream()
                   .filter(f -> !f.equals(feature))
                   .map(f -> "dev.qinglong.app." + f + "..")
                   .toArray(String[]::new))

@@ -1,5 +1,6 @@
 package dev.qinglong.app.artifacts;
 
+import dev.qinglong.app.http.AuditLog;
 import dev.qinglong.core.governance.GovernanceStore;
 import dev.qinglong.core.governance.Proposal;
 import dev.qinglong.core.kernel.Sha256Digest;
@@ -54,6 +55,15 @@ public final class ArtifactPublisher implements CompletionPublisher {
               p.projectId(),
               p.proposalId(),
               digest.value());
+          AuditLog.event("governance.published")
+              .with("projectId", p.projectId())
+              .with("proposalId", p.proposalId())
+              .with("proposedBy", p.proposedBy())
+              .with("action", p.action().type().wireName())
+              .with("package", p.action().packageName())
+              .with("version", p.action().version())
+              .with("artifactDigest", digest.value())
+              .log();
         }
       }
       if (page.size() < PAGE) {

@@ -14,8 +14,8 @@ import java.util.concurrent.TimeUnit;
  * Download and lease metrics (DESIGN §7): {@code qinglong_downloads_bytes_total}, {@code
  * qinglong_downloads_throttled_seconds{limit}} (count = throttled waits), {@code
  * qinglong_downloads_refused_total{reason}}, {@code
- * qinglong_download_lease_renewals_total{outcome}} and {@code
- * qinglong_download_lease_losses_total}, {@code qinglong_downloads_slow_readers_total}. Every
+ * qinglong_downloads_lease_renewals_total{outcome}} and {@code
+ * qinglong_downloads_lease_losses_total}, {@code qinglong_downloads_slow_readers_total}. Every
  * series is registered up front.
  */
 public final class DownloadMetrics implements GovernorListener, LeaseListener {
@@ -56,17 +56,17 @@ public final class DownloadMetrics implements GovernorListener, LeaseListener {
                 "Downloads cut off for reading below qinglong.downloads.min-bytes-per-second")
             .register(registry);
     renewed =
-        Counter.builder("qinglong.download.lease.renewals")
+        Counter.builder("qinglong.downloads.lease.renewals")
             .description("Shared-download lease renewals")
             .tag("outcome", "renewed")
             .register(registry);
     renewalFailed =
-        Counter.builder("qinglong.download.lease.renewals")
+        Counter.builder("qinglong.downloads.lease.renewals")
             .description("Shared-download lease renewals")
             .tag("outcome", "failed")
             .register(registry);
     losses =
-        Counter.builder("qinglong.download.lease.losses")
+        Counter.builder("qinglong.downloads.lease.losses")
             .description("Shared-download leases lost (the process must restart)")
             .register(registry);
   }

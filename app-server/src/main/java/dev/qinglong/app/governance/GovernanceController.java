@@ -1,5 +1,6 @@
 package dev.qinglong.app.governance;
 
+import dev.qinglong.app.http.AuditLog;
 import dev.qinglong.app.http.JsonBodies;
 import dev.qinglong.app.http.JsonResponses;
 import dev.qinglong.app.platform.ConditionalOnRole;
@@ -8,6 +9,7 @@ import dev.qinglong.core.governance.Approval;
 import dev.qinglong.core.governance.Inspection;
 import dev.qinglong.core.governance.PluginPackageAction;
 import dev.qinglong.core.governance.PluginPackageGovernance;
+import dev.qinglong.core.governance.Proposal;
 import dev.qinglong.core.governance.ProposalPage;
 import dev.qinglong.core.governance.ProposeResult;
 import java.util.Set;
@@ -62,15 +64,25 @@ public class GovernanceController {
             JsonBodies.optionalString(action, "artifactDigest", "action.artifactDigest"));
     ProposeResult result =
         governance.propose(JsonResponses.caller(authentication), projectId, actionRef, parsed);
+    Proposal proposal = result.proposal();
+    AuditLog.event("governance.proposed")
+        .with("projectId", proposal.projectId())
+        .with("userId", proposal.proposedBy())
+        .with("proposalId", proposal.proposalId())
+        .with("approvalId", proposal.approvalId())
+        .with("actionRef", proposal.actionRef())
+        .with("action", proposal.action().type().wireName())
+        .with("package", proposal.action().packageName())
+        .with("version", proposal.action().version())
+        .with("actionDigest", proposal.actionDigest().value())
+        .with("replay", !result.created())
+        .log();
     if (result.created()) {
       return JsonResponses.created(
-          "/v1/projects/"
-              + projectId
-              + "/plugin-packages/proposals/"
-              + result.proposal().proposalId(),
-          views.write(views.proposal(result.proposal())));
+          "/v1/projects/" + projectId + "/plugin-packages/proposals/" + proposal.proposalId(),
+          views.write(views.proposal(proposal)));
     }
-    return json(200, views.proposal(result.proposal()));
+    return json(200, views.proposal(proposal));
   }
 
   @PostMapping(
@@ -91,6 +103,17 @@ public class GovernanceController {
             JsonBodies.string(request, "decisionId", "decisionId"),
             JsonBodies.string(request, "decision", "decision"),
             JsonBodies.string(request, "actionDigest", "actionDigest"));
+    AuditLog.event("governance.decided")
+        .with("projectId", approval.projectId())
+        .with("userId", JsonResponses.caller(authentication).userId())
+        .with("approvalId", approval.approvalId())
+        .with("proposalId", approval.proposalId())
+        .with("decisionId", approval.decisionId())
+        .with("decision", approval.decision() == null ? null : approval.decision().wireName())
+        .with("decidedBy", approval.decidedBy())
+        .with("state", approval.state().wireName())
+        .with("actionDigest", approval.actionDigest().value())
+        .log();
     return json(200, views.approval(approval));
   }
 

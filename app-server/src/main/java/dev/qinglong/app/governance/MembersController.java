@@ -1,5 +1,6 @@
 package dev.qinglong.app.governance;
 
+import dev.qinglong.app.http.AuditLog;
 import dev.qinglong.app.http.JsonBodies;
 import dev.qinglong.app.http.JsonResponses;
 import dev.qinglong.app.platform.ConditionalOnRole;
@@ -65,6 +66,15 @@ public class MembersController {
         policy.replaceMember(
             JsonResponses.caller(authentication),
             new ProjectMember(projectId, userId, permissions));
+    AuditLog.event("member.changed")
+        .with("projectId", projectId)
+        .with("userId", JsonResponses.caller(authentication).userId())
+        .with("member", userId)
+        .with(
+            "permissions",
+            String.join(
+                ",", member.permissions().stream().map(Permission::wireName).sorted().toList()))
+        .log();
     return json(views.member(member));
   }
 

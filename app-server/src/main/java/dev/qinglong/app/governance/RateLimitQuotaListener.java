@@ -33,6 +33,11 @@ final class RateLimitQuotaListener implements QuotaDecisionListener {
   }
 
   @Override
+  public void decided(QuotaOperation operation, Outcome outcome, long elapsedNanos) {
+    next.decided(operation, outcome, elapsedNanos);
+  }
+
+  @Override
   public void limited(
       QuotaOperation operation, int limit, Duration window, QuotaDecision decision) {
     next.limited(operation, limit, window, decision);

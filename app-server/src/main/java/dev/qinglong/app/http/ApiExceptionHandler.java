@@ -21,6 +21,7 @@ import org.springframework.web.HttpMediaTypeNotSupportedException;
 import org.springframework.web.HttpRequestMethodNotSupportedException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.servlet.HandlerMapping;
 import org.springframework.web.servlet.NoHandlerFoundException;
 import org.springframework.web.servlet.resource.NoResourceFoundException;
 
@@ -60,11 +61,34 @@ public class ApiExceptionHandler {
   }
 
   @ExceptionHandler(QuotaExceededException.class)
-  ResponseEntity<String> quota(QuotaExceededException e) {
+  ResponseEntity<String> quota(QuotaExceededException e, HttpServletRequest request) {
+    auditQuotaRejection(request, "management", e.retryAfterSeconds());
     return Problems.entity(
         ProblemType.QUOTA_EXCEEDED,
         "The management quota of this operation is used up for the current window.",
         Map.of("Retry-After", Long.toString(e.retryAfterSeconds())));
+  }
+
+  /**
+   * Audit event {@code quota.rejected}: the route (its pattern, never the raw path), the Project
+   * from the path, the user and the retry time. Public for the model quota's own handler.
+   */
+  public static void auditQuotaRejection(
+      HttpServletRequest request, String quota, long retryAfterSeconds) {
+    Object pattern = request.getAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE);
+    Object variables = request.getAttribute(HandlerMapping.URI_TEMPLATE_VARIABLES_ATTRIBUTE);
+    Object projectId = variables instanceof Map<?, ?> map ? map.get("projectId") : null;
+    var authentication =
+        org.springframework.security.core.context.SecurityContextHolder.getContext()
+            .getAuthentication();
+    AuditLog.event("quota.rejected")
+        .with("quota", quota)
+        .with("method", request.getMethod())
+        .with("route", pattern)
+        .with("projectId", projectId)
+        .with("userId", authentication == null ? null : authentication.getName())
+        .with("retryAfterSeconds", retryAfterSeconds)
+        .log();
   }
 
   @ExceptionHandler(StoreUnavailableException.class)

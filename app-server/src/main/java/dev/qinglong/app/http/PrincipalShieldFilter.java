@@ -25,8 +25,15 @@ public final class PrincipalShieldFilter extends OncePerRequestFilter {
   // Requests in flight per user id; an entry exists only while its count is positive.
   private final ConcurrentHashMap<String, Integer> inFlight = new ConcurrentHashMap<>();
 
+  private final ShieldMetrics metrics;
+
   public PrincipalShieldFilter(ShieldProperties shield) {
+    this(shield, ShieldMetrics.detached());
+  }
+
+  public PrincipalShieldFilter(ShieldProperties shield, ShieldMetrics metrics) {
     this.perPrincipal = shield.maxConcurrentRequestsPerPrincipal();
+    this.metrics = metrics;
   }
 
   @Override
@@ -42,6 +49,7 @@ public final class PrincipalShieldFilter extends OncePerRequestFilter {
     }
     String principal = authentication.getName();
     if (!admit(principal)) {
+      metrics.rejected(ShieldMetrics.Reason.PRINCIPAL_CONCURRENCY);
       Problems.write(
           response,
           ProblemType.TOO_MANY_REQUESTS,

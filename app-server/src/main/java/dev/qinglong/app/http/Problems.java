@@ -35,6 +35,7 @@ public final class Problems {
         + type.status()
         + ",\"detail\":"
         + quote(detail)
+        + instance()
         + ",\"error\":{\"code\":"
         + quote(type.code())
         + "}}";
@@ -72,6 +73,12 @@ public final class Problems {
     response.setContentLength(body.length);
     response.getOutputStream().write(body);
     response.flushBuffer();
+  }
+
+  /** The request's id ({@link RequestIdFilter}) as the problem's {@code instance}, if any. */
+  private static String instance() {
+    String instance = RequestIdFilter.currentInstance();
+    return instance == null ? "" : ",\"instance\":" + quote(instance);
   }
 
   static String quote(String value) {

@@ -53,6 +53,7 @@ public final class RequestShieldFilter extends OncePerRequestFilter {
   private final Predicate<HttpServletRequest> ownBudget;
   private final Semaphore ownBudgetPermits;
   private final ClientAddresses clients;
+  private final ShieldMetrics metrics;
 
   /**
    * Requests whose body is bounded by {@code maxBytes} (checked here against Content-Length) and by
@@ -83,6 +84,12 @@ public final class RequestShieldFilter extends OncePerRequestFilter {
   }
 
   public RequestShieldFilter(ShieldProperties shield, OwnBodyCap ownBodyCap, OwnBudget ownBudget) {
+    this(shield, ownBodyCap, ownBudget, ShieldMetrics.detached());
+  }
+
+  public RequestShieldFilter(
+      ShieldProperties shield, OwnBodyCap ownBodyCap, OwnBudget ownBudget, ShieldMetrics metrics) {
+    this.metrics = metrics;
     this.ownBudget = ownBudget.applies();
     this.ownBudgetPermits = new Semaphore(ownBudget.maxConcurrent());
     this.clients = new ClientAddresses(shield.trustedProxies());
@@ -109,6 +116,7 @@ public final class RequestShieldFilter extends OncePerRequestFilter {
       HttpServletRequest request, HttpServletResponse response, FilterChain chain)
       throws ServletException, IOException {
     if (moreThanOne(request, HttpHeaders.AUTHORIZATION)) {
+      metrics.rejected(ShieldMetrics.Reason.DUPLICATE_AUTHORIZATION);
       Problems.write(
           response,
           ProblemType.INVALID_REQUEST,
@@ -120,11 +128,13 @@ public final class RequestShieldFilter extends OncePerRequestFilter {
     boolean ownCap = ownBodyCap.test(request) && octetStream(request.getContentType());
     if (declared > (ownCap ? ownMaxBodyBytes : maxBodyBytes)) {
       response.setHeader("Connection", "close");
+      metrics.rejected(ShieldMetrics.Reason.BODY_TOO_LARGE);
       Problems.write(response, ProblemType.PAYLOAD_TOO_LARGE, TOO_LARGE_DETAIL, Map.of());
       return;
     }
     String client = clients.of(request);
     if (!admitClient(client)) {
+      metrics.rejected(ShieldMetrics.Reason.CLIENT_CONCURRENCY);
       Problems.write(
           response,
           ProblemType.TOO_MANY_REQUESTS,
@@ -135,6 +145,7 @@ public final class RequestShieldFilter extends OncePerRequestFilter {
     Semaphore budget = ownBudget.test(request) ? ownBudgetPermits : total;
     try {
       if (!budget.tryAcquire()) {
+        metrics.rejected(ShieldMetrics.Reason.SERVER_BUSY);
         Problems.write(
             response,
             ProblemType.UNAVAILABLE,

@@ -2,6 +2,7 @@ package dev.qinglong.app.http;
 
 import dev.qinglong.app.http.RequestShieldFilter.OwnBodyCap;
 import dev.qinglong.app.http.RequestShieldFilter.OwnBudget;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.security.autoconfigure.web.servlet.SecurityFilterProperties;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
@@ -18,8 +19,18 @@ import org.springframework.core.Ordered;
 @Configuration(proxyBeanMethods = false)
 public class ShieldConfiguration {
   @Bean
+  ShieldMetrics shieldMetrics(MeterRegistry registry) {
+    return new ShieldMetrics(registry);
+  }
+
+  /**
+   * Inside Spring's HTTP observation filter ({@code HIGHEST_PRECEDENCE + 1}), so the shield's own
+   * 400/413/429/503 answers are counted in {@code http.server.requests} like every other answer.
+   */
+  @Bean
   FilterRegistrationBean<RequestShieldFilter> requestShieldFilter(
       ShieldProperties shield,
+      ShieldMetrics metrics,
       ObjectProvider<OwnBodyCap> ownBodyCap,
       ObjectProvider<OwnBudget> ownBudget) {
     FilterRegistrationBean<RequestShieldFilter> registration =
@@ -27,16 +38,18 @@ public class ShieldConfiguration {
             new RequestShieldFilter(
                 shield,
                 ownBodyCap.getIfAvailable(() -> OwnBodyCap.NONE),
-                ownBudget.getIfAvailable(() -> OwnBudget.NONE)));
-    registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 1);
+                ownBudget.getIfAvailable(() -> OwnBudget.NONE),
+                metrics));
+    registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 2);
     registration.addUrlPatterns("/*");
     return registration;
   }
 
   @Bean
-  FilterRegistrationBean<PrincipalShieldFilter> principalShieldFilter(ShieldProperties shield) {
+  FilterRegistrationBean<PrincipalShieldFilter> principalShieldFilter(
+      ShieldProperties shield, ShieldMetrics metrics) {
     FilterRegistrationBean<PrincipalShieldFilter> registration =
-        new FilterRegistrationBean<>(new PrincipalShieldFilter(shield));
+        new FilterRegistrationBean<>(new PrincipalShieldFilter(shield, metrics));
     // Inside Spring Security's chain (which calls the rest of the chain with the user set).
     registration.setOrder(SecurityFilterProperties.DEFAULT_FILTER_ORDER + 1);
     registration.addUrlPatterns("/v1/*");

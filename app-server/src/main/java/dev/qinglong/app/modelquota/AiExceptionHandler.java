@@ -26,7 +26,10 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 public class AiExceptionHandler {
 
   @ExceptionHandler(ModelProjectQuotaExceededException.class)
-  ResponseEntity<String> projectQuota(ModelProjectQuotaExceededException e) {
+  ResponseEntity<String> projectQuota(
+      ModelProjectQuotaExceededException e, jakarta.servlet.http.HttpServletRequest request) {
+    dev.qinglong.app.http.ApiExceptionHandler.auditQuotaRejection(
+        request, "model", e.retryAfterSeconds());
     return Problems.entity(
         ProblemType.MODEL_PROJECT_QUOTA_EXCEEDED,
         "The Project's model quota window has no room for this invocation's worst case.",

@@ -7,6 +7,7 @@ import dev.qinglong.postgres.backend.PostgresBackend;
 import dev.qinglong.postgres.backend.PostgresMigrator;
 import dev.qinglong.postgres.backend.PostgresSettings;
 import dev.qinglong.sqlite.backend.SqliteBackend;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -39,8 +40,10 @@ public class BackendConfiguration {
       PlatformProperties platform,
       PostgresProperties postgres,
       AiProperties ai,
-      ObjectProvider<DataSourceDecorator> decorators) {
-    DataSourceDecorator decorator = decorators.getIfAvailable(() -> DataSourceDecorator.NONE);
+      ObjectProvider<DataSourceDecorator> decorators,
+      MeterRegistry registry) {
+    DataSourceDecorator decorator =
+        PoolMetrics.binding(registry, decorators.getIfAvailable(() -> DataSourceDecorator.NONE));
     Role role = platform.role();
     BackendParts parts = Roles.parts(role, ai.enabled());
     log.info("role={} parts={}", role.name().toLowerCase(Locale.ROOT), parts);

@@ -204,7 +204,7 @@ class GatewayProcessesIT {
         .contains("qinglong_downloads_bytes_total")
         .contains("qinglong_downloads_throttled_seconds_count")
         .contains(
-            "qinglong_download_lease_renewals_total{application=\"qinglong\",outcome=\"renewed\"}");
+            "qinglong_downloads_lease_renewals_total{application=\"qinglong\",outcome=\"renewed\"}");
   }
 
   @Test

@@ -41,6 +41,7 @@ public final class ManagementQuota {
       return new QuotaDecision.Allowed(0, 0);
     }
     QuotaDecision decision;
+    long started = System.nanoTime();
     try {
       decision =
           store.consume(
@@ -50,33 +51,39 @@ public final class ManagementQuota {
               policy.limit(operation),
               policy.window());
     } catch (StoreUnavailableException e) {
-      listener.decided(operation, QuotaDecisionListener.Outcome.UNAVAILABLE);
+      decided(operation, QuotaDecisionListener.Outcome.UNAVAILABLE, started);
       throw e;
     } catch (RuntimeException e) {
-      listener.decided(operation, QuotaDecisionListener.Outcome.UNAVAILABLE);
+      decided(operation, QuotaDecisionListener.Outcome.UNAVAILABLE, started);
       throw new StoreUnavailableException("quota store failed unexpectedly", e);
     }
     if (decision == null) {
-      listener.decided(operation, QuotaDecisionListener.Outcome.UNAVAILABLE);
+      decided(operation, QuotaDecisionListener.Outcome.UNAVAILABLE, started);
       throw new StoreUnavailableException("quota store returned no decision");
     }
     if (decision instanceof QuotaDecision.KeyReused) {
-      listener.decided(operation, QuotaDecisionListener.Outcome.KEY_REUSED);
+      decided(operation, QuotaDecisionListener.Outcome.KEY_REUSED, started);
       throw new IdempotencyKeyReusedException(
           operation.wireName() + " receipt id already spent on a different request");
     }
     if (decision instanceof QuotaDecision.Rejected rejected) {
-      listener.decided(operation, QuotaDecisionListener.Outcome.REJECTED);
+      decided(operation, QuotaDecisionListener.Outcome.REJECTED, started);
       listener.limited(operation, policy.limit(operation), policy.window(), decision);
       throw new QuotaExceededException(rejected.retryAfterSeconds());
     }
-    listener.decided(
+    decided(
         operation,
         decision instanceof QuotaDecision.Replayed
             ? QuotaDecisionListener.Outcome.REPLAYED
-            : QuotaDecisionListener.Outcome.ALLOWED);
+            : QuotaDecisionListener.Outcome.ALLOWED,
+        started);
     listener.limited(operation, policy.limit(operation), policy.window(), decision);
     return decision;
+  }
+
+  private void decided(
+      QuotaOperation operation, QuotaDecisionListener.Outcome outcome, long startedNanos) {
+    listener.decided(operation, outcome, System.nanoTime() - startedNanos);
   }
 
   public ManagementQuotaPolicy policy() {

@@ -18,6 +18,15 @@ public interface QuotaDecisionListener {
   void decided(QuotaOperation operation, Outcome outcome);
 
   /**
+   * The same decision with how long the store took to decide it ({@link System#nanoTime()}
+   * difference, for a latency histogram; never used to decide anything). By default only {@link
+   * #decided(QuotaOperation, Outcome)}.
+   */
+  default void decided(QuotaOperation operation, Outcome outcome, long elapsedNanos) {
+    decided(operation, outcome);
+  }
+
+  /**
    * A decision that admitted ({@link QuotaDecision.Allowed}, {@link QuotaDecision.Replayed}) or
    * refused ({@link QuotaDecision.Rejected}) the request, with the limit and window it was decided
    * against: what a client's rate-limit headers say. Called after {@link #decided}, on the
