@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.qinglong.core.kernel.IdempotencyKeyReusedException;
 import dev.qinglong.core.kernel.QuotaExceededException;
 import dev.qinglong.core.kernel.StoreUnavailableException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -37,14 +38,15 @@ class ManagementQuotaTimingTest {
 
   private ManagementQuota quota(Supplier<QuotaDecision> answer) {
     ManagementQuotaStore store =
-        (key, receipt, request, limit, window) -> {
-          try {
-            Thread.sleep(30);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-          return answer.get();
-        };
+        deciding(
+            (key, receipt, request, limit, window) -> {
+              try {
+                Thread.sleep(30);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              return answer.get();
+            });
     return new ManagementQuota(store, ManagementQuotaPolicy.defaults(), listener);
   }
 
@@ -96,10 +98,31 @@ class ManagementQuotaTimingTest {
     List<String> plain = new ArrayList<>();
     ManagementQuota q =
         new ManagementQuota(
-            (key, receipt, request, limit, window) -> new QuotaDecision.Allowed(0, 1),
+            deciding((key, receipt, request, limit, window) -> new QuotaDecision.Allowed(0, 1)),
             ManagementQuotaPolicy.defaults(),
             (operation, outcome) -> plain.add(operation.wireName() + ":" + outcome));
     consume(q);
     assertThat(plain).containsExactly("plugin-package.propose:ALLOWED");
+  }
+
+  /** The store's consume step only (this test reads no buckets). */
+  private interface Consume {
+    QuotaDecision consume(
+        QuotaKey key, ReceiptId receipt, RequestDigest request, int limit, Duration window);
+  }
+
+  private static ManagementQuotaStore deciding(Consume consume) {
+    return new ManagementQuotaStore() {
+      @Override
+      public QuotaDecision consume(
+          QuotaKey key, ReceiptId receipt, RequestDigest request, int limit, Duration window) {
+        return consume.consume(key, receipt, request, limit, window);
+      }
+
+      @Override
+      public BucketsSnapshot buckets(String projectId, SubjectType subjectType, String subjectId) {
+        throw new UnsupportedOperationException("not read in this test");
+      }
+    };
   }
 }
