@@ -84,10 +84,14 @@ final class MixedTraffic {
           .connectTimeout(Duration.ofSeconds(2))
           .build();
   private volatile Map<String, String> tokens;
+  private volatile AppProcess downloadServer;
 
   final ConcurrentLinkedQueue<Sent> sent = new ConcurrentLinkedQueue<>();
   final ConcurrentHashMap<String, LongAdder> outcomes = new ConcurrentHashMap<>();
+
+  /** HTTP requests sent and not yet answered (not counting clients backing off). */
   final AtomicInteger inFlight = new AtomicInteger();
+
   final AtomicLong attempts = new AtomicLong();
   final AtomicLong replays = new AtomicLong();
   final AtomicLong downloadsVerified = new AtomicLong();
@@ -423,59 +427,67 @@ final class MixedTraffic {
     long deadline = System.nanoTime() + replayFor.toNanos();
     int tries = 0;
     Random pick = new Random(id.hashCode());
-    inFlight.incrementAndGet();
-    try {
-      while (true) {
-        List<AppProcess> targets = download ? fleet.downloads() : fleet.api();
-        if (!targets.isEmpty()) {
-          AppProcess target = targets.get(pick.nextInt(targets.size()));
-          tries++;
-          attempts.incrementAndGet();
-          if (tries > 1) {
-            replays.incrementAndGet();
-          }
-          HttpRequest.Builder b =
-              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + target.port + path))
-                  .timeout(Duration.ofSeconds(15))
-                  .header("Authorization", "Bearer " + token(user));
-          if (contentType != null) {
-            b.header("Content-Type", contentType);
-          }
-          b.method(
-              method,
-              body == null
-                  ? HttpRequest.BodyPublishers.noBody()
-                  : HttpRequest.BodyPublishers.ofByteArray(body));
+    while (true) {
+      List<AppProcess> targets = download ? fleet.downloads() : fleet.api();
+      if (!targets.isEmpty()) {
+        // Downloads go to the process that served the last one (the standalone download server
+        // of the database; the others answer 503) while it is alive.
+        AppProcess preferred = download ? downloadServer : null;
+        AppProcess target =
+            preferred != null && targets.contains(preferred)
+                ? preferred
+                : targets.get(pick.nextInt(targets.size()));
+        tries++;
+        attempts.incrementAndGet();
+        if (tries > 1) {
+          replays.incrementAndGet();
+        }
+        HttpRequest.Builder b =
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + target.port + path))
+                .timeout(Duration.ofSeconds(15))
+                .header("Authorization", "Bearer " + token(user));
+        if (contentType != null) {
+          b.header("Content-Type", contentType);
+        }
+        b.method(
+            method,
+            body == null
+                ? HttpRequest.BodyPublishers.noBody()
+                : HttpRequest.BodyPublishers.ofByteArray(body));
+        inFlight.incrementAndGet();
+        try {
+          HttpResponse<byte[]> resp;
           try {
-            HttpResponse<byte[]> resp =
-                client.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
-            int status = resp.statusCode();
-            if (status != 503) {
-              if (!kind.equals("setup")) {
-                record(kind, id, user, first, tries, status, resp.body());
-              }
-              if (status == 429) {
-                // A well-behaved client backs off (the real Retry-After is up to a window).
-                Thread.sleep(200 + pick.nextInt(300));
-              }
-              return new Answer(
-                  status, new String(resp.body(), StandardCharsets.UTF_8), resp.body());
+            resp = client.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
+          } finally {
+            inFlight.decrementAndGet();
+          }
+          int status = resp.statusCode();
+          if (download) {
+            downloadServer = status == 200 ? target : null;
+          }
+          if (status != 503) {
+            if (!kind.equals("setup")) {
+              record(kind, id, user, first, tries, status, resp.body());
             }
-            count(kind, "503-replayed");
-          } catch (IOException e) {
-            count(kind, "no-answer-replayed");
+            if (status == 429) {
+              // A well-behaved client backs off (the real Retry-After is up to a window).
+              Thread.sleep(200 + pick.nextInt(300));
+            }
+            return new Answer(status, new String(resp.body(), StandardCharsets.UTF_8), resp.body());
           }
+          count(kind, "503-replayed");
+        } catch (IOException e) {
+          count(kind, "no-answer-replayed");
         }
-        if (System.nanoTime() > deadline) {
-          if (!kind.equals("setup")) {
-            record(kind, id, user, first, tries, 0, new byte[0]);
-          }
-          return new Answer(0, "", new byte[0]);
-        }
-        Thread.sleep(100 + pick.nextInt(200));
       }
-    } finally {
-      inFlight.decrementAndGet();
+      if (System.nanoTime() > deadline) {
+        if (!kind.equals("setup")) {
+          record(kind, id, user, first, tries, 0, new byte[0]);
+        }
+        return new Answer(0, "", new byte[0]);
+      }
+      Thread.sleep(100 + pick.nextInt(200));
     }
   }
 
