@@ -3,9 +3,11 @@ package dev.qinglong.app.process;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.qinglong.app.process.Fleet.Slot;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -129,8 +131,9 @@ class SqliteCrashIT {
     fleet.kill(app);
     integrity.addAll(integrityProblems(file));
     inv.add("sqlite: integrity_check ok after every SIGKILL", 3, integrity);
+    sent = List.copyOf(traffic.sent);
     try (Connection c = open(file)) {
-      inv.checkStore(c, List.copyOf(traffic.sent));
+      inv.checkStore(c, sent);
     }
     long temps = inv.checkArtifactFiles(dataDir);
     Map<String, Object> faults = new LinkedHashMap<>();
@@ -151,6 +154,79 @@ class SqliteCrashIT {
   }
 
   private volatile boolean running;
+  private List<MixedTraffic.Sent> sent;
+
+  /**
+   * The checks are not vacuous: on a copy of the file the previous test left, each tampering below
+   * (past the schema's CHECKs and triggers) is reported by the invariant it breaks.
+   */
+  @Test
+  @Order(3)
+  void theInvariantChecksReportATamperedCopy() throws Exception {
+    assertThat(sent).as("the crash test ran first").isNotNull();
+    Path copy = Files.createTempDirectory("tampered");
+    Path file = copy.resolve("qinglong.db");
+    Files.copy(dataDir.resolve("qinglong.db"), file);
+    try (Connection c = open(file);
+        Statement s = c.createStatement()) {
+      s.execute("PRAGMA ignore_check_constraints = ON");
+      s.execute("DROP TRIGGER model_step_runs_transition");
+      s.execute("DROP TRIGGER model_step_runs_end_needs_settlement");
+      s.executeUpdate(
+          "UPDATE plugin_package_management_quota_buckets SET consumed_count = consumed_count + 1"
+              + " WHERE rowid = (SELECT min(rowid) FROM plugin_package_management_quota_buckets)");
+      s.executeUpdate(
+          "DELETE FROM model_invocation_settlements"
+              + " WHERE rowid = (SELECT min(rowid) FROM model_invocation_settlements)");
+      s.executeUpdate(
+          "UPDATE model_step_runs SET state = 'running', invocation_id = 'forged'"
+              + " WHERE rowid = (SELECT min(rowid) FROM model_step_runs WHERE state = 'ready')");
+      s.executeUpdate(
+          "UPDATE plugin_package_approvals SET decided_by = proposed_by WHERE approval_id ="
+              + " (SELECT min(approval_id) FROM plugin_package_proposals WHERE state = 'published')");
+    }
+    List<MixedTraffic.Sent> forged = new ArrayList<>(sent);
+    forged.add(new MixedTraffic.Sent("admit", "v-forged", "alice", 0, 1, 201, ""));
+    forged.add(
+        new MixedTraffic.Sent(
+            "inspect", "i-forged", "bob", System.currentTimeMillis(), 1, 200, ""));
+    Invariants inv =
+        new Invariants(Invariants.Dialect.SQLITE, LIMITS, Duration.ofMinutes(5).toMillis());
+    try (Connection c = open(file)) {
+      inv.checkStore(c, forged);
+    }
+    Path torn = copy.resolve("artifacts").resolve("sha256").resolve("00");
+    Files.createDirectories(torn);
+    Files.write(torn.resolve("00".repeat(32)), new byte[] {1, 2, 3});
+    inv.checkArtifactFiles(copy);
+
+    Map<String, Integer> violations = new LinkedHashMap<>();
+    inv.checks().forEach(ch -> violations.put(ch.name(), ch.violations().size()));
+    assertThat(violations)
+        .as(inv.report())
+        .hasEntrySatisfying(
+            "management-quota: bucket count = number of receipts", n -> assertThat(n).isOne())
+        .hasEntrySatisfying(
+            "management-quota: every id answered 2xx counted exactly once",
+            n -> assertThat(n).isOne())
+        .hasEntrySatisfying(
+            "model-quota: each running StepRun has exactly one reservation",
+            n -> assertThat(n).isOne())
+        .hasEntrySatisfying(
+            "model-quota: no settlement without completion (and the reverse)",
+            n -> assertThat(n).isGreaterThanOrEqualTo(2))
+        .hasEntrySatisfying(
+            "model-quota: ledger and settlements equal the window aggregates, within budget",
+            n -> assertThat(n).isPositive())
+        .hasEntrySatisfying(
+            "model-quota: every admission/completion answered 2xx stored exactly once",
+            n -> assertThat(n).isOne())
+        .hasEntrySatisfying(
+            "governance: published only after a four-eyes approve", n -> assertThat(n).isOne())
+        .hasEntrySatisfying(
+            "artifacts: every stored file is whole (hashes to its name)",
+            n -> assertThat(n).isOne());
+  }
 
   /**
    * {@code PRAGMA integrity_check} and {@code foreign_key_check}: empty when the file is intact.
