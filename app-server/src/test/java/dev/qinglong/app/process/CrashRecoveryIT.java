@@ -60,7 +60,7 @@ class CrashRecoveryIT {
           new Thread(
               () -> {
                 try {
-                  traffic.run(6, () -> !Thread.currentThread().isInterrupted() && running);
+                  traffic.run(6, () -> running);
                 } catch (InterruptedException e) {
                   Thread.currentThread().interrupt();
                 }
@@ -114,17 +114,29 @@ class CrashRecoveryIT {
 
   private volatile boolean running;
 
-  /** Kills the slots once at least two requests are in flight (waits up to 2 s for that). */
+  /**
+   * Kills the slots once at least one HTTP request per client-facing slot is in flight on the
+   * processes being killed (waits up to 3 s for that); returns how many were.
+   */
   static int killWhenBusy(Fleet fleet, MixedTraffic traffic, List<Slot> slots) throws Exception {
-    long deadline = System.nanoTime() + 2_000_000_000L;
-    while (traffic.inFlight.get() < 2 && System.nanoTime() < deadline) {
-      Thread.sleep(5);
+    long served = slots.stream().filter(s -> s.api || s.downloads).count();
+    long deadline = System.nanoTime() + 3_000_000_000L;
+    while (onVictims(traffic, slots) < Math.max(1, served) && System.nanoTime() < deadline) {
+      Thread.sleep(2);
     }
-    int inFlight = traffic.inFlight.get();
+    int inFlight = onVictims(traffic, slots);
     for (Slot s : slots) {
       fleet.kill(s);
     }
     return inFlight;
+  }
+
+  private static int onVictims(MixedTraffic traffic, List<Slot> slots) {
+    int n = 0;
+    for (Slot s : slots) {
+      n += traffic.inFlightOn(s.current);
+    }
+    return n;
   }
 
   static boolean verify(MixedTraffic traffic, String digest) {

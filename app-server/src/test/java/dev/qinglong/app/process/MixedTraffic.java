@@ -92,12 +92,14 @@ final class MixedTraffic {
   /** HTTP requests sent and not yet answered (not counting clients backing off). */
   final AtomicInteger inFlight = new AtomicInteger();
 
+  /** The same, per process. */
+  private final ConcurrentHashMap<AppProcess, AtomicInteger> inFlightOn = new ConcurrentHashMap<>();
+
   final AtomicLong attempts = new AtomicLong();
   final AtomicLong replays = new AtomicLong();
   final AtomicLong downloadsVerified = new AtomicLong();
   final ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
   final List<Proposal> proposals = new CopyOnWriteArrayList<>();
-  final ConcurrentHashMap<String, byte[]> uploaded = new ConcurrentHashMap<>();
   final Set<String> published = ConcurrentHashMap.newKeySet();
   private final AtomicLong seq = new AtomicLong();
 
@@ -218,7 +220,6 @@ final class MixedTraffic {
       byte[] content = new byte[1 + r.nextInt(maxArtifactBytes)];
       r.nextBytes(content);
       digest = Sha256Digest.of(content).value();
-      uploaded.put(digest, content);
       Answer up =
           call(
               "upload",
@@ -454,12 +455,15 @@ final class MixedTraffic {
             body == null
                 ? HttpRequest.BodyPublishers.noBody()
                 : HttpRequest.BodyPublishers.ofByteArray(body));
+        AtomicInteger onTarget = inFlightOn.computeIfAbsent(target, k -> new AtomicInteger());
         inFlight.incrementAndGet();
+        onTarget.incrementAndGet();
         try {
           HttpResponse<byte[]> resp;
           try {
             resp = client.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
           } finally {
+            onTarget.decrementAndGet();
             inFlight.decrementAndGet();
           }
           int status = resp.statusCode();
@@ -512,6 +516,12 @@ final class MixedTraffic {
     Map<String, Long> m = new TreeMap<>();
     outcomes.forEach((k, v) -> m.put(k, v.sum()));
     return m;
+  }
+
+  /** HTTP requests sent to {@code p} and not yet answered. */
+  int inFlightOn(AppProcess p) {
+    AtomicInteger n = inFlightOn.get(p);
+    return n == null ? 0 : n.get();
   }
 
   long requests() {
