@@ -49,8 +49,8 @@ public abstract class ArtifactApiContract {
   protected abstract TestApp startApp(Map<String, String> properties);
 
   /**
-   * Starts a second app on the same database and data directory with the given role; on PostgreSQL
-   * the first app is stopped first when both would serve standalone downloads.
+   * Starts a second app on the same database and data directory with the given role; on SQLite (one
+   * process per file) the main app is stopped first and started again after the test.
    */
   protected abstract TestApp startSibling(String role);
 

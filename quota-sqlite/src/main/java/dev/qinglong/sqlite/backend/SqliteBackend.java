@@ -17,6 +17,7 @@ import dev.qinglong.jdbc.backend.SchemaProbe;
 import dev.qinglong.jdbc.backend.StandaloneDownloads;
 import dev.qinglong.sqlite.SqliteDatabase;
 import dev.qinglong.sqlite.SqliteDialect;
+import dev.qinglong.sqlite.SqliteProcessLock;
 import java.nio.file.Path;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -25,8 +26,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The embedded SQLite store: one process is the whole system, one file, and ONE one-connection pool
  * for every part, so every write of the process is serialised on one connection (the file's write
- * lock is never contended inside the process). Migrations always run at start; the worker lock is
- * {@link WorkerLock#singleProcess()}; downloads are standalone with the whole budget.
+ * lock is never contended inside the process). The process holds {@link SqliteProcessLock} on the
+ * file for its lifetime, so a second process on the same file is refused at start. Migrations
+ * always run at start; the worker lock is {@link WorkerLock#singleProcess()}; downloads are
+ * standalone with the whole budget.
  */
 public final class SqliteBackend extends AbstractStoreBackend {
   private static final Logger log = LoggerFactory.getLogger(SqliteBackend.class);
@@ -50,6 +53,8 @@ public final class SqliteBackend extends AbstractStoreBackend {
       Path file, boolean ai, BackendParts parts, DataSourceDecorator decorator) {
     SqliteBackend backend = new SqliteBackend(parts);
     try {
+      // One process per file: a second one is refused here, before it migrates or writes.
+      backend.opened.add(SqliteProcessLock.acquire(file));
       HikariDataSource pool = backend.opened.add(SqliteDatabase.open(file));
       int applied = SqliteDatabase.migrate(pool);
       int aiApplied = ai ? SqliteDatabase.migrateAi(pool) : 0;
@@ -90,7 +95,8 @@ public final class SqliteBackend extends AbstractStoreBackend {
 
   /** The migrate step on SQLite: what {@link #open} applies, without opening anything else. */
   public static int migrate(Path file, boolean ai) {
-    try (HikariDataSource pool = SqliteDatabase.open(file)) {
+    try (SqliteProcessLock lock = SqliteProcessLock.acquire(file);
+        HikariDataSource pool = SqliteDatabase.open(file)) {
       return SqliteDatabase.migrate(pool) + (ai ? SqliteDatabase.migrateAi(pool) : 0);
     }
   }

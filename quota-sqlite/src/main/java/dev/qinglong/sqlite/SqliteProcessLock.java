@@ -1,0 +1,130 @@
+package dev.qinglong.sqlite;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
+
+/**
+ * The one-process rule of the embedded store (DESIGN §1: SQLite is one process): an exclusive OS
+ * lock on {@code <database file>.lock}, held for as long as the process uses the file. A second
+ * process on the same file is refused at start with {@link SqliteInUseException} instead of running
+ * a second completion worker and a second whole download budget on the same data.
+ *
+ * <p>Hand-written on purpose: SQLite's own locks serialise statements, not processes, and a lock
+ * file that merely exists would outlive a killed process. An OS lock ({@link FileChannel#tryLock},
+ * {@code fcntl} on Linux) is released by the kernel when its process dies, SIGKILL included, so a
+ * restart after a crash is never refused. The lock file itself stays (empty) and is harmless.
+ */
+public final class SqliteProcessLock implements AutoCloseable {
+  private final Path lockFile;
+  private final FileChannel channel;
+  private final FileLock lock;
+
+  private SqliteProcessLock(Path lockFile, FileChannel channel, FileLock lock) {
+    this.lockFile = lockFile;
+    this.channel = channel;
+    this.lock = lock;
+  }
+
+  /** {@code <database file>.lock}. */
+  public static Path lockFileOf(Path databaseFile) {
+    Path file = databaseFile.toAbsolutePath().normalize();
+    return file.resolveSibling(file.getFileName() + ".lock");
+  }
+
+  /**
+   * Takes the lock of {@code databaseFile}, creating its directory (mode 0700) if missing.
+   *
+   * @throws SqliteInUseException if another process (or another open of this process) holds it
+   * @throws UncheckedIOException if the lock file cannot be created or locked
+   */
+  public static SqliteProcessLock acquire(Path databaseFile) {
+    Path lockFile = lockFileOf(databaseFile);
+    FileChannel channel;
+    try {
+      if (FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
+        Files.createDirectories(
+            lockFile.getParent(),
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+      } else {
+        Files.createDirectories(lockFile.getParent());
+      }
+      channel =
+          FileChannel.open(
+              lockFile, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE), ownerOnly());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot open the SQLite lock file " + lockFile, e);
+    }
+    FileLock lock;
+    try {
+      lock = channel.tryLock();
+    } catch (OverlappingFileLockException e) {
+      lock = null; // this JVM already holds it: the same rule applies
+    } catch (IOException e) {
+      closeQuietly(channel);
+      throw new UncheckedIOException("cannot lock the SQLite lock file " + lockFile, e);
+    }
+    if (lock == null) {
+      closeQuietly(channel);
+      throw new SqliteInUseException(
+          "the SQLite database "
+              + databaseFile.toAbsolutePath().normalize()
+              + " is already in use by another QingLong process (it holds "
+              + lockFile
+              + "): SQLite runs as one process; stop the other process, give this one another"
+              + " qinglong.data-dir, or use qinglong.store=postgres for several replicas");
+    }
+    return new SqliteProcessLock(lockFile, channel, lock);
+  }
+
+  /** The lock file. */
+  public Path lockFile() {
+    return lockFile;
+  }
+
+  @Override
+  public void close() {
+    try {
+      lock.release();
+    } catch (IOException e) {
+      // Closing the channel below releases it as well.
+    } finally {
+      closeQuietly(channel);
+    }
+  }
+
+  private static FileAttribute<?>[] ownerOnly() {
+    if (FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
+      return new FileAttribute<?>[] {
+        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))
+      };
+    }
+    return new FileAttribute<?>[0];
+  }
+
+  private static void closeQuietly(FileChannel channel) {
+    try {
+      channel.close();
+    } catch (IOException e) {
+      // Nothing more to release.
+    }
+  }
+
+  /** Another process already uses the SQLite file. */
+  public static final class SqliteInUseException extends IllegalStateException {
+    private static final long serialVersionUID = 1L;
+
+    SqliteInUseException(String message) {
+      super(message);
+    }
+  }
+}
