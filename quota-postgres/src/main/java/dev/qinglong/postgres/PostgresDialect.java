@@ -36,61 +36,92 @@ public final class PostgresDialect implements JdbcDialect {
 
   /**
    * The parameters enter once through {@code input}: JDBC binds each {@code ?} once, and the window
-   * and limit are needed in several places. A receipt is {@code {"id": …, "d": …}}; containment
-   * ({@code @>}) with {@code {"id": …}} finds the id whatever its digest, and with the plain string
-   * a legacy receipt, so a reused id is never appended or counted.
+   * and limit are needed in several places. {@code found} locks the bucket ({@code FOR NO KEY
+   * UPDATE}, READ COMMITTED: the latest committed version, waiting for a writer in progress), so
+   * {@code verdict}, the one write and the returned row all rest on the same locked bucket; a
+   * refusal writes nothing. A receipt is {@code {"id": …, "d": …}}; containment ({@code @>}) with
+   * {@code {"id": …}} finds the id whatever its digest, and with the plain string a legacy receipt.
+   * When no bucket was found, {@code created} inserts one; if another transaction created it after
+   * this statement's snapshot, the insert does nothing and the outcome is NULL (decide again).
    */
   @Override
-  public String consumeStatement() {
+  public String decideStatement() {
     return """
         WITH input AS (
           SELECT ?::text AS project_id, ?::text AS subject_type, ?::text AS subject_id,
                  ?::text AS operation, ?::text AS receipt_id, ?::text AS digest,
                  ?::bigint AS window_ms, ?::integer AS max_count, %s AS now_ms
-        )
-        INSERT INTO plugin_package_management_quota_buckets AS b
-          (project_id, subject_type, subject_id, operation,
-           window_started_at_ms, consumed_count, receipt_ids, updated_at_ms)
-        SELECT project_id, subject_type, subject_id, operation, now_ms, 1,
-               jsonb_build_array(jsonb_build_object('id', receipt_id, 'd', digest)), now_ms
-        FROM input
-        ON CONFLICT (project_id, subject_type, subject_id, operation) DO UPDATE SET
-          window_started_at_ms =
-            CASE WHEN b.window_started_at_ms + (SELECT window_ms FROM input) <= excluded.updated_at_ms
-                 THEN excluded.window_started_at_ms
-                 ELSE b.window_started_at_ms END,
-          consumed_count =
-            CASE WHEN b.window_started_at_ms + (SELECT window_ms FROM input) <= excluded.updated_at_ms
-                 THEN 1
-                 ELSE b.consumed_count + 1 END,
-          receipt_ids =
-            CASE WHEN b.window_started_at_ms + (SELECT window_ms FROM input) <= excluded.updated_at_ms
-                 THEN excluded.receipt_ids
-                 ELSE b.receipt_ids || excluded.receipt_ids END,
-          updated_at_ms = excluded.updated_at_ms
-        WHERE b.window_started_at_ms + (SELECT window_ms FROM input) <= excluded.updated_at_ms
-           OR (b.consumed_count < (SELECT max_count FROM input)
-               AND NOT b.receipt_ids @> (SELECT jsonb_build_array(jsonb_build_object('id', receipt_id))
-                                         FROM input)
-               AND NOT b.receipt_ids @> (SELECT jsonb_build_array(receipt_id) FROM input))
-        RETURNING window_started_at_ms, consumed_count
-        """
-        .formatted(NOW_MS);
-  }
-
-  @Override
-  public String readBucketStatement() {
-    return """
-        SELECT b.window_started_at_ms, b.consumed_count,
-               b.receipt_ids @> jsonb_build_array(jsonb_build_object('id', r.id))
-                 OR b.receipt_ids @> jsonb_build_array(r.id) AS has_receipt,
-               b.receipt_ids @> jsonb_build_array(jsonb_build_object('id', r.id, 'd', r.digest))
-                 OR b.receipt_ids @> jsonb_build_array(r.id) AS same_request,
-               %s AS now_ms,
-               jsonb_array_length(b.receipt_ids) AS receipt_count
-        FROM (SELECT ?::text AS id, ?::text AS digest) r,
-             plugin_package_management_quota_buckets b
-        WHERE b.project_id = ? AND b.subject_type = ? AND b.subject_id = ? AND b.operation = ?
+        ),
+        found AS (
+          SELECT b.window_started_at_ms, b.consumed_count, b.receipt_ids
+          FROM plugin_package_management_quota_buckets b, input i
+          WHERE b.project_id = i.project_id AND b.subject_type = i.subject_type
+            AND b.subject_id = i.subject_id AND b.operation = i.operation
+          FOR NO KEY UPDATE OF b
+        ),
+        verdict AS (
+          SELECT f.window_started_at_ms, f.consumed_count, f.receipt_ids,
+                 jsonb_array_length(f.receipt_ids) AS receipt_count,
+                 CASE WHEN f.window_started_at_ms + i.window_ms <= i.now_ms THEN 'restart'
+                      WHEN f.consumed_count NOT BETWEEN 1 AND 1000
+                        OR jsonb_array_length(f.receipt_ids) <> f.consumed_count THEN 'corrupt'
+                      WHEN f.receipt_ids @> jsonb_build_array(
+                                              jsonb_build_object('id', i.receipt_id, 'd', i.digest))
+                        OR f.receipt_ids @> jsonb_build_array(i.receipt_id) THEN 'replayed'
+                      WHEN f.receipt_ids @> jsonb_build_array(jsonb_build_object('id', i.receipt_id))
+                        THEN 'key_reused'
+                      WHEN f.consumed_count < i.max_count THEN 'append'
+                      ELSE 'rejected' END AS verdict
+          FROM found f, input i
+        ),
+        created AS (
+          INSERT INTO plugin_package_management_quota_buckets AS b
+            (project_id, subject_type, subject_id, operation,
+             window_started_at_ms, consumed_count, receipt_ids, updated_at_ms)
+          SELECT i.project_id, i.subject_type, i.subject_id, i.operation, i.now_ms, 1,
+                 jsonb_build_array(jsonb_build_object('id', i.receipt_id, 'd', i.digest)), i.now_ms
+          FROM input i
+          WHERE NOT EXISTS (SELECT 1 FROM found)
+          ON CONFLICT (project_id, subject_type, subject_id, operation) DO NOTHING
+          RETURNING b.window_started_at_ms, b.consumed_count, b.receipt_ids
+        ),
+        counted AS (
+          UPDATE plugin_package_management_quota_buckets b SET
+            window_started_at_ms =
+              CASE v.verdict WHEN 'restart' THEN i.now_ms ELSE b.window_started_at_ms END,
+            consumed_count = CASE v.verdict WHEN 'restart' THEN 1 ELSE b.consumed_count + 1 END,
+            receipt_ids =
+              CASE v.verdict
+                WHEN 'restart'
+                THEN jsonb_build_array(jsonb_build_object('id', i.receipt_id, 'd', i.digest))
+                ELSE b.receipt_ids
+                     || jsonb_build_array(jsonb_build_object('id', i.receipt_id, 'd', i.digest))
+              END,
+            updated_at_ms = i.now_ms
+          FROM verdict v, input i
+          WHERE b.project_id = i.project_id AND b.subject_type = i.subject_type
+            AND b.subject_id = i.subject_id AND b.operation = i.operation
+            AND v.verdict IN ('restart', 'append')
+          RETURNING b.window_started_at_ms, b.consumed_count, b.receipt_ids
+        ),
+        written AS (SELECT * FROM created UNION ALL SELECT * FROM counted)
+        SELECT CASE WHEN w.consumed_count IS NOT NULL THEN 'allowed'
+                    WHEN v.verdict IN ('replayed', 'key_reused', 'rejected', 'corrupt')
+                    THEN v.verdict END AS outcome,
+               coalesce(w.window_started_at_ms, v.window_started_at_ms),
+               coalesce(w.consumed_count, v.consumed_count),
+               CASE WHEN w.consumed_count IS NOT NULL THEN w.consumed_count
+                    ELSE v.receipt_count END,
+               i.now_ms,
+               CASE WHEN coalesce(w.consumed_count, v.consumed_count) >= i.max_count
+                         AND (w.consumed_count IS NOT NULL
+                              OR v.verdict IN ('replayed', 'key_reused', 'rejected'))
+                    THEN (SELECT string_agg(coalesce(e ->> 'id', e #>> '{}'), ' ')
+                          FROM jsonb_array_elements(coalesce(w.receipt_ids, v.receipt_ids)) e)
+               END
+        FROM input i
+        LEFT JOIN verdict v ON true
+        LEFT JOIN written w ON true
         """
         .formatted(NOW_MS);
   }

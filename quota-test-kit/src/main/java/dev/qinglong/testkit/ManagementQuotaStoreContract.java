@@ -370,6 +370,106 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
     }
   }
 
+  // ---- one statement per decision (issue 12) ------------------------------------------------
+
+  @Test
+  void everyOutcomeIsDecidedByOneStatementOnOneConnection() {
+    QuotaKey key = key(QuotaOperation.DECIDE);
+    CountingDataSource counting = new CountingDataSource(dataSource);
+    List<QuotaDecision> decisions = new ArrayList<>();
+    // A new store each time: nothing is answered from what an instance has seen before.
+    decisions.add(fixture.quotaStore(counting).consume(key, r("a"), SAME, 2, WINDOW));
+    decisions.add(fixture.quotaStore(counting).consume(key, r("b"), SAME, 2, WINDOW));
+    decisions.add(fixture.quotaStore(counting).consume(key, r("a"), SAME, 2, WINDOW));
+    decisions.add(fixture.quotaStore(counting).consume(key, r("a"), OTHER, 2, WINDOW));
+    decisions.add(fixture.quotaStore(counting).consume(key, r("c"), SAME, 2, WINDOW));
+    long start = row(key).windowStartedAtMs();
+    assertThat(decisions.subList(0, 4))
+        .containsExactly(
+            new QuotaDecision.Allowed(start, 1),
+            new QuotaDecision.Allowed(start, 2),
+            new QuotaDecision.Replayed(start, 2),
+            new QuotaDecision.KeyReused());
+    assertThat(decisions.get(4)).isInstanceOf(QuotaDecision.Rejected.class);
+    assertThat(counting.statements()).isEqualTo(5);
+    assertThat(counting.connections()).isEqualTo(5);
+
+    // A restarted window is one statement too.
+    fixture.setWindowStart(key, fixture.databaseNowMs() - WINDOW_MS);
+    QuotaDecision restarted = fixture.quotaStore(counting).consume(key, r("c"), SAME, 2, WINDOW);
+    assertThat(restarted).isEqualTo(new QuotaDecision.Allowed(row(key).windowStartedAtMs(), 1));
+    assertThat(counting.statements()).isEqualTo(6);
+  }
+
+  @Test
+  void aReplayInTheMillisecondOfItsAdmissionIsAReplay() {
+    // Many decisions fit in one millisecond: a replay right after its admission, often in the same
+    // millisecond of the database clock, is still a replay and never a second admission.
+    ManagementQuotaStore instance = store();
+    for (int i = 0; i < 300; i++) {
+      QuotaKey key = key(QuotaOperation.INSPECT);
+      QuotaDecision admitted = instance.consume(key, r("m"), SAME, 5, WINDOW);
+      QuotaDecision replayed = instance.consume(key, r("m"), SAME, 5, WINDOW);
+      assertThat(admitted).isInstanceOf(QuotaDecision.Allowed.class);
+      long start = ((QuotaDecision.Allowed) admitted).windowStartedAtMs();
+      assertThat(replayed).as("round %d", i).isEqualTo(new QuotaDecision.Replayed(start, 1));
+    }
+  }
+
+  @Test
+  void decisionsAcrossWindowBoundariesAreNeverUndetermined() throws Exception {
+    // One-second windows, two instances, eight threads for about three seconds: every decision is
+    // an allow or a refusal (an exception fails the test), and each window counts 1, 2, … once.
+    Duration window = Duration.ofSeconds(1);
+    int limit = 3;
+    QuotaKey key = key(QuotaOperation.INSPECT);
+    ManagementQuotaStore instanceA = fixture.quotaStore(fixture.newDataSource());
+    ManagementQuotaStore instanceB = fixture.quotaStore(fixture.newDataSource());
+    int threads = 8;
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      List<Future<List<QuotaDecision>>> futures = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        ManagementQuotaStore instance = t % 2 == 0 ? instanceA : instanceB;
+        String prefix = "t" + t + "-";
+        futures.add(
+            pool.submit(
+                () -> {
+                  List<QuotaDecision> mine = new ArrayList<>();
+                  for (int i = 0; System.nanoTime() < until; i++) {
+                    mine.add(instance.consume(key, r(prefix + i), SAME, limit, window));
+                  }
+                  return mine;
+                }));
+      }
+      Map<Long, List<Integer>> countsByWindow = new java.util.TreeMap<>();
+      long rejected = 0;
+      for (Future<List<QuotaDecision>> f : futures) {
+        for (QuotaDecision d : f.get(60, TimeUnit.SECONDS)) {
+          if (d instanceof QuotaDecision.Allowed allowed) {
+            countsByWindow
+                .computeIfAbsent(allowed.windowStartedAtMs(), w -> new ArrayList<>())
+                .add(allowed.consumedCount());
+          } else {
+            assertThat(d).isInstanceOf(QuotaDecision.Rejected.class);
+            rejected++;
+          }
+        }
+      }
+      assertThat(countsByWindow).hasSizeGreaterThanOrEqualTo(2);
+      assertThat(rejected).isPositive();
+      countsByWindow.forEach(
+          (start, counts) ->
+              assertThat(counts.stream().sorted().toList())
+                  .as("window %d", start)
+                  .isEqualTo(IntStream.rangeClosed(1, counts.size()).boxed().toList())
+                  .hasSizeLessThanOrEqualTo(limit));
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
   // ---- a receipt id names one request (DESIGN §3, idempotency_key_reused) ---------------------
 
   @Test
