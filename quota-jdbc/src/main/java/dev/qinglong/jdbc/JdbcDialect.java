@@ -48,8 +48,8 @@ public interface JdbcDialect {
    * {@code key_reused}, {@code rejected}, {@code corrupt}); the bucket's window start, count and
    * receipt array length after the statement; {@code now_ms} the clock it decided on; and, only
    * when the bucket is full after the statement (count at or above the limit, not corrupt), the ids
-   * of every receipt in it separated by single spaces (receipt ids have no spaces), for a cache of
-   * full buckets. The outcome is SQL NULL, or there is no row at all, only when the statement could
+   * of every receipt in it separated by single spaces (receipt ids have no spaces), for {@link
+   * HotBuckets}. The outcome is SQL NULL, or there is no row at all, only when the statement could
    * not decide: PostgreSQL, when another transaction created the bucket after this statement's
    * snapshot (decide again: the bucket now exists and is never deleted); SQLite, when the bucket is
    * corrupt.

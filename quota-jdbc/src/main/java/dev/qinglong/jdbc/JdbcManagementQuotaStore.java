@@ -13,6 +13,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.function.LongSupplier;
 import javax.sql.DataSource;
 
 /**
@@ -21,6 +22,11 @@ import javax.sql.DataSource;
  * database clock ({@link JdbcDialect#nowMs}), never the application's; {@link BucketReading} checks
  * the row it returns. There is no read-back statement: a refusal or a replay is answered from the
  * row the deciding statement locked.
+ *
+ * <p>A new receipt id for a bucket that this instance has seen full in the current window is
+ * refused without a connection or a statement ({@link HotBuckets}); an id that may be in the bucket
+ * still goes to the database. Use one instance per process, so that the fast path has something to
+ * remember.
  */
 public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
   /**
@@ -32,10 +38,23 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
 
   private final JdbcTransactions jdbc;
   private final String decide;
+  private final HotBuckets hot;
 
   public JdbcManagementQuotaStore(DataSource dataSource, JdbcDialect dialect) {
+    this(dataSource, dialect, System::nanoTime);
+  }
+
+  /**
+   * With the monotonic clock the hot-bucket fast path measures time on ({@link System#nanoTime} in
+   * production; tests give one with another origin). It is never compared with a database time,
+   * only used to measure how much of the database's remaining window has passed.
+   */
+  public JdbcManagementQuotaStore(
+      DataSource dataSource, JdbcDialect dialect, LongSupplier nanoTime) {
     this.jdbc = new JdbcTransactions(dataSource, dialect);
     this.decide = Objects.requireNonNull(dialect.decideStatement());
+    this.hot =
+        new HotBuckets(nanoTime, HotBuckets.DEFAULT_MAX_RECEIPTS, HotBuckets.DEFAULT_MAX_HOLD);
   }
 
   @Override
@@ -46,6 +65,12 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
     if (limit < 1 || limit > 1000) {
       throw new IllegalArgumentException("limit must be 1..1000");
     }
+    QuotaDecision.Rejected known = hot.refuse(key, receipt, limit, window);
+    if (known != null) {
+      return known;
+    }
+    // Before the statement is sent: the deadline of a bucket it finds full must not outlast it.
+    long sentAtNanos = hot.nanoTime();
     Decided decided =
         jdbc.autoCommit(
             "quota decision",
@@ -59,6 +84,9 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
               throw new StoreUnavailableException(
                   "quota decision undetermined after " + RUNS + " runs");
             });
+    if (decided.fullReceiptIds() != null) {
+      hot.remember(key, limit, window, sentAtNanos, decided.reading(), decided.fullReceiptIds());
+    }
     return decided.decision();
   }
 
