@@ -34,7 +34,7 @@ import java.util.function.LongSupplier;
  *       holds the bucket anew. So one statement per second and process answers a hot bucket, and
  *       what the reasoning above does not cover is seen within that second: an operator who moves a
  *       window by hand, processes deciding one bucket with different limits or windows (a rolling
- *       change of {@code qinglong.quota.*}), a database clock stepped forward;
+ *       change of {@code qinglong.management-quota.*}), a database clock stepped forward;
  *   <li>a 64-bit hash of every receipt id in the bucket. An id whose hash is there may be a replay
  *       (allowed) or a reused key (409): it goes to the database, which decides exactly. A hash
  *       collision only sends a new id to the database as well, so there are no false refusals;
