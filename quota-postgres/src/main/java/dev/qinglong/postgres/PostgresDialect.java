@@ -36,13 +36,16 @@ public final class PostgresDialect implements JdbcDialect {
 
   /**
    * The parameters enter once through {@code input}: JDBC binds each {@code ?} once, and the window
-   * and limit are needed in several places. {@code found} locks the bucket ({@code FOR NO KEY
-   * UPDATE}, READ COMMITTED: the latest committed version, waiting for a writer in progress), so
-   * {@code verdict}, the one write and the returned row all rest on the same locked bucket; a
-   * refusal writes nothing. A receipt is {@code {"id": …, "d": …}}; containment ({@code @>}) with
-   * {@code {"id": …}} finds the id whatever its digest, and with the plain string a legacy receipt.
-   * When no bucket was found, {@code created} inserts one; if another transaction created it after
-   * this statement's snapshot, the insert does nothing and the outcome is NULL (decide again).
+   * and limit are needed in several places. {@code counted} is the ADR 000 upsert: it inserts the
+   * bucket, restarts an ended window or appends the receipt, and otherwise writes nothing, but
+   * ({@code ON CONFLICT DO UPDATE}) still locks the bucket. Only when it wrote nothing, {@code
+   * found} reads the bucket {@code FOR NO KEY UPDATE}: at READ COMMITTED that is the latest
+   * committed version, the one {@code counted} locked (the lock is this transaction's own, so it
+   * does not wait), and the final {@code SELECT} classifies it: a replay, a reused key, a full
+   * window or a corrupt bucket. A receipt is {@code {"id": …, "d": …}}; containment ({@code @>})
+   * with {@code {"id": …}} finds the id whatever its digest, and with the plain string a legacy
+   * receipt. If another transaction created the bucket after this statement's snapshot and {@code
+   * counted} wrote nothing, {@code found} cannot see it: the outcome is NULL (decide again).
    */
   @Override
   public String decideStatement() {
@@ -52,76 +55,76 @@ public final class PostgresDialect implements JdbcDialect {
                  ?::text AS operation, ?::text AS receipt_id, ?::text AS digest,
                  ?::bigint AS window_ms, ?::integer AS max_count, %s AS now_ms
         ),
+        counted AS (
+          INSERT INTO plugin_package_management_quota_buckets AS b
+            (project_id, subject_type, subject_id, operation,
+             window_started_at_ms, consumed_count, receipt_ids, updated_at_ms)
+          SELECT project_id, subject_type, subject_id, operation, now_ms, 1,
+                 jsonb_build_array(jsonb_build_object('id', receipt_id, 'd', digest)), now_ms
+          FROM input
+          ON CONFLICT (project_id, subject_type, subject_id, operation) DO UPDATE SET
+            window_started_at_ms =
+              CASE WHEN b.window_started_at_ms + (SELECT window_ms FROM input)
+                          <= excluded.updated_at_ms
+                   THEN excluded.window_started_at_ms
+                   ELSE b.window_started_at_ms END,
+            consumed_count =
+              CASE WHEN b.window_started_at_ms + (SELECT window_ms FROM input)
+                          <= excluded.updated_at_ms
+                   THEN 1
+                   ELSE b.consumed_count + 1 END,
+            receipt_ids =
+              CASE WHEN b.window_started_at_ms + (SELECT window_ms FROM input)
+                          <= excluded.updated_at_ms
+                   THEN excluded.receipt_ids
+                   ELSE b.receipt_ids || excluded.receipt_ids END,
+            updated_at_ms = excluded.updated_at_ms
+          WHERE b.window_started_at_ms + (SELECT window_ms FROM input) <= excluded.updated_at_ms
+             OR (b.consumed_count < (SELECT max_count FROM input)
+                 AND jsonb_array_length(b.receipt_ids) = b.consumed_count
+                 AND NOT b.receipt_ids @> (SELECT jsonb_build_array(
+                                                    jsonb_build_object('id', receipt_id))
+                                           FROM input)
+                 AND NOT b.receipt_ids @> (SELECT jsonb_build_array(receipt_id) FROM input))
+          RETURNING b.window_started_at_ms, b.consumed_count, b.receipt_ids
+        ),
         found AS (
           SELECT b.window_started_at_ms, b.consumed_count, b.receipt_ids
           FROM plugin_package_management_quota_buckets b, input i
-          WHERE b.project_id = i.project_id AND b.subject_type = i.subject_type
+          WHERE NOT EXISTS (SELECT 1 FROM counted)
+            AND b.project_id = i.project_id AND b.subject_type = i.subject_type
             AND b.subject_id = i.subject_id AND b.operation = i.operation
           FOR NO KEY UPDATE OF b
         ),
         verdict AS (
           SELECT f.window_started_at_ms, f.consumed_count, f.receipt_ids,
                  jsonb_array_length(f.receipt_ids) AS receipt_count,
-                 CASE WHEN f.window_started_at_ms + i.window_ms <= i.now_ms THEN 'restart'
-                      WHEN f.consumed_count NOT BETWEEN 1 AND 1000
+                 CASE WHEN f.consumed_count NOT BETWEEN 1 AND 1000
                         OR jsonb_array_length(f.receipt_ids) <> f.consumed_count THEN 'corrupt'
                       WHEN f.receipt_ids @> jsonb_build_array(
                                               jsonb_build_object('id', i.receipt_id, 'd', i.digest))
                         OR f.receipt_ids @> jsonb_build_array(i.receipt_id) THEN 'replayed'
                       WHEN f.receipt_ids @> jsonb_build_array(jsonb_build_object('id', i.receipt_id))
                         THEN 'key_reused'
-                      WHEN f.consumed_count < i.max_count THEN 'append'
-                      ELSE 'rejected' END AS verdict
+                      WHEN f.consumed_count >= i.max_count THEN 'rejected'
+                      ELSE 'corrupt' END AS verdict
           FROM found f, input i
         ),
-        created AS (
-          INSERT INTO plugin_package_management_quota_buckets AS b
-            (project_id, subject_type, subject_id, operation,
-             window_started_at_ms, consumed_count, receipt_ids, updated_at_ms)
-          SELECT i.project_id, i.subject_type, i.subject_id, i.operation, i.now_ms, 1,
-                 jsonb_build_array(jsonb_build_object('id', i.receipt_id, 'd', i.digest)), i.now_ms
-          FROM input i
-          WHERE NOT EXISTS (SELECT 1 FROM found)
-          ON CONFLICT (project_id, subject_type, subject_id, operation) DO NOTHING
-          RETURNING b.window_started_at_ms, b.consumed_count, b.receipt_ids
-        ),
-        counted AS (
-          UPDATE plugin_package_management_quota_buckets b SET
-            window_started_at_ms =
-              CASE v.verdict WHEN 'restart' THEN i.now_ms ELSE b.window_started_at_ms END,
-            consumed_count = CASE v.verdict WHEN 'restart' THEN 1 ELSE b.consumed_count + 1 END,
-            receipt_ids =
-              CASE v.verdict
-                WHEN 'restart'
-                THEN jsonb_build_array(jsonb_build_object('id', i.receipt_id, 'd', i.digest))
-                ELSE b.receipt_ids
-                     || jsonb_build_array(jsonb_build_object('id', i.receipt_id, 'd', i.digest))
-              END,
-            updated_at_ms = i.now_ms
-          FROM verdict v, input i
-          WHERE b.project_id = i.project_id AND b.subject_type = i.subject_type
-            AND b.subject_id = i.subject_id AND b.operation = i.operation
-            AND v.verdict IN ('restart', 'append')
-          RETURNING b.window_started_at_ms, b.consumed_count, b.receipt_ids
-        ),
-        written AS (SELECT * FROM created UNION ALL SELECT * FROM counted)
-        SELECT CASE WHEN w.consumed_count IS NOT NULL THEN 'allowed'
-                    WHEN v.verdict IN ('replayed', 'key_reused', 'rejected', 'corrupt')
-                    THEN v.verdict END AS outcome,
-               coalesce(w.window_started_at_ms, v.window_started_at_ms),
-               coalesce(w.consumed_count, v.consumed_count),
-               CASE WHEN w.consumed_count IS NOT NULL THEN w.consumed_count
-                    ELSE v.receipt_count END,
-               i.now_ms,
-               CASE WHEN coalesce(w.consumed_count, v.consumed_count) >= i.max_count
-                         AND (w.consumed_count IS NOT NULL
-                              OR v.verdict IN ('replayed', 'key_reused', 'rejected'))
+        decided AS (
+          SELECT 'allowed' AS outcome, c.window_started_at_ms, c.consumed_count,
+                 c.consumed_count AS receipt_count, c.receipt_ids
+          FROM counted c
+          UNION ALL
+          SELECT v.verdict, v.window_started_at_ms, v.consumed_count, v.receipt_count,
+                 v.receipt_ids
+          FROM verdict v
+        )
+        SELECT d.outcome, d.window_started_at_ms, d.consumed_count, d.receipt_count, i.now_ms,
+               CASE WHEN d.consumed_count >= i.max_count AND d.outcome <> 'corrupt'
                     THEN (SELECT string_agg(coalesce(e ->> 'id', e #>> '{}'), ' ')
-                          FROM jsonb_array_elements(coalesce(w.receipt_ids, v.receipt_ids)) e)
-               END
+                          FROM jsonb_array_elements(d.receipt_ids) e) END
         FROM input i
-        LEFT JOIN verdict v ON true
-        LEFT JOIN written w ON true
+        LEFT JOIN decided d ON true
         """
         .formatted(NOW_MS);
   }
