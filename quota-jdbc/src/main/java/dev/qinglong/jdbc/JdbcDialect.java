@@ -28,31 +28,33 @@ public interface JdbcDialect {
   String nowMs();
 
   /**
-   * The ADR 000 decision in one statement on {@link #nowMs}: inserts the bucket, restarts its
-   * window or counts the receipt, or changes nothing (the receipt id is already in the window, with
-   * this request digest or another, or the window is full). Parameters: 1 project id, 2 subject
+   * The ADR 000 decision in one statement on {@link #nowMs}, every outcome decided and classified
+   * by it: inserts the bucket, restarts its window or counts the receipt, or changes none of the
+   * ADR 000 columns (the receipt id is already in the window, with this request digest or another,
+   * or the window is full). The bucket stays locked from the moment the statement reads it until it
+   * commits, so what it returns is the bucket as it stands. Parameters: 1 project id, 2 subject
    * type, 3 subject id, 4 operation, 5 receipt id, 6 request digest (64 hex digits; all text), 7
    * window length in ms (bigint), 8 limit (integer).
    *
    * <p>Receipts are stored as JSON objects {@code {"id": receipt id, "d": request digest}} in the
    * {@code receipt_ids} array; a plain string there is a legacy receipt from before digests (schema
    * PostgreSQL V4 / SQLite V3), which matches any digest. The statement counts only a receipt whose
-   * id is in neither form.
+   * id is in neither form, and never counts into a corrupt bucket (count outside 1..1000, or not
+   * the receipt array's length) unless its window has ended.
    *
-   * <p>Returns one row {@code (window_started_at_ms, consumed_count)} only when the receipt was
-   * counted; otherwise it updates nothing and returns no row.
+   * <p>Returns one row {@code (outcome, window_started_at_ms, consumed_count, receipt_count,
+   * now_ms, full_receipt_ids)}: {@code outcome} a {@link
+   * dev.qinglong.core.quota.BucketReading.Outcome} wire name ({@code allowed}, {@code replayed},
+   * {@code key_reused}, {@code rejected}, {@code corrupt}); the bucket's window start, count and
+   * receipt array length after the statement; {@code now_ms} the clock it decided on; and, only
+   * when the bucket is full after the statement (count at or above the limit, not corrupt), the ids
+   * of every receipt in it separated by single spaces (receipt ids have no spaces), for {@link
+   * HotBuckets}. The outcome is SQL NULL, or there is no row at all, only when the statement could
+   * not decide: PostgreSQL, when another transaction created the bucket after this statement's
+   * snapshot (decide again: the bucket now exists and is never deleted); SQLite, when the bucket is
+   * corrupt.
    */
-  String consumeStatement();
-
-  /**
-   * Reads the bucket back after {@link #consumeStatement} changed nothing, with the clock read in
-   * the same statement. Parameters: 1 receipt id, 2 request digest, 3 project id, 4 subject type, 5
-   * subject id, 6 operation (all text). Returns at most one row {@code (window_started_at_ms,
-   * consumed_count, has_receipt, same_request, now_ms)}: {@code has_receipt} (boolean) the receipt
-   * id is in the bucket in either form, {@code same_request} (boolean) it is there with this digest
-   * or as a legacy receipt.
-   */
-  String readBucketStatement();
+  String decideStatement();
 
   /**
    * Serialises the transaction on {@code connection} with every other transaction that takes {@code

@@ -18,19 +18,28 @@ import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
+import java.util.function.LongSupplier;
 import javax.sql.DataSource;
 
 /**
  * {@link ManagementQuotaStore} over JDBC: the dialect's single ADR 000 statement ({@link
- * JdbcDialect#consumeStatement}), and when it changed nothing, one read-back with the database
- * clock ({@link JdbcDialect#readBucketStatement}) classified by {@link BucketReading}. Both run in
- * auto-commit: each is one atomic statement. The clock is the database's ({@link
- * JdbcDialect#nowMs}), never the application's.
+ * JdbcDialect#decideStatement}) decides and classifies every outcome in auto-commit, on the
+ * database clock ({@link JdbcDialect#nowMs}), never the application's; {@link BucketReading} checks
+ * the row it returns. There is no read-back statement: a refusal or a replay is answered from the
+ * row the deciding statement locked.
+ *
+ * <p>A new receipt id for a bucket that this instance has seen full in the current window is
+ * refused without a connection or a statement ({@link HotBuckets}); an id that may be in the bucket
+ * still goes to the database. Use one instance per process, so that the fast path has something to
+ * remember.
  */
 public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
-  /** A read that finds the bucket changed since the statement decides again, this often. */
-  private static final int ATTEMPTS = 3;
+  /**
+   * Runs of the statement for one decision. A second run happens only when another transaction
+   * created the bucket after the first run's snapshot (PostgreSQL); buckets are never deleted, so
+   * the second run finds it, locks it and decides.
+   */
+  private static final int RUNS = 2;
 
   /**
    * A subject's buckets with the database clock in one statement; the outer row keeps the clock
@@ -47,13 +56,24 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
 
   private final JdbcTransactions jdbc;
   private final String buckets;
-  private final String consume;
-  private final String readBucket;
+  private final String decide;
+  private final HotBuckets hot;
 
   public JdbcManagementQuotaStore(DataSource dataSource, JdbcDialect dialect) {
+    this(dataSource, dialect, System::nanoTime);
+  }
+
+  /**
+   * With the monotonic clock the hot-bucket fast path measures time on ({@link System#nanoTime} in
+   * production; tests give one with another origin). It is never compared with a database time,
+   * only used to measure how much of the database's remaining window has passed.
+   */
+  public JdbcManagementQuotaStore(
+      DataSource dataSource, JdbcDialect dialect, LongSupplier nanoTime) {
     this.jdbc = new JdbcTransactions(dataSource, dialect);
-    this.consume = Objects.requireNonNull(dialect.consumeStatement());
-    this.readBucket = Objects.requireNonNull(dialect.readBucketStatement());
+    this.decide = Objects.requireNonNull(dialect.decideStatement());
+    this.hot =
+        new HotBuckets(nanoTime, HotBuckets.DEFAULT_MAX_RECEIPTS, HotBuckets.DEFAULT_MAX_HOLD);
     this.buckets = BUCKETS.formatted(dialect.nowMs());
   }
 
@@ -108,29 +128,36 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
     if (limit < 1 || limit > 1000) {
       throw new IllegalArgumentException("limit must be 1..1000");
     }
-    Optional<QuotaDecision> decision =
+    QuotaDecision.Rejected known = hot.refuse(key, receipt, limit, window);
+    if (known != null) {
+      return known;
+    }
+    // Before the statement is sent: the deadline of a bucket it finds full must not outlast it.
+    long sentAtNanos = hot.nanoTime();
+    Decided decided =
         jdbc.autoCommit(
             "quota decision",
             c -> {
-              for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
-                Optional<QuotaDecision> counted = count(c, key, receipt, request, limit, window);
-                if (counted.isPresent()) {
-                  return counted;
-                }
-                Optional<QuotaDecision> unchanged = read(c, key, receipt, request, limit, window);
-                if (unchanged.isPresent()) {
-                  return unchanged;
+              for (int run = 0; run < RUNS; run++) {
+                Decided d = decide(c, key, receipt, request, limit, window);
+                if (d != null) {
+                  return d;
                 }
               }
-              return Optional.empty();
+              throw new StoreUnavailableException(
+                  "quota decision undetermined after " + RUNS + " runs");
             });
-    return decision.orElseThrow(
-        () ->
-            new StoreUnavailableException(
-                "quota decision undetermined after " + ATTEMPTS + " tries"));
+    if (decided.fullReceiptIds() != null) {
+      hot.remember(key, limit, window, sentAtNanos, decided.reading(), decided.fullReceiptIds());
+    }
+    return decided.decision();
   }
 
-  private Optional<QuotaDecision> count(
+  /** The statement's decision, with the receipt ids of a full bucket when it refused. */
+  private record Decided(QuotaDecision decision, BucketReading reading, String fullReceiptIds) {}
+
+  /** One run of the statement; null when it could not decide (see {@link #RUNS}). */
+  private Decided decide(
       Connection c,
       QuotaKey key,
       ReceiptId receipt,
@@ -138,8 +165,8 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
       int limit,
       Duration window)
       throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(consume)) {
-      // The parameters of JdbcDialect#consumeStatement.
+    try (PreparedStatement ps = c.prepareStatement(decide)) {
+      // The parameters of JdbcDialect#decideStatement.
       ps.setString(1, key.projectId());
       ps.setString(2, key.subjectType().wireName());
       ps.setString(3, key.subjectId());
@@ -150,46 +177,21 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
       ps.setInt(8, limit);
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
-          return Optional.empty();
+          // SQLite: the statement refuses to update a corrupt bucket and so returns nothing.
+          throw new StoreUnavailableException("corrupt quota bucket: no decision row");
         }
-        long windowStart = rs.getLong(1);
-        int count = rs.getInt(2);
-        if (count < 1 || count > limit) {
-          throw new StoreUnavailableException("corrupt quota bucket: count out of range");
+        String outcome = rs.getString(1);
+        if (outcome == null) {
+          return null;
         }
-        return Optional.of(new QuotaDecision.Allowed(windowStart, count));
-      }
-    }
-  }
-
-  private Optional<QuotaDecision> read(
-      Connection c,
-      QuotaKey key,
-      ReceiptId receipt,
-      RequestDigest request,
-      int limit,
-      Duration window)
-      throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(readBucket)) {
-      // The parameters of JdbcDialect#readBucketStatement.
-      ps.setString(1, receipt.value());
-      ps.setString(2, request.hex());
-      ps.setString(3, key.projectId());
-      ps.setString(4, key.subjectType().wireName());
-      ps.setString(5, key.subjectId());
-      ps.setString(6, key.operation().wireName());
-      try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next()) {
-          return Optional.empty();
-        }
-        return new BucketReading(
-                rs.getLong(1),
-                rs.getInt(2),
-                rs.getInt(6),
-                rs.getBoolean(3),
-                rs.getBoolean(4),
-                rs.getLong(5))
-            .classify(limit, window);
+        BucketReading reading =
+            new BucketReading(
+                BucketReading.Outcome.fromWire(outcome),
+                rs.getLong(2),
+                rs.getInt(3),
+                rs.getInt(4),
+                rs.getLong(5));
+        return new Decided(reading.decision(limit, window), reading, rs.getString(6));
       }
     }
   }

@@ -36,61 +36,95 @@ public final class PostgresDialect implements JdbcDialect {
 
   /**
    * The parameters enter once through {@code input}: JDBC binds each {@code ?} once, and the window
-   * and limit are needed in several places. A receipt is {@code {"id": …, "d": …}}; containment
-   * ({@code @>}) with {@code {"id": …}} finds the id whatever its digest, and with the plain string
-   * a legacy receipt, so a reused id is never appended or counted.
+   * and limit are needed in several places. {@code counted} is the ADR 000 upsert: it inserts the
+   * bucket, restarts an ended window or appends the receipt, and otherwise writes nothing, but
+   * ({@code ON CONFLICT DO UPDATE}) still locks the bucket. Only when it wrote nothing, {@code
+   * found} reads the bucket {@code FOR NO KEY UPDATE}: at READ COMMITTED that is the latest
+   * committed version, the one {@code counted} locked (the lock is this transaction's own, so it
+   * does not wait), and the final {@code SELECT} classifies it: a replay, a reused key, a full
+   * window or a corrupt bucket. A receipt is {@code {"id": …, "d": …}}; containment ({@code @>})
+   * with {@code {"id": …}} finds the id whatever its digest, and with the plain string a legacy
+   * receipt. If another transaction created the bucket after this statement's snapshot and {@code
+   * counted} wrote nothing, {@code found} cannot see it: the outcome is NULL (decide again).
    */
   @Override
-  public String consumeStatement() {
+  public String decideStatement() {
     return """
         WITH input AS (
           SELECT ?::text AS project_id, ?::text AS subject_type, ?::text AS subject_id,
                  ?::text AS operation, ?::text AS receipt_id, ?::text AS digest,
                  ?::bigint AS window_ms, ?::integer AS max_count, %s AS now_ms
+        ),
+        counted AS (
+          INSERT INTO plugin_package_management_quota_buckets AS b
+            (project_id, subject_type, subject_id, operation,
+             window_started_at_ms, consumed_count, receipt_ids, updated_at_ms)
+          SELECT project_id, subject_type, subject_id, operation, now_ms, 1,
+                 jsonb_build_array(jsonb_build_object('id', receipt_id, 'd', digest)), now_ms
+          FROM input
+          ON CONFLICT (project_id, subject_type, subject_id, operation) DO UPDATE SET
+            window_started_at_ms =
+              CASE WHEN b.window_started_at_ms + (SELECT window_ms FROM input)
+                          <= excluded.updated_at_ms
+                   THEN excluded.window_started_at_ms
+                   ELSE b.window_started_at_ms END,
+            consumed_count =
+              CASE WHEN b.window_started_at_ms + (SELECT window_ms FROM input)
+                          <= excluded.updated_at_ms
+                   THEN 1
+                   ELSE b.consumed_count + 1 END,
+            receipt_ids =
+              CASE WHEN b.window_started_at_ms + (SELECT window_ms FROM input)
+                          <= excluded.updated_at_ms
+                   THEN excluded.receipt_ids
+                   ELSE b.receipt_ids || excluded.receipt_ids END,
+            updated_at_ms = excluded.updated_at_ms
+          WHERE b.window_started_at_ms + (SELECT window_ms FROM input) <= excluded.updated_at_ms
+             OR (b.consumed_count < (SELECT max_count FROM input)
+                 AND jsonb_array_length(b.receipt_ids) = b.consumed_count
+                 AND NOT b.receipt_ids @> (SELECT jsonb_build_array(
+                                                    jsonb_build_object('id', receipt_id))
+                                           FROM input)
+                 AND NOT b.receipt_ids @> (SELECT jsonb_build_array(receipt_id) FROM input))
+          RETURNING b.window_started_at_ms, b.consumed_count, b.receipt_ids
+        ),
+        found AS (
+          SELECT b.window_started_at_ms, b.consumed_count, b.receipt_ids
+          FROM plugin_package_management_quota_buckets b, input i
+          WHERE NOT EXISTS (SELECT 1 FROM counted)
+            AND b.project_id = i.project_id AND b.subject_type = i.subject_type
+            AND b.subject_id = i.subject_id AND b.operation = i.operation
+          FOR NO KEY UPDATE OF b
+        ),
+        verdict AS (
+          SELECT f.window_started_at_ms, f.consumed_count, f.receipt_ids,
+                 jsonb_array_length(f.receipt_ids) AS receipt_count,
+                 CASE WHEN f.consumed_count NOT BETWEEN 1 AND 1000
+                        OR jsonb_array_length(f.receipt_ids) <> f.consumed_count THEN 'corrupt'
+                      WHEN f.receipt_ids @> jsonb_build_array(
+                                              jsonb_build_object('id', i.receipt_id, 'd', i.digest))
+                        OR f.receipt_ids @> jsonb_build_array(i.receipt_id) THEN 'replayed'
+                      WHEN f.receipt_ids @> jsonb_build_array(jsonb_build_object('id', i.receipt_id))
+                        THEN 'key_reused'
+                      WHEN f.consumed_count >= i.max_count THEN 'rejected'
+                      ELSE 'corrupt' END AS verdict
+          FROM found f, input i
+        ),
+        decided AS (
+          SELECT 'allowed' AS outcome, c.window_started_at_ms, c.consumed_count,
+                 c.consumed_count AS receipt_count, c.receipt_ids
+          FROM counted c
+          UNION ALL
+          SELECT v.verdict, v.window_started_at_ms, v.consumed_count, v.receipt_count,
+                 v.receipt_ids
+          FROM verdict v
         )
-        INSERT INTO plugin_package_management_quota_buckets AS b
-          (project_id, subject_type, subject_id, operation,
-           window_started_at_ms, consumed_count, receipt_ids, updated_at_ms)
-        SELECT project_id, subject_type, subject_id, operation, now_ms, 1,
-               jsonb_build_array(jsonb_build_object('id', receipt_id, 'd', digest)), now_ms
-        FROM input
-        ON CONFLICT (project_id, subject_type, subject_id, operation) DO UPDATE SET
-          window_started_at_ms =
-            CASE WHEN b.window_started_at_ms + (SELECT window_ms FROM input) <= excluded.updated_at_ms
-                 THEN excluded.window_started_at_ms
-                 ELSE b.window_started_at_ms END,
-          consumed_count =
-            CASE WHEN b.window_started_at_ms + (SELECT window_ms FROM input) <= excluded.updated_at_ms
-                 THEN 1
-                 ELSE b.consumed_count + 1 END,
-          receipt_ids =
-            CASE WHEN b.window_started_at_ms + (SELECT window_ms FROM input) <= excluded.updated_at_ms
-                 THEN excluded.receipt_ids
-                 ELSE b.receipt_ids || excluded.receipt_ids END,
-          updated_at_ms = excluded.updated_at_ms
-        WHERE b.window_started_at_ms + (SELECT window_ms FROM input) <= excluded.updated_at_ms
-           OR (b.consumed_count < (SELECT max_count FROM input)
-               AND NOT b.receipt_ids @> (SELECT jsonb_build_array(jsonb_build_object('id', receipt_id))
-                                         FROM input)
-               AND NOT b.receipt_ids @> (SELECT jsonb_build_array(receipt_id) FROM input))
-        RETURNING window_started_at_ms, consumed_count
-        """
-        .formatted(NOW_MS);
-  }
-
-  @Override
-  public String readBucketStatement() {
-    return """
-        SELECT b.window_started_at_ms, b.consumed_count,
-               b.receipt_ids @> jsonb_build_array(jsonb_build_object('id', r.id))
-                 OR b.receipt_ids @> jsonb_build_array(r.id) AS has_receipt,
-               b.receipt_ids @> jsonb_build_array(jsonb_build_object('id', r.id, 'd', r.digest))
-                 OR b.receipt_ids @> jsonb_build_array(r.id) AS same_request,
-               %s AS now_ms,
-               jsonb_array_length(b.receipt_ids) AS receipt_count
-        FROM (SELECT ?::text AS id, ?::text AS digest) r,
-             plugin_package_management_quota_buckets b
-        WHERE b.project_id = ? AND b.subject_type = ? AND b.subject_id = ? AND b.operation = ?
+        SELECT d.outcome, d.window_started_at_ms, d.consumed_count, d.receipt_count, i.now_ms,
+               CASE WHEN d.consumed_count >= i.max_count AND d.outcome <> 'corrupt'
+                    THEN (SELECT string_agg(coalesce(e ->> 'id', e #>> '{}'), ' ')
+                          FROM jsonb_array_elements(d.receipt_ids) e) END
+        FROM input i
+        LEFT JOIN decided d ON true
         """
         .formatted(NOW_MS);
   }

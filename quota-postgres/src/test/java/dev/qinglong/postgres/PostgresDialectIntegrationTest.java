@@ -81,8 +81,7 @@ class PostgresDialectIntegrationTest {
   /** JDBC binds each ? once, in the order JdbcDialect documents. */
   @Test
   void statementsTakeTheDocumentedNumberOfParameters() {
-    assertThat(DIALECT.consumeStatement().chars().filter(ch -> ch == '?').count()).isEqualTo(8);
-    assertThat(DIALECT.readBucketStatement().chars().filter(ch -> ch == '?').count()).isEqualTo(6);
+    assertThat(DIALECT.decideStatement().chars().filter(ch -> ch == '?').count()).isEqualTo(8);
   }
 
   private static boolean tryLock(Connection c, long key) throws SQLException {

@@ -124,6 +124,12 @@ final class PostgresFixture implements ModelQuotaFixture {
   }
 
   @Override
+  public ManagementQuotaStore quotaStore(
+      DataSource dataSource, java.util.function.LongSupplier nanoTime) {
+    return new JdbcManagementQuotaStore(dataSource, PostgresDialect.INSTANCE, nanoTime);
+  }
+
+  @Override
   public GovernanceStore governanceStore(DataSource dataSource) {
     GovernanceStore manager = new JdbcGovernanceStore(dataSource, PostgresDialect.INSTANCE);
     // Only the completion worker's login publishes (migration V5), as PostgresBackend wires it.

@@ -61,52 +61,73 @@ public final class SqliteDialect implements JdbcDialect {
   }
 
   /**
-   * Numbered parameters ?1 … ?8, in {@link JdbcDialect#consumeStatement}'s order, reused freely. A
-   * receipt is {@code {"id": …, "d": …}}; a text element is a legacy receipt id. The statement
-   * counts only an id found in neither form, so a reused id is never appended or counted.
+   * Numbered parameters ?1 … ?8, in {@link JdbcDialect#decideStatement}'s order, reused freely. The
+   * statement holds SQLite's write lock from its start. SQLite's {@code RETURNING} sees only the
+   * row as the statement leaves it (not the row it found, nor {@code excluded}, nor another table),
+   * and only a row the statement wrote; so on a conflict the update always runs, and the outcome is
+   * read from the row it leaves:
+   *
+   * <ul>
+   *   <li>a refusal writes every column back unchanged: the receipt id is absent (rejected) or
+   *       there with another digest (key reused);
+   *   <li>an admission leaves the receipt last, with this digest, and {@code updated_at_ms} = the
+   *       statement's clock;
+   *   <li>a replay leaves the receipt where it was, and {@code updated_at_ms} as it was unless that
+   *       is the statement's clock (the receipt was counted in this same millisecond), then one
+   *       millisecond earlier: so that a replay never looks like the admission it repeats.
+   * </ul>
+   *
+   * A corrupt bucket (count outside 1..1000, or not the receipt array's length) is never updated,
+   * unless its window has ended: no row comes back. A receipt is {@code {"id": …, "d": …}}; a text
+   * element is a legacy receipt id, matching any digest.
    */
   @Override
-  public String consumeStatement() {
+  public String decideStatement() {
+    String ended = "b.window_started_at_ms + ?7 <= excluded.updated_at_ms";
+    String counts =
+        "b.consumed_count < ?8 AND NOT EXISTS (SELECT 1 FROM json_each(b.receipt_ids) e WHERE %s = ?5)"
+            .formatted(RECEIPT_ID);
+    String replays =
+        ("EXISTS (SELECT 1 FROM json_each(b.receipt_ids) e WHERE %s = ?5"
+                + " AND (e.type <> 'object' OR json_extract(e.value, '$.d') = ?6))")
+            .formatted(RECEIPT_ID);
     return """
         INSERT INTO plugin_package_management_quota_buckets AS b
           (project_id, subject_type, subject_id, operation,
            window_started_at_ms, consumed_count, receipt_ids, updated_at_ms)
         VALUES (?1, ?2, ?3, ?4, %1$s, 1, json_array(json_object('id', ?5, 'd', ?6)), %1$s)
         ON CONFLICT (project_id, subject_type, subject_id, operation) DO UPDATE SET
-          window_started_at_ms = CASE WHEN b.window_started_at_ms + ?7 <= excluded.updated_at_ms
-                                      THEN excluded.window_started_at_ms
+          window_started_at_ms = CASE WHEN %3$s THEN excluded.window_started_at_ms
                                       ELSE b.window_started_at_ms END,
-          consumed_count = CASE WHEN b.window_started_at_ms + ?7 <= excluded.updated_at_ms
-                                THEN 1
-                                ELSE b.consumed_count + 1 END,
-          receipt_ids = CASE WHEN b.window_started_at_ms + ?7 <= excluded.updated_at_ms
-                             THEN excluded.receipt_ids
-                             ELSE json_insert(b.receipt_ids, '$[#]',
-                                              json_object('id', ?5, 'd', ?6)) END,
-          updated_at_ms = excluded.updated_at_ms
-        WHERE b.window_started_at_ms + ?7 <= excluded.updated_at_ms
-           OR (b.consumed_count < ?8
-               AND NOT EXISTS (SELECT 1 FROM json_each(b.receipt_ids) e WHERE %2$s = ?5))
-        RETURNING window_started_at_ms, consumed_count
+          consumed_count = CASE WHEN %3$s THEN 1
+                                WHEN %4$s THEN b.consumed_count + 1
+                                ELSE b.consumed_count END,
+          receipt_ids = CASE WHEN %3$s THEN excluded.receipt_ids
+                             WHEN %4$s THEN json_insert(b.receipt_ids, '$[#]',
+                                                        json_object('id', ?5, 'd', ?6))
+                             ELSE b.receipt_ids END,
+          updated_at_ms = CASE WHEN %3$s OR %4$s THEN excluded.updated_at_ms
+                               WHEN b.updated_at_ms = excluded.updated_at_ms AND %5$s
+                               THEN b.updated_at_ms - 1
+                               ELSE b.updated_at_ms END
+        WHERE %3$s
+           OR (b.consumed_count BETWEEN 1 AND 1000
+               AND json_array_length(b.receipt_ids) = b.consumed_count)
+        RETURNING
+          CASE WHEN updated_at_ms = %1$s
+                    AND json_extract(receipt_ids, '$[#-1].id') = ?5
+                    AND json_extract(receipt_ids, '$[#-1].d') = ?6 THEN 'allowed'
+               ELSE coalesce((SELECT CASE max(CASE WHEN e.type <> 'object'
+                                                     OR json_extract(e.value, '$.d') = ?6
+                                                   THEN 2 ELSE 1 END)
+                                       WHEN 2 THEN 'replayed' WHEN 1 THEN 'key_reused' END
+                              FROM json_each(receipt_ids) e WHERE %2$s = ?5),
+                             'rejected') END,
+          window_started_at_ms, consumed_count, json_array_length(receipt_ids), %1$s,
+          CASE WHEN consumed_count >= ?8 THEN
+            (SELECT group_concat(%2$s, ' ') FROM json_each(receipt_ids) e) END
         """
-        .formatted(NOW_MS, RECEIPT_ID);
-  }
-
-  @Override
-  public String readBucketStatement() {
-    return """
-        SELECT window_started_at_ms, consumed_count,
-               EXISTS (SELECT 1 FROM json_each(receipt_ids) e WHERE %2$s = ?1) AS has_receipt,
-               EXISTS (SELECT 1 FROM json_each(receipt_ids) e
-                       WHERE %2$s = ?1
-                         AND CASE e.type WHEN 'object' THEN json_extract(e.value, '$.d') = ?2
-                                         ELSE 1 END) AS same_request,
-               %1$s AS now_ms,
-               json_array_length(receipt_ids) AS receipt_count
-        FROM plugin_package_management_quota_buckets
-        WHERE project_id = ?3 AND subject_type = ?4 AND subject_id = ?5 AND operation = ?6
-        """
-        .formatted(NOW_MS, RECEIPT_ID);
+        .formatted(NOW_MS, RECEIPT_ID, ended, counts, replays);
   }
 
   /** A JSON array of the names, e.g. {@code ["model.invoke","package.read"]}. */

@@ -68,9 +68,7 @@ class SqliteDialectTest {
   /** Numbered parameters must cover exactly the positions JdbcDialect documents. */
   @Test
   void statementsUseTheDocumentedParameterPositions() {
-    assertThat(parameterNumbers(DIALECT.consumeStatement()))
-        .containsExactly(1, 2, 3, 4, 5, 6, 7, 8);
-    assertThat(parameterNumbers(DIALECT.readBucketStatement())).containsExactly(1, 2, 3, 4, 5, 6);
+    assertThat(parameterNumbers(DIALECT.decideStatement())).containsExactly(1, 2, 3, 4, 5, 6, 7, 8);
   }
 
   private static TreeSet<Integer> parameterNumbers(String sql) {

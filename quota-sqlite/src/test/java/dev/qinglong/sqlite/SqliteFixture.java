@@ -94,6 +94,12 @@ final class SqliteFixture implements ModelQuotaFixture {
   }
 
   @Override
+  public ManagementQuotaStore quotaStore(
+      DataSource dataSource, java.util.function.LongSupplier nanoTime) {
+    return new JdbcManagementQuotaStore(dataSource, SqliteDialect.INSTANCE, nanoTime);
+  }
+
+  @Override
   public GovernanceStore governanceStore(DataSource dataSource) {
     return new JdbcGovernanceStore(dataSource, SqliteDialect.INSTANCE);
   }

@@ -37,6 +37,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import java.util.stream.IntStream;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
@@ -373,6 +374,237 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
     } finally {
       pool.shutdownNow();
     }
+  }
+
+  // ---- one statement per decision (issue 12) ------------------------------------------------
+
+  @Test
+  void everyOutcomeIsDecidedByOneStatementOnOneConnection() {
+    QuotaKey key = key(QuotaOperation.DECIDE);
+    CountingDataSource counting = new CountingDataSource(dataSource);
+    List<QuotaDecision> decisions = new ArrayList<>();
+    // A new store each time: nothing is answered from what an instance has seen before.
+    decisions.add(fixture.quotaStore(counting).consume(key, r("a"), SAME, 2, WINDOW));
+    decisions.add(fixture.quotaStore(counting).consume(key, r("b"), SAME, 2, WINDOW));
+    decisions.add(fixture.quotaStore(counting).consume(key, r("a"), SAME, 2, WINDOW));
+    decisions.add(fixture.quotaStore(counting).consume(key, r("a"), OTHER, 2, WINDOW));
+    decisions.add(fixture.quotaStore(counting).consume(key, r("c"), SAME, 2, WINDOW));
+    long start = row(key).windowStartedAtMs();
+    assertThat(decisions.subList(0, 4))
+        .containsExactly(
+            new QuotaDecision.Allowed(start, 1),
+            new QuotaDecision.Allowed(start, 2),
+            new QuotaDecision.Replayed(start, 2),
+            new QuotaDecision.KeyReused());
+    assertThat(decisions.get(4)).isInstanceOf(QuotaDecision.Rejected.class);
+    assertThat(counting.statements()).isEqualTo(5);
+    assertThat(counting.connections()).isEqualTo(5);
+
+    // A restarted window is one statement too.
+    fixture.setWindowStart(key, fixture.databaseNowMs() - WINDOW_MS);
+    QuotaDecision restarted = fixture.quotaStore(counting).consume(key, r("c"), SAME, 2, WINDOW);
+    assertThat(restarted).isEqualTo(new QuotaDecision.Allowed(row(key).windowStartedAtMs(), 1));
+    assertThat(counting.statements()).isEqualTo(6);
+  }
+
+  @Test
+  void aReplayInTheMillisecondOfItsAdmissionIsAReplay() {
+    // Many decisions fit in one millisecond: a replay right after its admission, often in the same
+    // millisecond of the database clock, is still a replay and never a second admission.
+    ManagementQuotaStore instance = store();
+    for (int i = 0; i < 300; i++) {
+      QuotaKey key = key(QuotaOperation.INSPECT);
+      QuotaDecision admitted = instance.consume(key, r("m"), SAME, 5, WINDOW);
+      QuotaDecision replayed = instance.consume(key, r("m"), SAME, 5, WINDOW);
+      assertThat(admitted).isInstanceOf(QuotaDecision.Allowed.class);
+      long start = ((QuotaDecision.Allowed) admitted).windowStartedAtMs();
+      assertThat(replayed).as("round %d", i).isEqualTo(new QuotaDecision.Replayed(start, 1));
+    }
+  }
+
+  @Test
+  void decisionsAcrossWindowBoundariesAreNeverUndetermined() throws Exception {
+    // One-second windows, two instances, eight threads for about three seconds: every decision is
+    // an allow or a refusal (an exception fails the test), and each window counts 1, 2, … once.
+    Duration window = Duration.ofSeconds(1);
+    int limit = 3;
+    QuotaKey key = key(QuotaOperation.INSPECT);
+    ManagementQuotaStore instanceA = fixture.quotaStore(fixture.newDataSource());
+    ManagementQuotaStore instanceB = fixture.quotaStore(fixture.newDataSource());
+    int threads = 8;
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      List<Future<List<QuotaDecision>>> futures = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        ManagementQuotaStore instance = t % 2 == 0 ? instanceA : instanceB;
+        String prefix = "t" + t + "-";
+        futures.add(
+            pool.submit(
+                () -> {
+                  List<QuotaDecision> mine = new ArrayList<>();
+                  for (int i = 0; System.nanoTime() < until; i++) {
+                    mine.add(instance.consume(key, r(prefix + i), SAME, limit, window));
+                  }
+                  return mine;
+                }));
+      }
+      Map<Long, List<Integer>> countsByWindow = new java.util.TreeMap<>();
+      long rejected = 0;
+      for (Future<List<QuotaDecision>> f : futures) {
+        for (QuotaDecision d : f.get(60, TimeUnit.SECONDS)) {
+          if (d instanceof QuotaDecision.Allowed allowed) {
+            countsByWindow
+                .computeIfAbsent(allowed.windowStartedAtMs(), w -> new ArrayList<>())
+                .add(allowed.consumedCount());
+          } else {
+            assertThat(d).isInstanceOf(QuotaDecision.Rejected.class);
+            rejected++;
+          }
+        }
+      }
+      assertThat(countsByWindow).hasSizeGreaterThanOrEqualTo(2);
+      assertThat(rejected).isPositive();
+      countsByWindow.forEach(
+          (start, counts) ->
+              assertThat(counts.stream().sorted().toList())
+                  .as("window %d", start)
+                  .isEqualTo(IntStream.rangeClosed(1, counts.size()).boxed().toList())
+                  .hasSizeLessThanOrEqualTo(limit));
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  // ---- the hot-bucket fast path (issue 12) ---------------------------------------------------
+
+  @Test
+  void aFullBucketRefusesNewIdsWithoutTheDatabaseAndStillRecognisesItsReceipts() {
+    QuotaKey key = key(QuotaOperation.INSPECT);
+    CountingDataSource counting = new CountingDataSource(dataSource);
+    // A clock that stands still: the hold (at most 1 s) cannot end while the test counts.
+    ManagementQuotaStore instance = fixture.quotaStore(counting, () -> 0L);
+    for (String id : List.of("h1", "h2", "h3")) {
+      assertThat(instance.consume(key, r(id), SAME, 3, WINDOW))
+          .isInstanceOf(QuotaDecision.Allowed.class);
+    }
+    StoreFixture.BucketRow full = row(key);
+    for (int i = 0; i < 50; i++) {
+      assertThat(instance.consume(key, r("new-" + i), SAME, 3, WINDOW))
+          .isInstanceOf(QuotaDecision.Rejected.class);
+    }
+    // The admission that filled the bucket told the instance so: no refusal took a connection.
+    assertThat(counting.connections()).isEqualTo(3);
+    assertThat(counting.statements()).isEqualTo(3);
+
+    // Its receipts still replay, and a reused id is still 409: the database decides both.
+    assertThat(instance.consume(key, r("h2"), SAME, 3, WINDOW))
+        .isEqualTo(new QuotaDecision.Replayed(full.windowStartedAtMs(), 3));
+    assertThat(instance.consume(key, r("h3"), OTHER, 3, WINDOW))
+        .isEqualTo(new QuotaDecision.KeyReused());
+    assertThat(counting.statements()).isEqualTo(5);
+    assertThat(row(key)).isEqualTo(full);
+
+    // A decision under another limit is not the held one's: the database counts it.
+    assertThat(instance.consume(key, r("more"), SAME, 4, WINDOW))
+        .isEqualTo(new QuotaDecision.Allowed(full.windowStartedAtMs(), 4));
+  }
+
+  @Test
+  void twoInstancesHoldingOneFullBucketAnswerExactlyAsTheDatabase() {
+    QuotaKey key = key(QuotaOperation.DECIDE);
+    CountingDataSource countingA = new CountingDataSource(fixture.newDataSource());
+    CountingDataSource countingB = new CountingDataSource(fixture.newDataSource());
+    ManagementQuotaStore a = fixture.quotaStore(countingA, () -> 0L);
+    ManagementQuotaStore b = fixture.quotaStore(countingB, () -> 0L);
+    assertThat(a.consume(key, r("a1"), SAME, 3, WINDOW)).isInstanceOf(QuotaDecision.Allowed.class);
+    assertThat(a.consume(key, r("a2"), SAME, 3, WINDOW)).isInstanceOf(QuotaDecision.Allowed.class);
+    // B fills the bucket, so B holds it; A has not seen it full, asks the database, then holds it.
+    assertThat(b.consume(key, r("b1"), OTHER, 3, WINDOW)).isInstanceOf(QuotaDecision.Allowed.class);
+    assertThat(a.consume(key, r("x1"), SAME, 3, WINDOW)).isInstanceOf(QuotaDecision.Rejected.class);
+    int statementsA = countingA.statements();
+    int statementsB = countingB.statements();
+    assertThat(a.consume(key, r("x2"), SAME, 3, WINDOW)).isInstanceOf(QuotaDecision.Rejected.class);
+    assertThat(b.consume(key, r("x3"), SAME, 3, WINDOW)).isInstanceOf(QuotaDecision.Rejected.class);
+    assertThat(countingA.statements()).isEqualTo(statementsA);
+    assertThat(countingB.statements()).isEqualTo(statementsB);
+
+    // Each replays the other's receipts and refuses their reuse for another request.
+    long start = row(key).windowStartedAtMs();
+    assertThat(a.consume(key, r("b1"), OTHER, 3, WINDOW))
+        .isEqualTo(new QuotaDecision.Replayed(start, 3));
+    assertThat(b.consume(key, r("a1"), SAME, 3, WINDOW))
+        .isEqualTo(new QuotaDecision.Replayed(start, 3));
+    assertThat(a.consume(key, r("b1"), SAME, 3, WINDOW)).isEqualTo(new QuotaDecision.KeyReused());
+    assertThat(b.consume(key, r("a2"), OTHER, 3, WINDOW)).isEqualTo(new QuotaDecision.KeyReused());
+    assertThat(row(key).consumedCount()).isEqualTo(3);
+    assertThat(row(key).receiptIds()).containsExactly("a1", "a2", "b1");
+  }
+
+  @Test
+  void aHeldBucketEndsWithItsWindowOnTheDatabaseClockWhateverTheApplicationClock()
+      throws Exception {
+    // Three instances whose monotonic clocks have origins ten years apart: the fast path measures
+    // only how much of the database's remaining window has passed, so all answer alike. Each sees
+    // its bucket full with less than the fast path's longest hold (1 s) left of the window on the
+    // database clock: the hold ends with the window, never after it.
+    long tenYears = TimeUnit.DAYS.toNanos(3652);
+    List<LongSupplier> clocks =
+        List.of(
+            System::nanoTime,
+            () -> System.nanoTime() + tenYears,
+            () -> System.nanoTime() - tenYears);
+    List<QuotaKey> keys = new ArrayList<>();
+    List<ManagementQuotaStore> instances = new ArrayList<>();
+    long lastEnd = 0;
+    for (LongSupplier clock : clocks) {
+      QuotaKey key = key(QuotaOperation.PROPOSE);
+      ManagementQuotaStore instance = fixture.quotaStore(dataSource, clock);
+      keys.add(key);
+      instances.add(instance);
+      instance.consume(key, r("p1"), SAME, 2, WINDOW);
+      long start = fixture.databaseNowMs() - (WINDOW_MS - 800);
+      fixture.setWindowStart(key, start);
+      lastEnd = Math.max(lastEnd, start + WINDOW_MS);
+      // Fills it (held from here), then a new id is refused with the database's last second.
+      assertThat(instance.consume(key, r("p2"), SAME, 2, WINDOW))
+          .isEqualTo(new QuotaDecision.Allowed(start, 2));
+      assertThat(instance.consume(key, r("p3"), SAME, 2, WINDOW))
+          .isEqualTo(new QuotaDecision.Rejected(1));
+    }
+    while (fixture.databaseNowMs() < lastEnd) {
+      Thread.sleep(5);
+    }
+    // The database's window has ended: the very next decision of each instance restarts it.
+    for (int i = 0; i < clocks.size(); i++) {
+      QuotaDecision next = instances.get(i).consume(keys.get(i), r("p4"), SAME, 2, WINDOW);
+      assertThat(next)
+          .as("instance %d", i)
+          .isEqualTo(new QuotaDecision.Allowed(row(keys.get(i)).windowStartedAtMs(), 1));
+      assertThat(row(keys.get(i)).windowStartedAtMs()).isGreaterThanOrEqualTo(lastEnd);
+    }
+  }
+
+  @Test
+  void aBucketReadWithACountAboveTheLimitIsNotHeld() {
+    // Another process counts with a higher limit: the bucket may still grow, so this instance,
+    // refused under its lower limit, keeps asking the database and sees the replay of an id the
+    // other process counts later.
+    QuotaKey key = key(QuotaOperation.INSPECT);
+    CountingDataSource counting = new CountingDataSource(dataSource);
+    ManagementQuotaStore lowLimit = fixture.quotaStore(counting, () -> 0L);
+    ManagementQuotaStore highLimit = fixture.quotaStore(dataSource);
+    highLimit.consume(key, r("h1"), SAME, 3, WINDOW);
+    highLimit.consume(key, r("h2"), SAME, 3, WINDOW);
+    assertThat(lowLimit.consume(key, r("l1"), SAME, 1, WINDOW))
+        .isInstanceOf(QuotaDecision.Rejected.class);
+    assertThat(lowLimit.consume(key, r("l2"), SAME, 1, WINDOW))
+        .isInstanceOf(QuotaDecision.Rejected.class);
+    assertThat(counting.statements()).isEqualTo(2);
+    assertThat(highLimit.consume(key, r("h3"), SAME, 3, WINDOW))
+        .isInstanceOf(QuotaDecision.Allowed.class);
+    assertThat(lowLimit.consume(key, r("h3"), SAME, 1, WINDOW))
+        .isInstanceOf(QuotaDecision.Replayed.class);
   }
 
   // ---- a receipt id names one request (DESIGN §3, idempotency_key_reused) ---------------------

@@ -22,6 +22,12 @@ public interface StoreFixture extends AutoCloseable {
 
   ManagementQuotaStore quotaStore(DataSource dataSource);
 
+  /**
+   * The adapter's quota store whose hot-bucket fast path measures time on {@code nanoTime} (a
+   * monotonic clock of any origin, as {@link System#nanoTime}).
+   */
+  ManagementQuotaStore quotaStore(DataSource dataSource, java.util.function.LongSupplier nanoTime);
+
   GovernanceStore governanceStore(DataSource dataSource);
 
   ProjectPolicyStore policyStore(DataSource dataSource);

@@ -34,6 +34,7 @@ final class AppInstance implements AutoCloseable {
   final ModelQuotaStore modelQuota;
   final ProjectPolicy policy;
   final PluginPackageGovernance governance;
+  private final ManagementQuotaPolicy quotaPolicy;
 
   AppInstance(String name, int primaryPort, ManagementQuotaPolicy quotaPolicy) throws IOException {
     this.name = name;
@@ -48,17 +49,26 @@ final class AppInstance implements AutoCloseable {
             new JdbcModelQuotaStore(admin, PostgresDialect.INSTANCE));
     this.policy =
         new ProjectPolicy(new JdbcPolicyStore(admin, PostgresDialect.INSTANCE), Set.of("admin"));
+    this.quotaPolicy = quotaPolicy;
+    this.governance = newGovernance();
+  }
+
+  /**
+   * This instance's governance as a restarted process would have it: the same pools, a new quota
+   * store, so no bucket held full by the hot-bucket fast path. For a gate that moves a window by
+   * hand: an operator's edit that a running process, holding the bucket full, does not see.
+   */
+  PluginPackageGovernance newGovernance() {
     ManagementQuota quota =
         new ManagementQuota(
             new JdbcManagementQuotaStore(manager, PostgresDialect.INSTANCE),
             quotaPolicy,
             (operation, outcome) -> {});
-    this.governance =
-        new PluginPackageGovernance(
-            policy,
-            quota,
-            new JdbcGovernanceStore(manager, PostgresDialect.INSTANCE),
-            Clock.systemUTC());
+    return new PluginPackageGovernance(
+        policy,
+        quota,
+        new JdbcGovernanceStore(manager, PostgresDialect.INSTANCE),
+        Clock.systemUTC());
   }
 
   private HikariDataSource pool(String poolName, String role, int size) {

@@ -2,60 +2,128 @@ package dev.qinglong.core.quota;
 
 import dev.qinglong.core.kernel.StoreUnavailableException;
 import java.time.Duration;
-import java.util.Optional;
 
 /**
- * A bucket read back, with the database clock, after the deciding statement changed nothing (replay
- * or full window). Adapters share this classification so both stores answer alike.
+ * The row the single ADR 000 decision statement returns: what it decided, and the bucket as it
+ * stands after the decision (locked while the statement ran), with the database clock the statement
+ * decided on. Adapters share this check so both stores answer alike, and no answer is ever given
+ * from a row that disagrees with itself.
  *
+ * @param outcome what the statement decided
+ * @param windowStartedAtMs the bucket's window start after the decision
+ * @param consumedCount the bucket's count after the decision
  * @param receiptCount the length of the bucket's receipt array (must equal the count)
- * @param hasReceipt whether the receipt id is in the bucket's receipt array, whatever its digest
- * @param sameRequest whether it is there with the request's digest (or as a legacy receipt without
- *     a digest, which matches any): a replay; {@code hasReceipt && !sameRequest} is a reused key
- * @param databaseNowMs the database clock when the row was read
+ * @param databaseNowMs the database clock the statement decided on
  */
 public record BucketReading(
+    Outcome outcome,
     long windowStartedAtMs,
     int consumedCount,
     int receiptCount,
-    boolean hasReceipt,
-    boolean sameRequest,
     long databaseNowMs) {
   /** The most a bucket ever counts (the highest limit; the table CHECKs the same range). */
   public static final int MAX_COUNT = 1000;
 
+  /** What the decision statement did. */
+  public enum Outcome {
+    /** The receipt was counted (a new bucket, a restarted window or one more in it). */
+    ALLOWED("allowed"),
+    /** The receipt id was in the window with this request's digest (or as a legacy receipt). */
+    REPLAYED("replayed"),
+    /** The receipt id was in the window with another request's digest. */
+    KEY_REUSED("key_reused"),
+    /** The window was full and the receipt id not in it. */
+    REJECTED("rejected"),
+    /**
+     * The statement found the bucket corrupt (count outside 1..1000, or not the receipt array's
+     * length) and changed nothing.
+     */
+    CORRUPT("corrupt");
+
+    private final String wireName;
+
+    Outcome(String wireName) {
+      this.wireName = wireName;
+    }
+
+    /** The value the decision statements return in their outcome column. */
+    public String wireName() {
+      return wireName;
+    }
+
+    /**
+     * The outcome a statement returned.
+     *
+     * @throws StoreUnavailableException for anything else (fail closed)
+     */
+    public static Outcome fromWire(String wireName) {
+      for (Outcome outcome : values()) {
+        if (outcome.wireName.equals(wireName)) {
+          return outcome;
+        }
+      }
+      throw new StoreUnavailableException("quota decision returned no known outcome");
+    }
+  }
+
+  public BucketReading {
+    if (outcome == null) {
+      throw new StoreUnavailableException("quota decision returned no outcome");
+    }
+  }
+
   /**
-   * Classifies a statement that updated nothing. A receipt id in the window decides before the
-   * count: a replay is allowed and a reused key refused even when the window is full.
+   * The decision, after checking that the row agrees with it and with itself.
    *
-   * @return the decision, or empty if the bucket changed between the statement and this read (the
-   *     window ended, or it is not full and lacks the receipt): the caller must decide again
    * @throws StoreUnavailableException if the row is corrupt (count outside 1..1000, or not the
-   *     length of the receipt array): fail closed, never an allow or a refusal from bad data
+   *     length of the receipt array; an admitted count above {@code limit}) or disagrees with the
+   *     outcome (a refusal in an ended window): fail closed, never an allow or a refusal from bad
+   *     data
    */
-  public Optional<QuotaDecision> classify(int limit, Duration window) {
+  public QuotaDecision decision(int limit, Duration window) {
     if (consumedCount < 1 || consumedCount > MAX_COUNT) {
       throw new StoreUnavailableException("corrupt quota bucket: count out of range");
     }
     if (receiptCount != consumedCount) {
       throw new StoreUnavailableException("corrupt quota bucket: receipts do not match the count");
     }
+    if (outcome == Outcome.CORRUPT) {
+      throw new StoreUnavailableException(
+          "corrupt quota bucket: refused by the decision statement");
+    }
+    if (outcome == Outcome.ALLOWED) {
+      if (consumedCount > limit) {
+        throw new StoreUnavailableException("corrupt quota bucket: count above the limit");
+      }
+      return new QuotaDecision.Allowed(windowStartedAtMs, consumedCount);
+    }
     long windowMs = window.toMillis();
     long endsAtMs = windowStartedAtMs + windowMs;
     if (endsAtMs <= databaseNowMs) {
-      return Optional.empty();
+      // The statement restarts an ended window; a refusal from one is not a decision.
+      throw new StoreUnavailableException("quota decision refused in an ended window");
     }
-    if (hasReceipt) {
-      return Optional.of(
-          sameRequest
-              ? new QuotaDecision.Replayed(windowStartedAtMs, consumedCount)
-              : new QuotaDecision.KeyReused());
-    }
-    if (consumedCount >= limit) {
-      long remainingMs = Math.min(endsAtMs - databaseNowMs, windowMs);
-      long seconds = Math.max(1, (remainingMs + 999) / 1000);
-      return Optional.of(new QuotaDecision.Rejected(seconds));
-    }
-    return Optional.empty();
+    return switch (outcome) {
+      case REPLAYED -> new QuotaDecision.Replayed(windowStartedAtMs, consumedCount);
+      case KEY_REUSED -> new QuotaDecision.KeyReused();
+      case REJECTED -> {
+        if (consumedCount < limit) {
+          throw new StoreUnavailableException("quota decision refused a window with room left");
+        }
+        yield new QuotaDecision.Rejected(retryAfterSeconds(endsAtMs, windowMs));
+      }
+      case ALLOWED, CORRUPT -> throw new IllegalStateException("handled above");
+    };
+  }
+
+  /** Milliseconds left in the window on the database clock when the statement decided. */
+  public long remainingMs(Duration window) {
+    return windowStartedAtMs + window.toMillis() - databaseNowMs;
+  }
+
+  /** Whole seconds left in the window on the database clock, rounded up, 1 .. one window. */
+  private long retryAfterSeconds(long endsAtMs, long windowMs) {
+    long remainingMs = Math.min(endsAtMs - databaseNowMs, windowMs);
+    return Math.max(1, (remainingMs + 999) / 1000);
   }
 }

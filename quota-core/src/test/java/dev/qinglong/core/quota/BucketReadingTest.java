@@ -1,5 +1,10 @@
 package dev.qinglong.core.quota;
 
+import static dev.qinglong.core.quota.BucketReading.Outcome.ALLOWED;
+import static dev.qinglong.core.quota.BucketReading.Outcome.CORRUPT;
+import static dev.qinglong.core.quota.BucketReading.Outcome.KEY_REUSED;
+import static dev.qinglong.core.quota.BucketReading.Outcome.REJECTED;
+import static dev.qinglong.core.quota.BucketReading.Outcome.REPLAYED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -11,61 +16,84 @@ class BucketReadingTest {
   private static final Duration MINUTE = Duration.ofSeconds(60);
 
   @Test
+  void anAdmissionCarriesTheWindowStartAndTheCountAfterIt() {
+    assertThat(new BucketReading(ALLOWED, 1_000, 3, 3, 2_000).decision(3, MINUTE))
+        .isEqualTo(new QuotaDecision.Allowed(1_000, 3));
+  }
+
+  @Test
   void receiptInTheCurrentWindowIsAReplay() {
-    assertThat(new BucketReading(1_000, 3, 3, true, true, 2_000).classify(3, MINUTE))
-        .contains(new QuotaDecision.Replayed(1_000, 3));
+    assertThat(new BucketReading(REPLAYED, 1_000, 3, 3, 2_000).decision(3, MINUTE))
+        .isEqualTo(new QuotaDecision.Replayed(1_000, 3));
   }
 
   @Test
   void receiptOfAnotherRequestIsAReusedKeyEvenInAFullWindow() {
-    assertThat(new BucketReading(1_000, 3, 3, true, false, 2_000).classify(3, MINUTE))
-        .contains(new QuotaDecision.KeyReused());
-    assertThat(new BucketReading(1_000, 2, 2, true, false, 2_000).classify(3, MINUTE))
-        .contains(new QuotaDecision.KeyReused());
+    assertThat(new BucketReading(KEY_REUSED, 1_000, 3, 3, 2_000).decision(3, MINUTE))
+        .isEqualTo(new QuotaDecision.KeyReused());
+    assertThat(new BucketReading(KEY_REUSED, 1_000, 2, 2, 2_000).decision(3, MINUTE))
+        .isEqualTo(new QuotaDecision.KeyReused());
     assertThat(new QuotaDecision.KeyReused().admitted()).isFalse();
-  }
-
-  @Test
-  void aReusedKeyInAnEndedWindowIsUndetermined() {
-    // The statement would have restarted the window: decide again.
-    assertThat(new BucketReading(0, 3, 3, true, false, 60_000).classify(3, MINUTE)).isEmpty();
   }
 
   @Test
   void fullWindowRejectsWithWholeSecondsRoundedUp() {
     // 60_000 - 15_001 = 44_999 ms left → 45 s.
-    assertThat(new BucketReading(0, 3, 3, false, false, 15_001).classify(3, MINUTE))
-        .contains(new QuotaDecision.Rejected(45));
-    assertThat(new BucketReading(0, 3, 3, false, false, 59_999).classify(3, MINUTE))
-        .contains(new QuotaDecision.Rejected(1));
-    assertThat(new BucketReading(0, 3, 3, false, false, 15_000).classify(3, MINUTE))
-        .contains(new QuotaDecision.Rejected(45));
+    assertThat(new BucketReading(REJECTED, 0, 3, 3, 15_001).decision(3, MINUTE))
+        .isEqualTo(new QuotaDecision.Rejected(45));
+    assertThat(new BucketReading(REJECTED, 0, 3, 3, 59_999).decision(3, MINUTE))
+        .isEqualTo(new QuotaDecision.Rejected(1));
+    assertThat(new BucketReading(REJECTED, 0, 3, 3, 15_000).decision(3, MINUTE))
+        .isEqualTo(new QuotaDecision.Rejected(45));
+    assertThat(new BucketReading(REJECTED, 0, 3, 3, 15_000).remainingMs(MINUTE)).isEqualTo(45_000);
   }
 
   @Test
   void windowStartInTheFutureNeverAsksForMoreThanOneWindow() {
-    assertThat(new BucketReading(100_000, 3, 3, false, false, 0).classify(3, MINUTE))
-        .contains(new QuotaDecision.Rejected(60));
+    assertThat(new BucketReading(REJECTED, 100_000, 3, 3, 0).decision(3, MINUTE))
+        .isEqualTo(new QuotaDecision.Rejected(60));
   }
 
   @Test
-  void endedWindowOrRoomLeftIsUndetermined() {
-    assertThat(new BucketReading(0, 3, 3, true, true, 60_000).classify(3, MINUTE)).isEmpty();
-    assertThat(new BucketReading(0, 2, 2, false, false, 1_000).classify(3, MINUTE)).isEmpty();
+  void aRefusalThatDisagreesWithTheRowIsUnavailable() {
+    // The statement restarts an ended window, so a refusal from one is not a decision.
+    assertThatThrownBy(() -> new BucketReading(REPLAYED, 0, 3, 3, 60_000).decision(3, MINUTE))
+        .isInstanceOf(StoreUnavailableException.class);
+    assertThatThrownBy(() -> new BucketReading(REJECTED, 0, 3, 3, 60_000).decision(3, MINUTE))
+        .isInstanceOf(StoreUnavailableException.class);
+    // A full window is one at the limit.
+    assertThatThrownBy(() -> new BucketReading(REJECTED, 0, 2, 2, 1_000).decision(3, MINUTE))
+        .isInstanceOf(StoreUnavailableException.class);
+    // An admission beyond the limit.
+    assertThatThrownBy(() -> new BucketReading(ALLOWED, 0, 4, 4, 1_000).decision(3, MINUTE))
+        .isInstanceOf(StoreUnavailableException.class);
+  }
+
+  @Test
+  void anUnknownOrMissingOutcomeIsUnavailable() {
+    assertThatThrownBy(() -> BucketReading.Outcome.fromWire("maybe"))
+        .isInstanceOf(StoreUnavailableException.class);
+    assertThatThrownBy(() -> new BucketReading(null, 0, 1, 1, 0))
+        .isInstanceOf(StoreUnavailableException.class);
+    for (BucketReading.Outcome outcome : BucketReading.Outcome.values()) {
+      assertThat(BucketReading.Outcome.fromWire(outcome.wireName())).isEqualTo(outcome);
+    }
   }
 
   @Test
   void aCorruptRowIsUnavailable() {
     for (BucketReading corrupt :
         new BucketReading[] {
-          new BucketReading(1_000, 3, 2, false, false, 2_000), // receipts do not match
-          new BucketReading(1_000, 2, 3, true, true, 2_000), // even for a replay
-          new BucketReading(1_000, 0, 0, false, false, 2_000), // count below range
-          new BucketReading(1_000, 1001, 1001, false, false, 2_000) // count above range
+          new BucketReading(REJECTED, 1_000, 3, 2, 2_000), // receipts do not match
+          new BucketReading(REPLAYED, 1_000, 2, 3, 2_000), // even for a replay
+          new BucketReading(REJECTED, 1_000, 0, 0, 2_000), // count below range
+          new BucketReading(REJECTED, 1_000, 1001, 1001, 2_000), // count above range
+          new BucketReading(CORRUPT, 1_000, 3, 3, 2_000) // the statement said so
         }) {
-      assertThatThrownBy(() -> corrupt.classify(3, MINUTE))
+      assertThatThrownBy(() -> corrupt.decision(3, MINUTE))
           .as(corrupt.toString())
-          .isInstanceOf(StoreUnavailableException.class);
+          .isInstanceOf(StoreUnavailableException.class)
+          .hasMessageContaining("corrupt");
     }
   }
 }
