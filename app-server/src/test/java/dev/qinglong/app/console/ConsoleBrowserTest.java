@@ -31,15 +31,16 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * The operator console in a real headless Chromium against the running app (SQLite, dev tokens,
- * propose limit 2): alice proposes, bob approves with the digest he was shown, alice cannot decide
- * her own proposal, her third proposal in the window is refused with its retry time explained, and
- * members, model usage and gateway views say what they show. Every action goes through the public
- * {@code /v1} API, checked here against the API itself; the token never appears in a URL. A
- * screenshot of each view is written to {@code target/console-screenshots/}.
+ * propose limit 2): alice proposes and sees it in the proposal history (the list route), bob sees
+ * it in his pending list and approves it there with the digest he was shown, his quota view's
+ * decide count moves by exactly one (the same count as the API and the database), alice cannot
+ * decide her own proposal, her third proposal in the window is refused with its retry time
+ * explained and her quota view shows the window used up with its reset counting down, and members,
+ * model usage and gateway views say what they show. Every action goes through the public {@code
+ * /v1} API, checked here against the API itself; the token never appears in a URL. A screenshot of
+ * each view is written to {@code target/console-screenshots/}.
  *
- * <p>On this branch there is no proposal-list, management-quota or gateway route, so the tests
- * check that those views say so and work from what the API has (inspection by proposal id, the
- * explained 429).
+ * <p>No /v1 route exposes gateways or the completion worker, so that view says where to look.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -106,45 +107,66 @@ class ConsoleBrowserTest {
     WebElement history =
         wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("#history-list")));
     wait.until(ExpectedConditions.textToBePresentInElement(history, proposalId));
-    assertThat(history.getText()).contains("not available on this server").contains("pending");
+    assertThat(history.getText())
+        .contains("Proposals, oldest first")
+        .contains("remove left-pad 1.3.0")
+        .contains(actionDigest)
+        .contains("pending")
+        .doesNotContain("not available");
     screenshot("history");
     assertNoTokenInUrl("alice");
   }
 
   @Test
   @Order(2)
-  void bobOpensTheProposalSeesItsDigestAndApproves() {
+  void bobSeesItInHisPendingListApprovesThereAndHisQuotaViewCountsTheDecision() {
     signIn("bob");
-    WebElement list = browser.findElement(By.id("approvals-list"));
-    wait.until(ExpectedConditions.textToBePresentInElement(list, "not available"));
-    browser.findElement(By.id("open-proposal")).sendKeys(proposalId);
-    browser.findElement(By.cssSelector("#open-form button[type=submit]")).click();
-    WebElement digest =
-        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("detail-digest")));
-    assertThat(digest.getText()).isEqualTo(actionDigest);
-    screenshot("approvals");
     StoreInspector store = StoreInspector.sqlite(app.dataDir());
     int decidedBefore = store.consumed("demo", "bob", "plugin-package.decide");
+    tab("quota");
+    assertThat(quotaCell("used", "decide")).isEqualTo(Integer.toString(decidedBefore));
+    assertThat(apiQuota("bob", "plugin-package.decide").get("used").asInt())
+        .isEqualTo(decidedBefore);
+
+    tab("approvals");
+    WebElement list = browser.findElement(By.id("approvals-list"));
+    wait.until(ExpectedConditions.textToBePresentInElement(list, proposalId));
+    assertThat(list.getText())
+        .contains("Pending proposals")
+        .contains(actionDigest)
+        .contains("alice")
+        .doesNotContain("not available");
+    screenshot("approvals");
     // The first answer is lost after the quota statement committed: the console says so, and
     // approving again sends the same decisionId, which replays instead of counting again.
     app.faults().forEach(f -> f.loseNextResponse(ConsoleBrowserTest::isQuotaUpsert));
     By approve =
-        By.cssSelector("#approval-detail button[aria-label='Approve proposal " + proposalId + "']");
+        By.cssSelector("#approvals-list button[aria-label='Approve proposal " + proposalId + "']");
     browser.findElement(approve).click();
     WebElement detail = browser.findElement(By.id("approval-detail"));
     wait.until(
         ExpectedConditions.textToBePresentInElement(detail, "same request with the same id"));
     assertThat(app.faults().stream().mapToInt(f -> f.lostResponses()).sum()).isEqualTo(1);
     assertThat(store.consumed("demo", "bob", "plugin-package.decide")).isEqualTo(decidedBefore + 1);
-    browser.findElement(By.id("open-form")).findElement(By.cssSelector("button")).click();
     wait.until(ExpectedConditions.elementToBeClickable(approve)).click();
     wait.until(ExpectedConditions.textToBePresentInElement(detail, "Decision recorded: approve"));
+    // Decided: it leaves the pending list.
+    wait.until(ExpectedConditions.textToBePresentInElement(list, "Nothing waits for a decision."));
     assertThat(store.consumed("demo", "bob", "plugin-package.decide")).isEqualTo(decidedBefore + 1);
     screenshot("approvals-decided");
 
     Http.Response inspected = inspect("bob", proposalId);
     assertThat(inspected.json().get("approval").get("state").asString()).isEqualTo("approved");
     assertThat(inspected.json().get("approval").get("decidedBy").asString()).isEqualTo("bob");
+
+    // The quota view's decide count moved by exactly one, as the API and the database say.
+    tab("quota");
+    wait.until(d -> quotaCell("used", "decide").equals(Integer.toString(decidedBefore + 1)));
+    tools.jackson.databind.JsonNode decide = apiQuota("bob", "plugin-package.decide");
+    assertThat(decide.get("used").asInt()).isEqualTo(decidedBefore + 1);
+    assertThat(quotaCell("remaining", "decide"))
+        .isEqualTo(Integer.toString(decide.get("remaining").asInt()));
+    assertThat(quotaCell("reset", "decide")).matches("(\\d+m )?\\d+s");
     assertNoTokenInUrl("bob");
   }
 
@@ -185,9 +207,24 @@ class ConsoleBrowserTest {
     tab("quota");
     WebElement rejections = browser.findElement(By.id("quota-rejections"));
     wait.until(ExpectedConditions.textToBePresentInElement(rejections, "Quota exceeded"));
-    assertThat(rejections.getText()).contains("propose");
-    assertThat(browser.findElement(By.id("quota-table")).getText())
-        .contains("not available on this server");
+    assertThat(rejections.getText())
+        .contains("propose")
+        .containsPattern("The window resets and you can try again in \\d+ s");
+    // Her propose window is used up: the view shows the count the API and the database hold, and
+    // the window's reset counting down.
+    tools.jackson.databind.JsonNode propose = apiQuota("alice", "plugin-package.propose");
+    assertThat(propose.get("used").asInt())
+        .isEqualTo(2)
+        .isEqualTo(
+            StoreInspector.sqlite(app.dataDir())
+                .consumed("demo", "alice", "plugin-package.propose"));
+    assertThat(propose.get("remaining").asInt()).isZero();
+    wait.until(d -> quotaCell("used", "propose").equals("2"));
+    assertThat(quotaCell("remaining", "propose")).isEqualTo("0");
+    String reset = quotaCell("reset", "propose");
+    // duration(): "59s", or "1m 00s" right at the window's full length
+    assertThat(reset).matches("\\d{1,2}s|1m 00s");
+    assertThat(browser.findElement(By.id("quota-table")).getText()).doesNotContain("not available");
     screenshot("quota");
     assertNoTokenInUrl("alice");
   }
@@ -353,6 +390,24 @@ class ConsoleBrowserTest {
         "/v1/projects/demo/plugin-packages/proposals/" + proposal + "/inspections",
         app.token(user),
         "{\"inspectionId\":\"check-" + System.nanoTime() + "\"}");
+  }
+
+  /** The text of the quota view's cell {@code column} (used, remaining, reset) of an operation. */
+  private String quotaCell(String column, String operation) {
+    By cell = By.cssSelector("#quota-table ." + column + "[data-operation='" + operation + "']");
+    return wait.until(ExpectedConditions.visibilityOfElementLocated(cell)).getText().trim();
+  }
+
+  /** The caller's quota of one operation, as GET …/management-quota reports it. */
+  private tools.jackson.databind.JsonNode apiQuota(String user, String operation) {
+    Http.Response r = app.http.get("/v1/projects/demo/management-quota", app.token(user));
+    assertThat(r.status()).as(r.body()).isEqualTo(200);
+    for (tools.jackson.databind.JsonNode o : r.json().get("operations")) {
+      if (o.get("operation").asString().equals(operation)) {
+        return o;
+      }
+    }
+    throw new AssertionError("no " + operation + " in " + r.body());
   }
 
   static boolean isQuotaUpsert(String sql) {
