@@ -175,14 +175,20 @@ function renderApprovals() {
 async function openProposal(event) {
   event.preventDefault();
   const id = $('open-proposal').value.trim();
-  // Inspection reads the proposal and its approval (it consumes the inspect quota).
-  const r = await call('POST', projectPath('plugin-packages', 'proposals', id, 'inspections'), { inspectionId: newId('console') });
+  // GET the proposal, then its approval (the read routes: package.read suffices; each read
+  // consumes one unit of the inspect quota). An unknown id is a 409 conflict.
+  const r = await call('GET', projectPath('plugin-packages', 'proposals', id));
   if (!r.ok) {
     replace($('approval-detail'), notice(failure(r, 'inspect'), 'error'));
     return;
   }
-  const p = r.json.proposal;
-  const a = r.json.approval;
+  const p = r.json;
+  const ra = await call('GET', projectPath('plugin-packages', 'approvals', p.approvalId));
+  if (!ra.ok) {
+    replace($('approval-detail'), notice(failure(ra, 'inspect'), 'error'));
+    return;
+  }
+  const a = ra.json;
   replace(
     $('approval-detail'),
     h(

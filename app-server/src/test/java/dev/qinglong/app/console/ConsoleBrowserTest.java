@@ -176,14 +176,25 @@ class ConsoleBrowserTest {
     signIn("alice");
     String own = propose("left-pad", "1.4.0");
     tab("approvals");
+    WebElement detail = browser.findElement(By.id("approval-detail"));
+    // Opened by id through GET …/proposals/{id} and GET …/approvals/{approvalId}: an unknown id
+    // is the API's 409, explained.
+    browser.findElement(By.id("open-proposal")).sendKeys("no-such-proposal");
+    browser.findElement(By.cssSelector("#open-form button[type=submit]")).click();
+    wait.until(ExpectedConditions.textToBePresentInElement(detail, "Conflict"));
+    browser.findElement(By.id("open-proposal")).clear();
     browser.findElement(By.id("open-proposal")).sendKeys(own);
     browser.findElement(By.cssSelector("#open-form button[type=submit]")).click();
     wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("detail-digest")));
+    Http.Response ownApi = inspect("bob", own);
+    assertThat(browser.findElement(By.id("detail-digest")).getText())
+        .isEqualTo(ownApi.json().get("proposal").get("actionDigest").asString());
+    assertThat(detail.getText())
+        .contains(ownApi.json().get("approval").get("approvalId").asString() + " · pending");
     browser
         .findElement(
             By.cssSelector("#approval-detail button[aria-label='Approve proposal " + own + "']"))
         .click();
-    WebElement detail = browser.findElement(By.id("approval-detail"));
     wait.until(ExpectedConditions.textToBePresentInElement(detail, "not allowed to decide"));
     assertThat(inspect("bob", own).json().get("approval").get("state").asString())
         .isEqualTo("pending");
