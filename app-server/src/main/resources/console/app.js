@@ -136,8 +136,8 @@ async function decide(p, decision) {
  * One page of GET …/plugin-packages/proposals (oldest first; {items, nextCursor}, nextCursor null
  * on the last page). Each read consumes one unit of the caller's inspect quota.
  */
-function listProposals(state, cursor) {
-  const query = new URLSearchParams({ limit: '50' });
+function listProposals(state, cursor, limit) {
+  const query = new URLSearchParams({ limit: String(limit) });
   if (state) query.set('state', state);
   if (cursor) query.set('cursor', cursor);
   return call('GET', projectPath('plugin-packages', 'proposals') + '?' + query);
@@ -149,8 +149,9 @@ function listProposals(state, cursor) {
  */
 async function renderProposalPages(container, state, caption, empty, withDecisions) {
   const items = [];
+  const limit = $(container.id.replace(/-list$/, '') + '-page-size').value;
   async function page(cursor) {
-    const r = await listProposals(state, cursor);
+    const r = await listProposals(state, cursor, limit);
     if (!r.ok) {
       replace(container, items.length ? proposalTable(caption, items, withDecisions) : null, notice(failure(r, 'inspect'), 'error'));
       return;
@@ -389,10 +390,14 @@ const RENDER = {
 };
 
 function tick() {
+  let reset = false;
   for (const el of document.querySelectorAll('.countdown')) {
     const left = (Number(el.dataset.deadline) - Date.now()) / 1000;
+    if (left <= 0 && el.textContent !== 'now' && el.classList.contains('reset')) reset = true;
     el.textContent = left > 0 ? duration(left) : 'now';
   }
+  // A quota window just ended: read the quota again (reading it consumes none of it).
+  if (reset && !$('view-quota').hidden) renderQuota();
 }
 
 function init() {
@@ -406,6 +411,8 @@ function init() {
   $('propose-form').addEventListener('submit', propose);
   $('member-form').addEventListener('submit', saveMember);
   $('quota-refresh').addEventListener('click', renderQuota);
+  $('approvals-page-size').addEventListener('change', renderApprovals);
+  $('history-page-size').addEventListener('change', renderHistory);
   $('usage-refresh').addEventListener('click', renderUsage);
   for (const tab of document.querySelectorAll('.tab')) {
     tab.addEventListener('click', () => show(tab.dataset.view));

@@ -320,6 +320,69 @@ class ConsoleBrowserTest {
 
   @Test
   @Order(5)
+  void theListsPageWithTheServersCursor() {
+    // Four more proposals (carol and admin may now propose, two each within the propose limit):
+    // six in all, five of them pending.
+    for (String user : List.of("carol", "admin")) {
+      apiOk(
+          app.http.put(
+              "/v1/projects/demo/members/" + user,
+              app.token("admin"),
+              "{\"permissions\":[\"package.manage\",\"package.read\"]}"));
+      for (int i = 1; i <= 2; i++) {
+        apiOk(
+            app.http.post(
+                "/v1/projects/demo/plugin-packages/proposals",
+                app.token(user),
+                "{\"actionRef\":\"page-"
+                    + user
+                    + "-"
+                    + i
+                    + "\",\"action\":{\"type\":\"remove\",\"package\":\"pager\",\"version\":\""
+                    + user
+                    + "."
+                    + i
+                    + "\"}}"));
+      }
+    }
+    Http.Response all =
+        app.http.get("/v1/projects/demo/plugin-packages/proposals?limit=200", app.token("bob"));
+    assertThat(all.json().get("items").size()).isEqualTo(6);
+    Http.Response firstFive =
+        app.http.get("/v1/projects/demo/plugin-packages/proposals?limit=5", app.token("bob"));
+    assertThat(firstFive.json().get("nextCursor").isNull()).isFalse();
+
+    signIn("bob");
+    WebElement pending = browser.findElement(By.id("approvals-list"));
+    wait.until(ExpectedConditions.textToBePresentInElement(pending, "carol.2"));
+    assertThat(pending.findElements(By.cssSelector("tbody tr"))).hasSize(5);
+    assertThat(pending.getText()).doesNotContain("1.3.0"); // approved: not pending
+
+    tab("history");
+    WebElement history = browser.findElement(By.id("history-list"));
+    wait.until(ExpectedConditions.textToBePresentInElement(history, "admin.2"));
+    new org.openqa.selenium.support.ui.Select(browser.findElement(By.id("history-page-size")))
+        .selectByValue("5");
+    // Oldest first: the first page of five ends before admin's second proposal.
+    wait.until(d -> history.findElements(By.cssSelector("tbody tr")).size() == 5);
+    assertThat(history.getText()).contains("remove left-pad 1.3.0").doesNotContain("admin.2");
+    browser.findElement(By.id("history-list-more")).click();
+    wait.until(ExpectedConditions.textToBePresentInElement(history, "admin.2"));
+    assertThat(history.findElements(By.cssSelector("tbody tr"))).hasSize(6);
+    // The last page: its nextCursor is null, so there is nothing more to load.
+    assertThat(browser.findElements(By.id("history-list-more"))).isEmpty();
+    List<String> shown =
+        history.findElements(By.cssSelector("tbody tr td:first-child")).stream()
+            .map(WebElement::getText)
+            .toList();
+    List<String> api = new java.util.ArrayList<>();
+    all.json().get("items").forEach(item -> api.add(item.get("proposalId").asString()));
+    assertThat(shown).isEqualTo(api);
+    screenshot("history-paged");
+  }
+
+  @Test
+  @Order(6)
   void aWrongTokenIsRefusedAndNothingLeaksIntoTheUrl() {
     signOutIfSignedIn();
     browser.findElement(By.id("token")).sendKeys("not-a-token");
@@ -332,7 +395,7 @@ class ConsoleBrowserTest {
   }
 
   @Test
-  @Order(6)
+  @Order(7)
   void theContentSecurityPolicyRefusedNothingTheConsoleNeeds() {
     // Read after every scenario above: a console that needed an inline script or style, or a
     // call to another origin, leaves "Refused to …" in the browser's log.
