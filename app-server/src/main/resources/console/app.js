@@ -330,13 +330,19 @@ async function renderUsage() {
 
 function renderGateways() {
   // No /v1 route exposes gateway slots, shares, leases or the worker's state (DESIGN §6/§7 keep
-  // them on the management port's readiness), and the console uses only the public API.
+  // them on each process's management port), and the console uses only the public API.
+  const code = (t) => h('code', {}, t);
   replace(
     $('gateways-body'),
-    notice('Gateway and worker state is not available through the /v1 API on this server.', 'warn'),
-    h('p', {}, 'Operators read it from ', h('code', {}, '/actuator/health/readiness'),
-      ' on the management port (role; sharedDownloads: mode, slot, slots, share, lease state) and from the ',
-      h('code', {}, 'qinglong_'), ' metrics in ', h('code', {}, '/actuator/prometheus'), '.'),
+    notice('Gateway and worker state is not available through the /v1 API on this server: it is per process, on each process\'s management port (management.server.port, 8081 in the cluster manifests).', 'warn'),
+    h('ul', {},
+      h('li', {}, code('/actuator/health/readiness'), ': the role; ', code('sharedDownloads'),
+        ' (mode, serves, slot of slots, share rates, lease state, generation, renewals); the completion worker\'s state. DOWN once a shared lease is lost.'),
+      h('li', {}, code('/actuator/prometheus'), ': ', code('qinglong_downloads_bytes_total'), ' (bytes served by that process), ',
+        code('qinglong_downloads_lease_renewals_total'), ', ', code('qinglong_downloads_lease_losses_total'), ', ',
+        code('qinglong_worker_state'), ' (exactly one active worker), ', code('qinglong_worker_published_total'), '.'),
+      h('li', {}, 'The Grafana dashboard in ', code('deploy/observability/'), ' shows all of them across processes.'),
+    ),
   );
 }
 

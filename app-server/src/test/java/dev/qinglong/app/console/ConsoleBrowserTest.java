@@ -307,7 +307,11 @@ class ConsoleBrowserTest {
     tab("gateways");
     WebElement gateways = browser.findElement(By.id("gateways-body"));
     wait.until(ExpectedConditions.textToBePresentInElement(gateways, "not available"));
-    assertThat(gateways.getText()).contains("/actuator/health/readiness");
+    assertThat(gateways.getText())
+        .contains("/actuator/health/readiness")
+        .contains("management port")
+        .contains("qinglong_downloads_bytes_total")
+        .contains("qinglong_worker_state");
     screenshot("gateways");
 
     // carol holds no permission: the same console lets her change nothing.
