@@ -9,24 +9,6 @@ const $ = (id) => document.getElementById(id);
 const PERMISSIONS = ['package.manage', 'approval.decide', 'package.read', 'model.invoke', 'model.usage.read', 'project.admin'];
 const VIEWS = ['approvals', 'propose', 'history', 'quota', 'usage', 'gateways', 'members'];
 
-// Proposals this tab has created or opened, so history and decisions work where the list route is
-// missing. Kept in sessionStorage (not in URLs), per Project.
-const seen = {
-  key: () => 'qinglong.console.proposals.' + session.project,
-  all() {
-    try {
-      return JSON.parse(sessionStorage.getItem(this.key()) ?? '{}');
-    } catch {
-      return {};
-    }
-  },
-  put(proposal) {
-    const all = this.all();
-    all[proposal.proposalId] = proposal;
-    sessionStorage.setItem(this.key(), JSON.stringify(all));
-  },
-};
-
 const rejections = [];
 
 // Idempotency ids of requests without a definite answer yet (the server was unreachable, or 503):
@@ -142,7 +124,6 @@ async function decide(p, decision) {
   });
   settled(key, r);
   if (r.ok) {
-    seen.put({ ...p, state: r.json.state, updatedAt: r.json.decidedAt ?? p.updatedAt });
     status(`Proposal ${p.proposalId} ${r.json.state} by ${r.json.decidedBy}.`);
     replace($('approval-detail'), notice(`Decision recorded: ${r.json.decision} (approval ${r.json.approvalId} is ${r.json.state}).`, 'ok'));
     renderApprovals();
@@ -151,44 +132,64 @@ async function decide(p, decision) {
   }
 }
 
-/** GET the proposal list (DESIGN §4); null when this server has no such route. */
-async function listProposals(state) {
-  const query = state ? '?state=' + encodeURIComponent(state) + '&limit=100' : '?limit=100';
-  const r = await call('GET', projectPath('plugin-packages', 'proposals') + query);
-  if (r.status === 404 || r.status === 405) return { missing: true };
-  return r;
+/**
+ * One page of GET …/plugin-packages/proposals (oldest first; {items, nextCursor}, nextCursor null
+ * on the last page). Each read consumes one unit of the caller's inspect quota.
+ */
+function listProposals(state, cursor, limit) {
+  const query = new URLSearchParams({ limit: String(limit) });
+  if (state) query.set('state', state);
+  if (cursor) query.set('cursor', cursor);
+  return call('GET', projectPath('plugin-packages', 'proposals') + '?' + query);
 }
 
-async function renderApprovals() {
-  const r = await listProposals('pending');
-  if (r.missing) {
-    const local = Object.values(seen.all()).filter((p) => p.state === 'pending');
+/**
+ * A paged proposal list in a container: the first page, then "Load more" appends the next page
+ * with the server's nextCursor until it is null.
+ */
+async function renderProposalPages(container, state, caption, empty, withDecisions) {
+  const items = [];
+  const limit = $(container.id.replace(/-list$/, '') + '-page-size').value;
+  async function page(cursor) {
+    const r = await listProposals(state, cursor, limit);
+    if (!r.ok) {
+      replace(container, items.length ? proposalTable(caption, items, withDecisions) : null, notice(failure(r, 'inspect'), 'error'));
+      return;
+    }
+    items.push(...(r.json.items ?? []));
+    const next = r.json.nextCursor ?? null;
     replace(
-      $('approvals-list'),
-      notice('The pending-approvals list is not available on this server (no proposal list route). Open a proposal by its id below.', 'warn'),
-      local.length ? proposalTable('Pending proposals opened in this tab', local, true) : null,
+      container,
+      items.length ? proposalTable(caption, items, withDecisions) : notice(empty),
+      next
+        ? h('button', { type: 'button', class: 'more', id: container.id + '-more', onclick: () => page(next) }, 'Load more')
+        : null,
     );
-  } else if (r.ok) {
-    const items = r.json.items ?? [];
-    items.forEach((p) => seen.put(p));
-    replace($('approvals-list'), items.length ? proposalTable('Pending proposals', items, true) : notice('Nothing waits for a decision.'));
-  } else {
-    replace($('approvals-list'), notice(failure(r, 'read proposals'), 'error'));
   }
+  await page(null);
+}
+
+function renderApprovals() {
+  return renderProposalPages($('approvals-list'), 'pending', 'Pending proposals', 'Nothing waits for a decision.', true);
 }
 
 async function openProposal(event) {
   event.preventDefault();
   const id = $('open-proposal').value.trim();
-  // Inspection reads the proposal and its approval (it consumes the inspect quota).
-  const r = await call('POST', projectPath('plugin-packages', 'proposals', id, 'inspections'), { inspectionId: newId('console') });
+  // GET the proposal, then its approval (the read routes: package.read suffices; each read
+  // consumes one unit of the inspect quota). An unknown id is a 409 conflict.
+  const r = await call('GET', projectPath('plugin-packages', 'proposals', id));
   if (!r.ok) {
     replace($('approval-detail'), notice(failure(r, 'inspect'), 'error'));
     return;
   }
-  const p = { ...r.json.proposal, state: r.json.proposal.state };
-  seen.put(p);
-  const a = r.json.approval;
+  const p = r.json;
+  const ra = await call('GET', projectPath('plugin-packages', 'approvals', p.approvalId));
+  if (!ra.ok) {
+    replace($('approval-detail'), notice(failure(ra, 'inspect'), 'error'));
+    return;
+  }
+  const a = ra.json;
   replace(
     $('approval-detail'),
     h(
@@ -221,7 +222,6 @@ async function propose(event) {
     replace($('propose-result'), notice(failure(r, 'propose'), 'error'));
     return;
   }
-  seen.put(r.json);
   status(`Proposal ${r.json.proposalId} created; it waits for another user's decision.`);
   replace(
     $('propose-result'),
@@ -240,68 +240,50 @@ async function propose(event) {
   );
 }
 
-async function renderHistory() {
-  const r = await listProposals(null);
-  if (r.missing) {
-    const local = Object.values(seen.all()).sort((a, b) => (b.updatedAtMs ?? 0) - (a.updatedAtMs ?? 0));
-    replace(
-      $('history-list'),
-      notice('The proposal list is not available on this server; this shows the proposals created or opened in this tab.', 'warn'),
-      local.length ? proposalTable('Proposals seen in this tab', local, false) : notice('None yet.'),
-    );
-  } else if (r.ok) {
-    const items = r.json.items ?? [];
-    replace($('history-list'), items.length ? proposalTable('Proposals', items, false) : notice('No proposals in this Project.'));
-  } else {
-    replace($('history-list'), notice(failure(r, 'read proposals'), 'error'));
-  }
+function renderHistory() {
+  return renderProposalPages($('history-list'), null, 'Proposals, oldest first', 'No proposals in this Project.', false);
 }
 
 // ---- quota -----------------------------------------------------------------------------------
 
-/** Rows of GET …/management-quota, whether it lists operations or keys them by name. */
-function quotaRows(json) {
-  let ops = json.operations ?? json.items ?? json.quotas ?? json;
-  if (!Array.isArray(ops)) {
-    ops = Object.entries(ops)
-      .filter(([, v]) => v && typeof v === 'object')
-      .map(([k, v]) => ({ operation: k, ...v }));
-  }
-  return ops.map((o) => ({
-    operation: String(o.operation ?? o.name ?? '?').replace(/^plugin-package\./, ''),
-    limit: o.limit,
-    used: o.used ?? o.consumed,
-    remaining: o.remaining,
-    reset: o.resetAtMs ?? o.resetAt ?? o.reset ?? o.windowEndsAt,
-    resetSeconds: o.resetSeconds ?? o.resetInSeconds,
-  }));
-}
-
-/** Browser-clock deadline (ms) of a window's reset, from seconds or a server timestamp. */
-function deadline(row, skewMs) {
-  if (typeof row.resetSeconds === 'number') return Date.now() + row.resetSeconds * 1000;
-  const at = typeof row.reset === 'number' ? (row.reset > 1e11 ? row.reset : Date.now() + row.reset * 1000) : Date.parse(row.reset ?? '');
-  return Number.isFinite(at) ? at - skewMs : null;
-}
-
+/**
+ * GET …/management-quota: {projectId, userId, enabled, windowMs, databaseNowMs, databaseNow,
+ * operations: [{operation, limit, used, remaining, windowStartMs, windowStart, resetAtMs, resetAt,
+ * resetSeconds}]}. The window fields are null while no window is open (the next request opens one).
+ * Reading it consumes none of it.
+ */
 async function renderQuota() {
   const r = await call('GET', projectPath('management-quota'));
-  if (r.status === 404 || r.status === 405) {
-    replace($('quota-table'), notice('Your quota per operation is not available on this server (no management-quota route). Quota rejections below are explained as they happen.', 'warn'));
-  } else if (!r.ok) {
+  if (!r.ok) {
     replace($('quota-table'), notice(failure(r, 'read quota'), 'error'));
+  } else if (r.json.enabled === false) {
+    replace($('quota-table'), notice('The management quota is switched off on this server (qinglong.management-quota.enabled=false): nothing is counted.', 'warn'));
   } else {
-    const rows = quotaRows(r.json).map((q) => {
-      const d = deadline(q, r.serverSkewMs);
+    const q = r.json;
+    const rows = (q.operations ?? []).map((o) => {
+      const op = String(o.operation).replace(/^plugin-package\./, '');
+      // Count down on the database clock: the reset is resetAtMs − databaseNowMs from now.
+      const open = typeof o.resetAtMs === 'number' && typeof q.databaseNowMs === 'number';
+      const d = open ? Date.now() + (o.resetAtMs - q.databaseNowMs) : null;
       return [
-        q.operation,
-        String(q.limit ?? '—'),
-        String(q.used ?? '—'),
-        h('strong', { 'data-operation': q.operation, class: 'remaining' }, String(q.remaining ?? '—')),
-        d === null ? '—' : h('span', { class: 'countdown', 'data-deadline': String(d) }, duration((d - Date.now()) / 1000)),
+        op,
+        String(o.limit),
+        h('span', { 'data-operation': op, class: 'used' }, String(o.used)),
+        h('strong', { 'data-operation': op, class: 'remaining' }, String(o.remaining)),
+        o.windowStartMs === null ? '—' : new Date(o.windowStartMs).toLocaleTimeString(),
+        d === null
+          ? h('span', { 'data-operation': op, class: 'reset' }, 'no open window (the next request opens one)')
+          : h('span', { 'data-operation': op, class: 'countdown reset', 'data-deadline': String(d) }, duration((d - Date.now()) / 1000)),
       ];
     });
-    replace($('quota-table'), table('Quota per operation, current window', ['Operation', 'Limit', 'Used', 'Remaining', 'Window resets in'], rows));
+    replace(
+      $('quota-table'),
+      table(
+        `Your quota per operation (${q.userId}, window ${duration(q.windowMs / 1000)})`,
+        ['Operation', 'Limit', 'Used', 'Remaining', 'Window start', 'Window resets in'],
+        rows,
+      ),
+    );
   }
   replace(
     $('quota-rejections'),
@@ -348,29 +330,44 @@ async function renderUsage() {
 
 function renderGateways() {
   // No /v1 route exposes gateway slots, shares, leases or the worker's state (DESIGN §6/§7 keep
-  // them on the management port's readiness), and the console uses only the public API.
+  // them on each process's management port), and the console uses only the public API.
+  const code = (t) => h('code', {}, t);
   replace(
     $('gateways-body'),
-    notice('Gateway and worker state is not available through the /v1 API on this server.', 'warn'),
-    h('p', {}, 'Operators read it from ', h('code', {}, '/actuator/health/readiness'),
-      ' on the management port (role; sharedDownloads: mode, slot, slots, share, lease state) and from the ',
-      h('code', {}, 'qinglong_'), ' metrics in ', h('code', {}, '/actuator/prometheus'), '.'),
+    notice('Gateway and worker state is not available through the /v1 API on this server: it is per process, on each process\'s management port (management.server.port, 8081 in the cluster manifests).', 'warn'),
+    h('ul', {},
+      h('li', {}, code('/actuator/health/readiness'), ': the role; ', code('sharedDownloads'),
+        ' (mode, serves, slot of slots, share rates, lease state, generation, renewals); the completion worker\'s state. DOWN once a shared lease is lost.'),
+      h('li', {}, code('/actuator/prometheus'), ': ', code('qinglong_downloads_bytes_total'), ' (bytes served by that process), ',
+        code('qinglong_downloads_lease_renewals_total'), ', ', code('qinglong_downloads_lease_losses_total'), ', ',
+        code('qinglong_worker_state'), ' (exactly one active worker), ', code('qinglong_worker_published_total'), '.'),
+      h('li', {}, 'The Grafana dashboard in ', code('deploy/observability/'), ' shows all of them across processes.'),
+    ),
   );
 }
 
 // ---- members ---------------------------------------------------------------------------------
 
+/** GET …/members?limit=&cursor= ({projectId, members, nextCursor}), in user-id order, paged. */
 async function renderMembers() {
-  const r = await call('GET', projectPath('members'));
-  if (!r.ok) {
-    replace($('members-table'), notice(failure(r, 'list members'), 'error'));
-    return;
+  const members = [];
+  async function page(cursor) {
+    const query = new URLSearchParams({ limit: '100' });
+    if (cursor) query.set('cursor', cursor);
+    const r = await call('GET', projectPath('members') + '?' + query);
+    if (!r.ok) {
+      replace($('members-table'), notice(failure(r, 'list members'), 'error'));
+      return;
+    }
+    members.push(...(r.json.members ?? []));
+    const next = r.json.nextCursor ?? null;
+    replace(
+      $('members-table'),
+      table(`Members of ${session.project}`, ['User', 'Permissions'], members.map((m) => [m.userId, m.permissions.join(', ') || '(none)'])),
+      next ? h('button', { type: 'button', class: 'more', id: 'members-more', onclick: () => page(next) }, 'Load more') : null,
+    );
   }
-  const members = r.json.members ?? r.json.items ?? [];
-  replace(
-    $('members-table'),
-    table(`Members of ${session.project}`, ['User', 'Permissions'], members.map((m) => [m.userId, m.permissions.join(', ') || '(none)'])),
-  );
+  await page(null);
 }
 
 async function saveMember(event) {
@@ -399,10 +396,14 @@ const RENDER = {
 };
 
 function tick() {
+  let reset = false;
   for (const el of document.querySelectorAll('.countdown')) {
     const left = (Number(el.dataset.deadline) - Date.now()) / 1000;
+    if (left <= 0 && el.textContent !== 'now' && el.classList.contains('reset')) reset = true;
     el.textContent = left > 0 ? duration(left) : 'now';
   }
+  // A quota window just ended: read the quota again (reading it consumes none of it).
+  if (reset && !$('view-quota').hidden) renderQuota();
 }
 
 function init() {
@@ -416,6 +417,8 @@ function init() {
   $('propose-form').addEventListener('submit', propose);
   $('member-form').addEventListener('submit', saveMember);
   $('quota-refresh').addEventListener('click', renderQuota);
+  $('approvals-page-size').addEventListener('change', renderApprovals);
+  $('history-page-size').addEventListener('change', renderHistory);
   $('usage-refresh').addEventListener('click', renderUsage);
   for (const tab of document.querySelectorAll('.tab')) {
     tab.addEventListener('click', () => show(tab.dataset.view));

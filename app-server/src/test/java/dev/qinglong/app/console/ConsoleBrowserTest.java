@@ -31,15 +31,16 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * The operator console in a real headless Chromium against the running app (SQLite, dev tokens,
- * propose limit 2): alice proposes, bob approves with the digest he was shown, alice cannot decide
- * her own proposal, her third proposal in the window is refused with its retry time explained, and
- * members, model usage and gateway views say what they show. Every action goes through the public
- * {@code /v1} API, checked here against the API itself; the token never appears in a URL. A
- * screenshot of each view is written to {@code target/console-screenshots/}.
+ * propose limit 2): alice proposes and sees it in the proposal history (the list route), bob sees
+ * it in his pending list and approves it there with the digest he was shown, his quota view's
+ * decide count moves by exactly one (the same count as the API and the database), alice cannot
+ * decide her own proposal, her third proposal in the window is refused with its retry time
+ * explained and her quota view shows the window used up with its reset counting down, and members,
+ * model usage and gateway views say what they show. Every action goes through the public {@code
+ * /v1} API, checked here against the API itself; the token never appears in a URL. A screenshot of
+ * each view is written to {@code target/console-screenshots/}.
  *
- * <p>On this branch there is no proposal-list, management-quota or gateway route, so the tests
- * check that those views say so and work from what the API has (inspection by proposal id, the
- * explained 429).
+ * <p>No /v1 route exposes gateways or the completion worker, so that view says where to look.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -106,45 +107,66 @@ class ConsoleBrowserTest {
     WebElement history =
         wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("#history-list")));
     wait.until(ExpectedConditions.textToBePresentInElement(history, proposalId));
-    assertThat(history.getText()).contains("not available on this server").contains("pending");
+    assertThat(history.getText())
+        .contains("Proposals, oldest first")
+        .contains("remove left-pad 1.3.0")
+        .contains(actionDigest)
+        .contains("pending")
+        .doesNotContain("not available");
     screenshot("history");
     assertNoTokenInUrl("alice");
   }
 
   @Test
   @Order(2)
-  void bobOpensTheProposalSeesItsDigestAndApproves() {
+  void bobSeesItInHisPendingListApprovesThereAndHisQuotaViewCountsTheDecision() {
     signIn("bob");
-    WebElement list = browser.findElement(By.id("approvals-list"));
-    wait.until(ExpectedConditions.textToBePresentInElement(list, "not available"));
-    browser.findElement(By.id("open-proposal")).sendKeys(proposalId);
-    browser.findElement(By.cssSelector("#open-form button[type=submit]")).click();
-    WebElement digest =
-        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("detail-digest")));
-    assertThat(digest.getText()).isEqualTo(actionDigest);
-    screenshot("approvals");
     StoreInspector store = StoreInspector.sqlite(app.dataDir());
     int decidedBefore = store.consumed("demo", "bob", "plugin-package.decide");
+    tab("quota");
+    assertThat(quotaCell("used", "decide")).isEqualTo(Integer.toString(decidedBefore));
+    assertThat(apiQuota("bob", "plugin-package.decide").get("used").asInt())
+        .isEqualTo(decidedBefore);
+
+    tab("approvals");
+    WebElement list = browser.findElement(By.id("approvals-list"));
+    wait.until(ExpectedConditions.textToBePresentInElement(list, proposalId));
+    assertThat(list.getText())
+        .contains("Pending proposals")
+        .contains(actionDigest)
+        .contains("alice")
+        .doesNotContain("not available");
+    screenshot("approvals");
     // The first answer is lost after the quota statement committed: the console says so, and
     // approving again sends the same decisionId, which replays instead of counting again.
     app.faults().forEach(f -> f.loseNextResponse(ConsoleBrowserTest::isQuotaUpsert));
     By approve =
-        By.cssSelector("#approval-detail button[aria-label='Approve proposal " + proposalId + "']");
+        By.cssSelector("#approvals-list button[aria-label='Approve proposal " + proposalId + "']");
     browser.findElement(approve).click();
     WebElement detail = browser.findElement(By.id("approval-detail"));
     wait.until(
         ExpectedConditions.textToBePresentInElement(detail, "same request with the same id"));
     assertThat(app.faults().stream().mapToInt(f -> f.lostResponses()).sum()).isEqualTo(1);
     assertThat(store.consumed("demo", "bob", "plugin-package.decide")).isEqualTo(decidedBefore + 1);
-    browser.findElement(By.id("open-form")).findElement(By.cssSelector("button")).click();
     wait.until(ExpectedConditions.elementToBeClickable(approve)).click();
     wait.until(ExpectedConditions.textToBePresentInElement(detail, "Decision recorded: approve"));
+    // Decided: it leaves the pending list.
+    wait.until(ExpectedConditions.textToBePresentInElement(list, "Nothing waits for a decision."));
     assertThat(store.consumed("demo", "bob", "plugin-package.decide")).isEqualTo(decidedBefore + 1);
     screenshot("approvals-decided");
 
     Http.Response inspected = inspect("bob", proposalId);
     assertThat(inspected.json().get("approval").get("state").asString()).isEqualTo("approved");
     assertThat(inspected.json().get("approval").get("decidedBy").asString()).isEqualTo("bob");
+
+    // The quota view's decide count moved by exactly one, as the API and the database say.
+    tab("quota");
+    wait.until(d -> quotaCell("used", "decide").equals(Integer.toString(decidedBefore + 1)));
+    tools.jackson.databind.JsonNode decide = apiQuota("bob", "plugin-package.decide");
+    assertThat(decide.get("used").asInt()).isEqualTo(decidedBefore + 1);
+    assertThat(quotaCell("remaining", "decide"))
+        .isEqualTo(Integer.toString(decide.get("remaining").asInt()));
+    assertThat(quotaCell("reset", "decide")).matches("(\\d+m )?\\d+s");
     assertNoTokenInUrl("bob");
   }
 
@@ -154,14 +176,25 @@ class ConsoleBrowserTest {
     signIn("alice");
     String own = propose("left-pad", "1.4.0");
     tab("approvals");
+    WebElement detail = browser.findElement(By.id("approval-detail"));
+    // Opened by id through GET …/proposals/{id} and GET …/approvals/{approvalId}: an unknown id
+    // is the API's 409, explained.
+    browser.findElement(By.id("open-proposal")).sendKeys("no-such-proposal");
+    browser.findElement(By.cssSelector("#open-form button[type=submit]")).click();
+    wait.until(ExpectedConditions.textToBePresentInElement(detail, "Conflict"));
+    browser.findElement(By.id("open-proposal")).clear();
     browser.findElement(By.id("open-proposal")).sendKeys(own);
     browser.findElement(By.cssSelector("#open-form button[type=submit]")).click();
     wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("detail-digest")));
+    Http.Response ownApi = inspect("bob", own);
+    assertThat(browser.findElement(By.id("detail-digest")).getText())
+        .isEqualTo(ownApi.json().get("proposal").get("actionDigest").asString());
+    assertThat(detail.getText())
+        .contains(ownApi.json().get("approval").get("approvalId").asString() + " · pending");
     browser
         .findElement(
             By.cssSelector("#approval-detail button[aria-label='Approve proposal " + own + "']"))
         .click();
-    WebElement detail = browser.findElement(By.id("approval-detail"));
     wait.until(ExpectedConditions.textToBePresentInElement(detail, "not allowed to decide"));
     assertThat(inspect("bob", own).json().get("approval").get("state").asString())
         .isEqualTo("pending");
@@ -185,9 +218,24 @@ class ConsoleBrowserTest {
     tab("quota");
     WebElement rejections = browser.findElement(By.id("quota-rejections"));
     wait.until(ExpectedConditions.textToBePresentInElement(rejections, "Quota exceeded"));
-    assertThat(rejections.getText()).contains("propose");
-    assertThat(browser.findElement(By.id("quota-table")).getText())
-        .contains("not available on this server");
+    assertThat(rejections.getText())
+        .contains("propose")
+        .containsPattern("The window resets and you can try again in \\d+ s");
+    // Her propose window is used up: the view shows the count the API and the database hold, and
+    // the window's reset counting down.
+    tools.jackson.databind.JsonNode propose = apiQuota("alice", "plugin-package.propose");
+    assertThat(propose.get("used").asInt())
+        .isEqualTo(2)
+        .isEqualTo(
+            StoreInspector.sqlite(app.dataDir())
+                .consumed("demo", "alice", "plugin-package.propose"));
+    assertThat(propose.get("remaining").asInt()).isZero();
+    wait.until(d -> quotaCell("used", "propose").equals("2"));
+    assertThat(quotaCell("remaining", "propose")).isEqualTo("0");
+    String reset = quotaCell("reset", "propose");
+    // duration(): "59s", or "1m 00s" right at the window's full length
+    assertThat(reset).matches("\\d{1,2}s|1m 00s");
+    assertThat(browser.findElement(By.id("quota-table")).getText()).doesNotContain("not available");
     screenshot("quota");
     assertNoTokenInUrl("alice");
   }
@@ -259,7 +307,11 @@ class ConsoleBrowserTest {
     tab("gateways");
     WebElement gateways = browser.findElement(By.id("gateways-body"));
     wait.until(ExpectedConditions.textToBePresentInElement(gateways, "not available"));
-    assertThat(gateways.getText()).contains("/actuator/health/readiness");
+    assertThat(gateways.getText())
+        .contains("/actuator/health/readiness")
+        .contains("management port")
+        .contains("qinglong_downloads_bytes_total")
+        .contains("qinglong_worker_state");
     screenshot("gateways");
 
     // carol holds no permission: the same console lets her change nothing.
@@ -272,6 +324,69 @@ class ConsoleBrowserTest {
 
   @Test
   @Order(5)
+  void theListsPageWithTheServersCursor() {
+    // Four more proposals (carol and admin may now propose, two each within the propose limit):
+    // six in all, five of them pending.
+    for (String user : List.of("carol", "admin")) {
+      apiOk(
+          app.http.put(
+              "/v1/projects/demo/members/" + user,
+              app.token("admin"),
+              "{\"permissions\":[\"package.manage\",\"package.read\"]}"));
+      for (int i = 1; i <= 2; i++) {
+        apiOk(
+            app.http.post(
+                "/v1/projects/demo/plugin-packages/proposals",
+                app.token(user),
+                "{\"actionRef\":\"page-"
+                    + user
+                    + "-"
+                    + i
+                    + "\",\"action\":{\"type\":\"remove\",\"package\":\"pager\",\"version\":\""
+                    + user
+                    + "."
+                    + i
+                    + "\"}}"));
+      }
+    }
+    Http.Response all =
+        app.http.get("/v1/projects/demo/plugin-packages/proposals?limit=200", app.token("bob"));
+    assertThat(all.json().get("items").size()).isEqualTo(6);
+    Http.Response firstFive =
+        app.http.get("/v1/projects/demo/plugin-packages/proposals?limit=5", app.token("bob"));
+    assertThat(firstFive.json().get("nextCursor").isNull()).isFalse();
+
+    signIn("bob");
+    WebElement pending = browser.findElement(By.id("approvals-list"));
+    wait.until(ExpectedConditions.textToBePresentInElement(pending, "carol.2"));
+    assertThat(pending.findElements(By.cssSelector("tbody tr"))).hasSize(5);
+    assertThat(pending.getText()).doesNotContain("1.3.0"); // approved: not pending
+
+    tab("history");
+    WebElement history = browser.findElement(By.id("history-list"));
+    wait.until(ExpectedConditions.textToBePresentInElement(history, "admin.2"));
+    new org.openqa.selenium.support.ui.Select(browser.findElement(By.id("history-page-size")))
+        .selectByValue("5");
+    // Oldest first: the first page of five ends before admin's second proposal.
+    wait.until(d -> history.findElements(By.cssSelector("tbody tr")).size() == 5);
+    assertThat(history.getText()).contains("remove left-pad 1.3.0").doesNotContain("admin.2");
+    browser.findElement(By.id("history-list-more")).click();
+    wait.until(ExpectedConditions.textToBePresentInElement(history, "admin.2"));
+    assertThat(history.findElements(By.cssSelector("tbody tr"))).hasSize(6);
+    // The last page: its nextCursor is null, so there is nothing more to load.
+    assertThat(browser.findElements(By.id("history-list-more"))).isEmpty();
+    List<String> shown =
+        history.findElements(By.cssSelector("tbody tr td:first-child")).stream()
+            .map(WebElement::getText)
+            .toList();
+    List<String> api = new java.util.ArrayList<>();
+    all.json().get("items").forEach(item -> api.add(item.get("proposalId").asString()));
+    assertThat(shown).isEqualTo(api);
+    screenshot("history-paged");
+  }
+
+  @Test
+  @Order(6)
   void aWrongTokenIsRefusedAndNothingLeaksIntoTheUrl() {
     signOutIfSignedIn();
     browser.findElement(By.id("token")).sendKeys("not-a-token");
@@ -284,7 +399,7 @@ class ConsoleBrowserTest {
   }
 
   @Test
-  @Order(6)
+  @Order(7)
   void theContentSecurityPolicyRefusedNothingTheConsoleNeeds() {
     // Read after every scenario above: a console that needed an inline script or style, or a
     // call to another origin, leaves "Refused to …" in the browser's log.
@@ -353,6 +468,24 @@ class ConsoleBrowserTest {
         "/v1/projects/demo/plugin-packages/proposals/" + proposal + "/inspections",
         app.token(user),
         "{\"inspectionId\":\"check-" + System.nanoTime() + "\"}");
+  }
+
+  /** The text of the quota view's cell {@code column} (used, remaining, reset) of an operation. */
+  private String quotaCell(String column, String operation) {
+    By cell = By.cssSelector("#quota-table ." + column + "[data-operation='" + operation + "']");
+    return wait.until(ExpectedConditions.visibilityOfElementLocated(cell)).getText().trim();
+  }
+
+  /** The caller's quota of one operation, as GET …/management-quota reports it. */
+  private tools.jackson.databind.JsonNode apiQuota(String user, String operation) {
+    Http.Response r = app.http.get("/v1/projects/demo/management-quota", app.token(user));
+    assertThat(r.status()).as(r.body()).isEqualTo(200);
+    for (tools.jackson.databind.JsonNode o : r.json().get("operations")) {
+      if (o.get("operation").asString().equals(operation)) {
+        return o;
+      }
+    }
+    throw new AssertionError("no " + operation + " in " + r.body());
   }
 
   static boolean isQuotaUpsert(String sql) {
