@@ -16,7 +16,7 @@ import java.util.Map;
  *
  * <p>Arguments (also as one space-separated argument): {@code quick|full} (also {@code --quick}),
  * the output directory, and optionally {@code --only=<text>} to run only the workloads whose
- * "scenario / system" contains the text.
+ * "scenario/system" contains the text.
  */
 public final class Benchmarks {
   private Benchmarks() {}
@@ -53,8 +53,8 @@ public final class Benchmarks {
       machine.put("postgresSource", PostgresTestServer.get().source());
       machine.put("loadAverageAtStart", loadAverage());
       for (Workload w : workloads) {
-        String id = w.scenario() + " / " + w.system();
-        if (only == null || id.contains(only)) {
+        String id = w.scenario() + "/" + w.system();
+        if ((only == null || id.contains(only)) && (!mode.quick() || w.inQuickMode())) {
           results.add(Runner.run(w, mode));
         }
       }

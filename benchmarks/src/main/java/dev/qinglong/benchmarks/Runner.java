@@ -27,8 +27,10 @@ final class Runner {
   static Result run(Workload workload, Workload.Mode mode) throws Exception {
     String id = workload.scenario() + " / " + workload.system();
     System.err.printf("%n== %s (%d threads)%n", id, workload.threads());
+    long setUpStart = System.nanoTime();
     try (workload) {
       workload.setUp(mode);
+      System.err.printf("   set-up %.1f s%n", (System.nanoTime() - setUpStart) / 1e9);
       Workload.Phases phases = workload.phases(mode);
       int threads = workload.threads();
       long[] next = new long[threads];

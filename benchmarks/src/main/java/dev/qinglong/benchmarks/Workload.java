@@ -32,6 +32,11 @@ interface Workload extends AutoCloseable {
    */
   String call(int thread, long n) throws Exception;
 
+  /** Whether the quick mode runs this workload too (else only the full run). */
+  default boolean inQuickMode() {
+    return true;
+  }
+
   /** The database whose counters are read around the timed phase, or null (not PostgreSQL). */
   default FreshDatabase database() {
     return null;
