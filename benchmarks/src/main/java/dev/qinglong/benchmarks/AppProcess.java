@@ -15,10 +15,12 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * The real app, started from the app-server jar (system property {@code bench.app.jar}, built in
@@ -73,7 +75,7 @@ final class AppProcess implements AutoCloseable {
     try {
       app.awaitReady();
     } catch (Exception e) {
-      app.close();
+      app.stop(); // the data directory stays, with app.log
       throw e;
     }
     return app;
@@ -155,11 +157,21 @@ final class AppProcess implements AutoCloseable {
     return process.pid();
   }
 
-  @Override
-  public void close() throws Exception {
+  private void stop() throws InterruptedException {
     process.destroy();
     if (!process.waitFor(30, TimeUnit.SECONDS)) {
       process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    }
+  }
+
+  /** Stops the app and deletes its data directory. */
+  @Override
+  public void close() throws Exception {
+    stop();
+    try (Stream<Path> files = Files.walk(dataDir)) {
+      for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(f);
+      }
     }
   }
 }

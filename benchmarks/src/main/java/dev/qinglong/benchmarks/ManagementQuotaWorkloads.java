@@ -518,6 +518,12 @@ final class ManagementQuotaWorkloads {
     }
 
     @Override
+    public Phases phases(Mode mode) {
+      // A freshly started app needs a longer warm-up than in-process code (JIT).
+      return Phases.timed(mode, 4, 3, 15, 30);
+    }
+
+    @Override
     Map<String, Object> moreNotes() {
       return Map.of("managerPoolSize", 2);
     }

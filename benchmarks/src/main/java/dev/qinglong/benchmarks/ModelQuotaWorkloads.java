@@ -122,6 +122,12 @@ final class ModelQuotaWorkloads {
     }
 
     @Override
+    public Phases phases(Mode mode) {
+      // A freshly started app needs a longer warm-up than in-process code (JIT).
+      return Phases.timed(mode, 4, 3, 15, 30);
+    }
+
+    @Override
     public void setUp(Mode mode) throws Exception {
       db = new FreshDatabase("lifecycle_http");
       List<String> users = new ArrayList<>();

@@ -58,7 +58,7 @@ final class Report {
                   : String.format(Locale.ROOT, "%.2f", r.statementsPerCall()),
               r.outcomes()));
     }
-    md.append("\n| target | measured | goal | attainment | |\n|---|---:|---:|---:|---|\n");
+    md.append("\n| target | measured | goal | measured / goal | |\n|---|---:|---:|---:|---|\n");
     for (Targets.Target t : targets) {
       md.append(t.row()).append('\n');
     }

@@ -28,12 +28,9 @@ final class Targets {
       return measured() && (atLeast ? value >= goal : value <= goal);
     }
 
-    /** value / goal for "at least", goal / value for "at most": 1 means exactly on target. */
-    Double attainment() {
-      if (!measured()) {
-        return null;
-      }
-      return atLeast ? value / goal : goal / value;
+    /** value / goal: at least 1 meets an "at least" target, at most 1 an "at most" one. */
+    Double ofGoal() {
+      return measured() ? value / goal : null;
     }
 
     String row() {
@@ -44,7 +41,7 @@ final class Targets {
           measured() ? format(value) + unit : "not measured",
           atLeast ? "≥" : "≤",
           format(goal) + unit,
-          measured() ? String.format(Locale.ROOT, "%.0f %%", 100 * attainment()) : "–",
+          measured() ? String.format(Locale.ROOT, "%.0f %%", 100 * ofGoal()) : "–",
           met() ? "met" : "missed");
     }
 
