@@ -166,7 +166,7 @@ final class Targets {
             0.8));
     t.add(
         new Target(
-            "download throttle: |achieved / configured − 1|",
+            "download throttle error: achieved vs configured rate",
             r.find("download", "http-throttled")
                 .map(
                     x ->
