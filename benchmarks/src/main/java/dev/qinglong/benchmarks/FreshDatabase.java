@@ -74,7 +74,10 @@ final class FreshDatabase implements AutoCloseable {
     }
   }
 
-  /** The server's settings that decide what a commit costs. */
+  /**
+   * The server's settings that decide what a commit costs. (The test kit hands out databases, not
+   * its administrative URL: a throw-away database gives the URL of the server's {@code postgres}.)
+   */
   static String serverSettings() throws SQLException {
     TestDatabase any = PostgresTestServer.get().createDatabase("bench_probe");
     try (Connection c =

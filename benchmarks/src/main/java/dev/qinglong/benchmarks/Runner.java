@@ -72,7 +72,7 @@ final class Runner {
       } finally {
         pool.shutdownNow();
       }
-    } catch (Exception | Error e) {
+    } catch (Exception e) {
       System.err.println("   FAILED: " + e);
       e.printStackTrace();
       return Result.failed(workload, e);
