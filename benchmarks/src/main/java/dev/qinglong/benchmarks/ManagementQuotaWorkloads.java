@@ -1,0 +1,674 @@
+package dev.qinglong.benchmarks;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.qinglong.core.quota.ManagementQuotaStore;
+import dev.qinglong.core.quota.QuotaDecision;
+import dev.qinglong.core.quota.QuotaKey;
+import dev.qinglong.core.quota.QuotaOperation;
+import dev.qinglong.core.quota.ReceiptId;
+import dev.qinglong.core.quota.RequestDigest;
+import dev.qinglong.jdbc.backend.BackendParts;
+import dev.qinglong.jdbc.backend.DataSourceDecorator;
+import dev.qinglong.jdbc.backend.StoreBackend;
+import dev.qinglong.postgres.PostgresMigrations;
+import dev.qinglong.postgres.PostgresRoles;
+import dev.qinglong.postgres.backend.PostgresBackend;
+import dev.qinglong.postgres.backend.PostgresSettings;
+import dev.qinglong.sqlite.SqliteDatabase;
+import dev.qinglong.sqlite.backend.SqliteBackend;
+import io.github.bucket4j.Bandwidth;
+import io.github.bucket4j.BucketConfiguration;
+import io.github.bucket4j.distributed.jdbc.PrimaryKeyMapper;
+import io.github.bucket4j.distributed.proxy.ProxyManager;
+import io.github.bucket4j.postgresql.Bucket4jPostgreSQL;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import javax.sql.DataSource;
+
+/**
+ * The ADR 000 management-quota decision, one call = one decision, measured the same way for every
+ * system: distinct users (10,000 users round-robin, limit 600 per 60 s, so nearly all admit) and
+ * one hot bucket exhausted before the warm-up (so every call is a rejection while the window
+ * lasts).
+ */
+final class ManagementQuotaWorkloads {
+  static final int USERS = 10_000;
+  static final int LIMIT = 600;
+  static final Duration WINDOW = Duration.ofSeconds(60);
+  static final int THREADS = 8;
+  static final String PROJECT = "bench";
+  static final String HOT_USER = "hot";
+
+  private ManagementQuotaWorkloads() {}
+
+  /** Every system on PostgreSQL for both shapes, then SQLite's store against raw SQLite. */
+  static List<Workload> all() {
+    List<Workload> all = new ArrayList<>();
+    for (Shape shape : Shape.values()) {
+      all.add(new RawPostgres(shape));
+      all.add(new Bucket4jPostgres(shape, false));
+      all.add(new Bucket4jPostgres(shape, true));
+      all.add(new StorePostgres(shape, 2));
+      all.add(new StorePostgres(shape, THREADS)); // full run only
+      all.add(new HttpPostgres(shape));
+    }
+    all.add(new RawSqlite(Shape.DISTINCT));
+    all.add(new StoreSqlite(Shape.DISTINCT));
+    return all;
+  }
+
+  enum Shape {
+    DISTINCT("distinct-users"),
+    HOT("hot-bucket-exhausted");
+
+    final String scenario;
+
+    Shape(String scenario) {
+      this.scenario = scenario;
+    }
+  }
+
+  /** Outcome labels. */
+  static final String ALLOWED = "allowed";
+
+  static final String REJECTED = "rejected";
+
+  /** The shared shape of every management-quota workload; subclasses decide one call. */
+  abstract static class QuotaWorkload implements Workload {
+    final Shape shape;
+    private final String system;
+    private final String scenarioSuffix;
+
+    QuotaWorkload(Shape shape, String system, String scenarioSuffix) {
+      this.shape = shape;
+      this.system = system;
+      this.scenarioSuffix = scenarioSuffix;
+    }
+
+    @Override
+    public String scenario() {
+      return shape.scenario + scenarioSuffix;
+    }
+
+    @Override
+    public String system() {
+      return system;
+    }
+
+    @Override
+    public int threads() {
+      return THREADS;
+    }
+
+    @Override
+    public Phases phases(Mode mode) {
+      // The hot bucket must stay in one 60 s window from its exhaustion to the end.
+      return Phases.timed(mode, 1, 3, 10, 30);
+    }
+
+    @Override
+    public void setUp(Mode mode) throws Exception {
+      open();
+      if (shape == Shape.HOT) {
+        fillHotBucket();
+      }
+    }
+
+    /** Spends the hot bucket's whole limit, from {@link #THREADS} threads (not timed). */
+    private void fillHotBucket() throws Exception {
+      ExecutorService pool = Executors.newFixedThreadPool(THREADS);
+      try {
+        List<Future<?>> fills = new ArrayList<>();
+        for (int t = 0; t < THREADS; t++) {
+          int thread = t;
+          fills.add(
+              pool.submit(
+                  () -> {
+                    for (int i = thread; i < LIMIT; i += THREADS) {
+                      String outcome = decide(HOT_USER, "fill-" + i);
+                      if (!outcome.equals(ALLOWED)) {
+                        throw new IllegalStateException("filling the hot bucket: " + outcome);
+                      }
+                    }
+                    return null;
+                  }));
+        }
+        for (Future<?> f : fills) {
+          f.get();
+        }
+      } finally {
+        pool.shutdownNow();
+      }
+    }
+
+    @Override
+    public String call(int thread, long n) throws Exception {
+      String user = shape == Shape.HOT ? HOT_USER : "u" + ((thread + THREADS * n) % USERS);
+      return decide(user, "r" + thread + "-" + n);
+    }
+
+    @Override
+    public Map<String, Object> notes() {
+      Map<String, Object> notes = new LinkedHashMap<>();
+      notes.put("users", shape == Shape.HOT ? 1 : USERS);
+      notes.put("limit", LIMIT);
+      notes.put("windowSeconds", WINDOW.toSeconds());
+      notes.putAll(moreNotes());
+      return notes;
+    }
+
+    Map<String, Object> moreNotes() {
+      return Map.of();
+    }
+
+    /** Opens pools, schema, processes. */
+    abstract void open() throws Exception;
+
+    /** One decision for {@code user} with receipt {@code receipt}: an outcome label. */
+    abstract String decide(String user, String receipt) throws Exception;
+  }
+
+  /** A PostgreSQL workload: its own fresh database. */
+  abstract static class PostgresWorkload extends QuotaWorkload {
+    FreshDatabase db;
+
+    PostgresWorkload(Shape shape, String system) {
+      super(shape, system, "");
+    }
+
+    @Override
+    public FreshDatabase database() {
+      return db;
+    }
+
+    @Override
+    void open() throws Exception {
+      db = new FreshDatabase(system().replace('-', '_'));
+      openOn(db);
+    }
+
+    abstract void openOn(FreshDatabase db) throws Exception;
+
+    abstract void closePools() throws Exception;
+
+    @Override
+    public void close() throws Exception {
+      try {
+        closePools();
+      } finally {
+        if (db != null) {
+          db.close();
+        }
+      }
+    }
+  }
+
+  /**
+   * The seed statement of ADR 000 as a user would write it: one {@code INSERT … ON CONFLICT DO
+   * UPDATE … WHERE … RETURNING} per call, autocommit, receipts as a {@code jsonb} array of ids, the
+   * database clock. A full window (or a replay) returns no row and is not read back.
+   */
+  static final class RawPostgres extends PostgresWorkload {
+    private static final String NOW = "floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint";
+    private static final String UPSERT =
+        """
+        INSERT INTO raw_quota_buckets AS b
+          (project_id, subject_type, subject_id, operation,
+           window_started_at_ms, consumed_count, receipt_ids, updated_at_ms)
+        VALUES (?, 'user', ?, 'plugin-package.inspect', %1$s, 1, jsonb_build_array(?::text), %1$s)
+        ON CONFLICT (project_id, subject_type, subject_id, operation) DO UPDATE SET
+          window_started_at_ms = CASE WHEN b.window_started_at_ms + ? <= excluded.updated_at_ms
+                                      THEN excluded.window_started_at_ms
+                                      ELSE b.window_started_at_ms END,
+          consumed_count = CASE WHEN b.window_started_at_ms + ? <= excluded.updated_at_ms
+                                THEN 1 ELSE b.consumed_count + 1 END,
+          receipt_ids = CASE WHEN b.window_started_at_ms + ? <= excluded.updated_at_ms
+                             THEN excluded.receipt_ids
+                             ELSE b.receipt_ids || excluded.receipt_ids END,
+          updated_at_ms = excluded.updated_at_ms
+        WHERE b.window_started_at_ms + ? <= excluded.updated_at_ms
+           OR (b.consumed_count < ? AND NOT b.receipt_ids @> excluded.receipt_ids)
+        RETURNING consumed_count
+        """
+            .formatted(NOW);
+    private HikariDataSource pool;
+
+    RawPostgres(Shape shape) {
+      super(shape, "raw-jdbc");
+    }
+
+    @Override
+    void openOn(FreshDatabase db) throws Exception {
+      pool = db.ownerPool(THREADS);
+      try (Connection c = pool.getConnection();
+          Statement s = c.createStatement()) {
+        s.execute(
+            """
+            CREATE TABLE raw_quota_buckets (
+              project_id text NOT NULL, subject_type text NOT NULL, subject_id text NOT NULL,
+              operation text NOT NULL, window_started_at_ms bigint NOT NULL,
+              consumed_count integer NOT NULL, receipt_ids jsonb NOT NULL,
+              updated_at_ms bigint NOT NULL,
+              PRIMARY KEY (project_id, subject_type, subject_id, operation))
+            """);
+      }
+    }
+
+    @Override
+    String decide(String user, String receipt) throws Exception {
+      return rawUpsert(pool, UPSERT, user, receipt, false);
+    }
+
+    @Override
+    Map<String, Object> moreNotes() {
+      return Map.of("poolSize", THREADS);
+    }
+
+    @Override
+    void closePools() {
+      if (pool != null) {
+        pool.close();
+      }
+    }
+  }
+
+  /** Runs a raw upsert with PostgreSQL-style positional parameters or SQLite's numbered ones. */
+  static String rawUpsert(
+      DataSource pool, String sql, String user, String receipt, boolean numbered) throws Exception {
+    try (Connection c = pool.getConnection();
+        PreparedStatement ps = c.prepareStatement(sql)) {
+      long window = WINDOW.toMillis();
+      if (numbered) {
+        ps.setString(1, PROJECT);
+        ps.setString(2, user);
+        ps.setString(3, receipt);
+        ps.setLong(4, window);
+        ps.setInt(5, LIMIT);
+      } else {
+        ps.setString(1, PROJECT);
+        ps.setString(2, user);
+        ps.setString(3, receipt);
+        for (int i = 4; i <= 7; i++) {
+          ps.setLong(i, window);
+        }
+        ps.setInt(8, LIMIT);
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? ALLOWED : REJECTED;
+      }
+    }
+  }
+
+  /**
+   * Bucket4j 8.14 on PostgreSQL ({@code com.bucket4j:bucket4j_jdk17-postgresql}), either lock mode,
+   * with a bucket of 600 tokens refilled all at once every 60 s (the closest to a fixed window),
+   * one {@code tryConsume(1)} per call.
+   */
+  static final class Bucket4jPostgres extends PostgresWorkload {
+    private final boolean advisory;
+    private HikariDataSource pool;
+    private ProxyManager<String> buckets;
+    private final BucketConfiguration configuration =
+        BucketConfiguration.builder()
+            .addLimit(Bandwidth.builder().capacity(LIMIT).refillIntervally(LIMIT, WINDOW).build())
+            .build();
+
+    Bucket4jPostgres(Shape shape, boolean advisory) {
+      super(shape, advisory ? "bucket4j-advisory" : "bucket4j-select-for-update");
+      this.advisory = advisory;
+    }
+
+    @Override
+    void openOn(FreshDatabase db) throws Exception {
+      pool = db.ownerPool(THREADS);
+      try (Connection c = pool.getConnection();
+          Statement s = c.createStatement()) {
+        s.execute("CREATE TABLE bucket (id text PRIMARY KEY, state bytea, expires_at bigint)");
+      }
+      buckets =
+          advisory
+              ? Bucket4jPostgreSQL.advisoryLockBasedBuilder(pool)
+                  .primaryKeyMapper(PrimaryKeyMapper.STRING)
+                  .build()
+              : Bucket4jPostgreSQL.selectForUpdateBasedBuilder(pool)
+                  .primaryKeyMapper(PrimaryKeyMapper.STRING)
+                  .build();
+    }
+
+    @Override
+    String decide(String user, String receipt) {
+      // Bucket4j has no receipts: a retry would be counted again.
+      return buckets.builder().build(user, () -> configuration).tryConsume(1) ? ALLOWED : REJECTED;
+    }
+
+    @Override
+    Map<String, Object> moreNotes() {
+      return Map.of("poolSize", THREADS);
+    }
+
+    @Override
+    void closePools() {
+      if (pool != null) {
+        pool.close();
+      }
+    }
+  }
+
+  static RequestDigest inspectDigest() {
+    return RequestDigest.of(QuotaOperation.INSPECT, "benchmark");
+  }
+
+  static String outcome(QuotaDecision d) {
+    if (d instanceof QuotaDecision.Allowed) {
+      return ALLOWED;
+    }
+    if (d instanceof QuotaDecision.Rejected) {
+      return REJECTED;
+    }
+    return d.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT);
+  }
+
+  /** Settings as the app builds them from its defaults, on the workload's database. */
+  static PostgresSettings settings(FreshDatabase db) {
+    return settings(db, 2);
+  }
+
+  /** The same with {@code managerPoolSize} connections of {@code ql3_package_manager}. */
+  static PostgresSettings settings(FreshDatabase db, int managerPoolSize) {
+    return new PostgresSettings(
+        db.database().jdbcUrl(),
+        new PostgresSettings.Login(db.database().username(), db.database().password()),
+        Map.of(),
+        true,
+        true,
+        managerPoolSize,
+        1,
+        2,
+        2);
+  }
+
+  /**
+   * The project's store in-process, wired exactly as the app wires it ({@link PostgresBackend} with
+   * the default pool of 2 {@code ql3_package_manager} connections, or as many as client threads for
+   * the comparison with the baselines), whatever the store code on this branch does.
+   */
+  static final class StorePostgres extends PostgresWorkload {
+    private final int poolSize;
+    private StoreBackend backend;
+    private ManagementQuotaStore store;
+
+    StorePostgres(Shape shape, int poolSize) {
+      super(shape, poolSize == 2 ? "store" : "store-pool-" + poolSize);
+      this.poolSize = poolSize;
+    }
+
+    @Override
+    void openOn(FreshDatabase db) {
+      backend =
+          PostgresBackend.open(
+              settings(db), new BackendParts(true, false, false, false), DataSourceDecorator.NONE);
+      store = backend.managementQuota();
+    }
+
+    @Override
+    String decide(String user, String receipt) {
+      return outcome(
+          store.consume(
+              QuotaKey.user(PROJECT, user, QuotaOperation.INSPECT),
+              new ReceiptId(receipt),
+              inspectDigest(),
+              LIMIT,
+              WINDOW));
+    }
+
+    @Override
+    Map<String, Object> moreNotes() {
+      return Map.of("poolSize", poolSize);
+    }
+
+    @Override
+    public boolean inQuickMode() {
+      return poolSize == 2;
+    }
+
+    @Override
+    void closePools() {
+      if (backend != null) {
+        backend.close();
+      }
+    }
+  }
+
+  /**
+   * The HTTP API of a real app process on PostgreSQL (default pools, dev-token authentication): one
+   * call = {@code POST …/proposals/{id}/inspections}, which authenticates, checks the Project
+   * Policy, reads the proposal and its approval and consumes the user's inspect quota. 200 is
+   * {@code allowed}, 429 {@code quota_exceeded} is {@code rejected}.
+   */
+  static final class HttpPostgres extends PostgresWorkload {
+    private AppProcess app;
+    private Http http;
+    private String inspections;
+
+    HttpPostgres(Shape shape) {
+      super(shape, "http");
+    }
+
+    @Override
+    void openOn(FreshDatabase db) throws Exception {
+      List<String> users = new ArrayList<>();
+      try (HikariDataSource owner = db.ownerPool(2)) { // Flyway takes two connections
+        PostgresRoles.bootstrap(owner);
+        PostgresMigrations.migrate(owner);
+        try (Connection c = owner.getConnection();
+            PreparedStatement ps =
+                c.prepareStatement(
+                    "INSERT INTO qinglong.project_members (project_id, user_id, permissions,"
+                        + " updated_at_ms) SELECT ?, u, ARRAY['package.manage', 'package.read'], 0"
+                        + " FROM unnest(?::text[]) AS u")) {
+          for (int i = 0; i < (shape == Shape.HOT ? 1 : USERS); i++) {
+            users.add("u" + i);
+          }
+          users.add(HOT_USER);
+          ps.setString(1, PROJECT);
+          ps.setArray(2, c.createArrayOf("text", users.toArray()));
+          ps.executeUpdate();
+        }
+      }
+      app = startApp(db, users, List.of());
+      http = new Http(app);
+      String proposal =
+          http.expect(
+                  "POST",
+                  "u0",
+                  "/v1/projects/" + PROJECT + "/plugin-packages/proposals",
+                  "{\"actionRef\":\"bench\",\"action\":{\"type\":\"remove\",\"package\":\"p\","
+                      + "\"version\":\"1\"}}",
+                  201)
+              .get("proposalId")
+              .asString();
+      inspections =
+          "/v1/projects/" + PROJECT + "/plugin-packages/proposals/" + proposal + "/inspections";
+    }
+
+    @Override
+    String decide(String user, String receipt) throws Exception {
+      HttpResponse<String> r =
+          http.send("POST", user, inspections, "{\"inspectionId\":\"" + receipt + "\"}");
+      if (r.statusCode() == 200) {
+        return ALLOWED;
+      }
+      if (r.statusCode() == 429 && r.body().contains("quota_exceeded")) {
+        return REJECTED;
+      }
+      throw Http.unexpected("inspection", r);
+    }
+
+    @Override
+    public Phases phases(Mode mode) {
+      // A freshly started app needs a longer warm-up than in-process code (JIT); the hot bucket's
+      // fill (600 requests to a cold app) eats into its 60 s window, so its phases are shorter.
+      return shape == Shape.HOT
+          ? Phases.timed(mode, 4, 3, 10, 25)
+          : Phases.timed(mode, 4, 3, 15, 30);
+    }
+
+    @Override
+    Map<String, Object> moreNotes() {
+      return Map.of("managerPoolSize", 2);
+    }
+
+    @Override
+    void closePools() throws Exception {
+      if (app != null) {
+        app.close();
+      }
+    }
+  }
+
+  /** Starts the app on PostgreSQL with the default pools; extra {@code --name=value} args. */
+  static AppProcess startApp(FreshDatabase db, List<String> users, List<String> extra)
+      throws Exception {
+    List<String> args = new ArrayList<>();
+    args.add("--qinglong.store=postgres");
+    args.add("--qinglong.postgres.url=" + db.database().jdbcUrl());
+    args.add("--qinglong.postgres.username=" + db.database().username());
+    args.add("--qinglong.postgres.password=" + db.database().password());
+    args.add("--qinglong.postgres.bootstrap-roles=true");
+    // 32 client threads come from one address: lift the per-address bound (default 16). The
+    // per-user bound (default 8) is lifted to 16: 8 client threads on the one hot user keep 8
+    // requests in flight, and a new one may arrive before the server has counted the last
+    // answered one out (a 429 too_many_requests that is not the quota's).
+    args.add("--qinglong.shield.max-concurrent-requests-per-client=64");
+    args.add("--qinglong.shield.max-concurrent-requests-per-principal=16");
+    args.addAll(extra);
+    return AppProcess.start(users, args);
+  }
+
+  /**
+   * The seed statement on SQLite (numbered parameters, JSON receipts), one pool of 1 as the app.
+   */
+  static final class RawSqlite extends QuotaWorkload {
+    private static final String NOW = "CAST(unixepoch('subsec') * 1000 AS INTEGER)";
+    private static final String UPSERT =
+        """
+        INSERT INTO raw_quota_buckets AS b
+          (project_id, subject_type, subject_id, operation,
+           window_started_at_ms, consumed_count, receipt_ids, updated_at_ms)
+        VALUES (?1, 'user', ?2, 'plugin-package.inspect', %1$s, 1, json_array(?3), %1$s)
+        ON CONFLICT (project_id, subject_type, subject_id, operation) DO UPDATE SET
+          window_started_at_ms = CASE WHEN b.window_started_at_ms + ?4 <= excluded.updated_at_ms
+                                      THEN excluded.window_started_at_ms
+                                      ELSE b.window_started_at_ms END,
+          consumed_count = CASE WHEN b.window_started_at_ms + ?4 <= excluded.updated_at_ms
+                                THEN 1 ELSE b.consumed_count + 1 END,
+          receipt_ids = CASE WHEN b.window_started_at_ms + ?4 <= excluded.updated_at_ms
+                             THEN excluded.receipt_ids
+                             ELSE json_insert(b.receipt_ids, '$[#]', ?3) END,
+          updated_at_ms = excluded.updated_at_ms
+        WHERE b.window_started_at_ms + ?4 <= excluded.updated_at_ms
+           OR (b.consumed_count < ?5
+               AND NOT EXISTS (SELECT 1 FROM json_each(b.receipt_ids) e WHERE e.value = ?3))
+        RETURNING consumed_count
+        """
+            .formatted(NOW);
+    private Path dir;
+    private HikariDataSource pool;
+
+    RawSqlite(Shape shape) {
+      super(shape, "raw-jdbc", "-sqlite");
+    }
+
+    @Override
+    void open() throws Exception {
+      dir = Files.createTempDirectory("qinglong-bench-sqlite");
+      pool = SqliteDatabase.open(dir.resolve("raw.db"));
+      try (Connection c = pool.getConnection();
+          Statement s = c.createStatement()) {
+        s.execute(
+            """
+            CREATE TABLE raw_quota_buckets (
+              project_id TEXT NOT NULL, subject_type TEXT NOT NULL, subject_id TEXT NOT NULL,
+              operation TEXT NOT NULL, window_started_at_ms INTEGER NOT NULL,
+              consumed_count INTEGER NOT NULL, receipt_ids TEXT NOT NULL,
+              updated_at_ms INTEGER NOT NULL,
+              PRIMARY KEY (project_id, subject_type, subject_id, operation))
+            """);
+      }
+    }
+
+    @Override
+    String decide(String user, String receipt) throws Exception {
+      return rawUpsert(pool, UPSERT, user, receipt, true);
+    }
+
+    @Override
+    public void close() throws Exception {
+      if (pool != null) {
+        pool.close();
+      }
+      Files.deleteIfExists(dir.resolve("raw.db-wal"));
+      Files.deleteIfExists(dir.resolve("raw.db-shm"));
+      Files.deleteIfExists(dir.resolve("raw.db"));
+      Files.deleteIfExists(dir);
+    }
+  }
+
+  /** The project's SQLite store in-process, wired as the app wires it ({@link SqliteBackend}). */
+  static final class StoreSqlite extends QuotaWorkload {
+    private Path dir;
+    private StoreBackend backend;
+    private ManagementQuotaStore store;
+
+    StoreSqlite(Shape shape) {
+      super(shape, "store", "-sqlite");
+    }
+
+    @Override
+    void open() throws Exception {
+      dir = Files.createTempDirectory("qinglong-bench-sqlite");
+      backend =
+          SqliteBackend.open(
+              SqliteBackend.file(dir),
+              false,
+              new BackendParts(true, false, false, false),
+              DataSourceDecorator.NONE);
+      store = backend.managementQuota();
+    }
+
+    @Override
+    String decide(String user, String receipt) {
+      return outcome(
+          store.consume(
+              QuotaKey.user(PROJECT, user, QuotaOperation.INSPECT),
+              new ReceiptId(receipt),
+              inspectDigest(),
+              LIMIT,
+              WINDOW));
+    }
+
+    @Override
+    public void close() throws Exception {
+      if (backend != null) {
+        backend.close();
+      }
+      Files.deleteIfExists(dir.resolve("qinglong.db-wal"));
+      Files.deleteIfExists(dir.resolve("qinglong.db-shm"));
+      Files.deleteIfExists(dir.resolve("qinglong.db"));
+      Files.deleteIfExists(dir);
+    }
+  }
+}

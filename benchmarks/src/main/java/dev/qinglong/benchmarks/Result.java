@@ -1,0 +1,96 @@
+package dev.qinglong.benchmarks;
+
+import java.util.Locale;
+import java.util.Map;
+import org.HdrHistogram.Histogram;
+
+/**
+ * What one workload measured in its timed phase.
+ *
+ * @param ratePerSecond calls per second (downloads: bytes per second, see {@code unit})
+ * @param commitsPerCall {@code xact_commit} delta of the workload's database per call, or null
+ * @param statementsPerCall {@code pg_stat_statements} calls per call, or null when not loaded
+ * @param error the first unexpected failure (the call counted as outcome {@code error}), or the
+ *     reason the workload did not run
+ */
+record Result(
+    String scenario,
+    String system,
+    int threads,
+    double seconds,
+    long calls,
+    String unit,
+    double ratePerSecond,
+    double p50Ms,
+    double p99Ms,
+    double maxMs,
+    Map<String, Long> outcomes,
+    Double commitsPerCall,
+    Double statementsPerCall,
+    Map<String, Object> notes,
+    String error) {
+
+  static Result of(
+      Workload w,
+      double seconds,
+      Histogram h,
+      Map<String, Long> outcomes,
+      FreshDatabase.Counters delta,
+      Throwable firstError) {
+    long calls = h.getTotalCount();
+    double perCall = Math.max(1, calls);
+    return new Result(
+        w.scenario(),
+        w.system(),
+        w.threads(),
+        seconds,
+        calls,
+        w.unit(),
+        calls * (double) w.unitsPerCall() / seconds,
+        h.getValueAtPercentile(50) / 1000.0,
+        h.getValueAtPercentile(99) / 1000.0,
+        h.getMaxValue() / 1000.0,
+        outcomes,
+        delta == null ? null : delta.commits() / perCall,
+        delta == null || delta.statements() < 0 ? null : delta.statements() / perCall,
+        w.notes(),
+        firstError == null ? null : firstError.toString());
+  }
+
+  static Result failed(Workload w, Throwable e) {
+    return new Result(
+        w.scenario(),
+        w.system(),
+        w.threads(),
+        0,
+        0,
+        w.unit(),
+        0,
+        0,
+        0,
+        0,
+        Map.of(),
+        null,
+        null,
+        w.notes(),
+        e.toString());
+  }
+
+  boolean ok() {
+    return calls > 0 && error == null;
+  }
+
+  String summary() {
+    return String.format(
+        Locale.ROOT,
+        "%s %.0f %s/s p50 %.2f ms p99 %.2f ms outcomes %s commits/call %s%s",
+        ok() ? "ok" : "NOT OK",
+        ratePerSecond,
+        unit,
+        p50Ms,
+        p99Ms,
+        outcomes,
+        commitsPerCall == null ? "-" : String.format(Locale.ROOT, "%.2f", commitsPerCall),
+        error == null ? "" : " error " + error);
+  }
+}

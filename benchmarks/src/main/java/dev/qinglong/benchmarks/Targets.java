@@ -1,0 +1,217 @@
+package dev.qinglong.benchmarks;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * The targets of issue 12, as ratios inside one run (the machine is noisy, so absolute rates are
+ * not targets, except where the issue names one). A target whose workloads did not both run is
+ * reported as not measured.
+ */
+final class Targets {
+  private Targets() {}
+
+  /**
+   * @param value what was measured (a ratio, a rate or a fraction)
+   * @param goal the target
+   * @param atLeast whether {@code value} must be at least (true) or at most (false) {@code goal}
+   */
+  record Target(String name, Double value, double goal, boolean atLeast, String unit) {
+    boolean measured() {
+      return value != null && !value.isNaN() && !value.isInfinite();
+    }
+
+    boolean met() {
+      return measured() && (atLeast ? value >= goal : value <= goal);
+    }
+
+    /** value / goal: at least 1 meets an "at least" target, at most 1 an "at most" one. */
+    Double ofGoal() {
+      return measured() ? value / goal : null;
+    }
+
+    String row() {
+      return String.format(
+          Locale.ROOT,
+          "| %s | %s | %s %s | %s | %s |",
+          name,
+          measured() ? format(value) + unit : "not measured",
+          atLeast ? "≥" : "≤",
+          format(goal) + unit,
+          measured() ? String.format(Locale.ROOT, "%.0f %%", 100 * ofGoal()) : "–",
+          met() ? "met" : "missed");
+    }
+
+    private static String format(double v) {
+      return Math.abs(v) >= 100
+          ? String.format(Locale.ROOT, "%,.0f", v)
+          : String.format(Locale.ROOT, "%.2f", v);
+    }
+  }
+
+  static List<Target> evaluate(List<Result> results) {
+    Lookup r = new Lookup(results);
+    List<Target> t = new ArrayList<>();
+    ToDoubleFunction<Result> rate = Result::ratePerSecond;
+    t.add(
+        ratio(
+            "distinct users: store / raw seed statement",
+            r,
+            "distinct-users",
+            "store",
+            "raw-jdbc",
+            1.5));
+    t.add(
+        new Target(
+            "distinct users: store / better Bucket4j mode",
+            div(
+                r.get("distinct-users", "store", rate),
+                max(
+                    r.get("distinct-users", "bucket4j-select-for-update", rate),
+                    r.get("distinct-users", "bucket4j-advisory", rate))),
+            3,
+            true,
+            "×"));
+    t.add(
+        ratio(
+            "exhausted hot bucket: store / raw seed statement",
+            r,
+            "hot-bucket-exhausted",
+            "store",
+            "raw-jdbc",
+            5));
+    t.add(
+        ratio(
+            "exhausted hot bucket: store / Bucket4j advisory",
+            r,
+            "hot-bucket-exhausted",
+            "store",
+            "bucket4j-advisory",
+            3));
+    t.add(
+        ratio(
+            "distinct users: HTTP / store (default pool)",
+            r,
+            "distinct-users",
+            "http",
+            "store",
+            0.5));
+    t.add(
+        ratio(
+            "exhausted hot bucket: HTTP / store (default pool)",
+            r,
+            "hot-bucket-exhausted",
+            "http",
+            "store",
+            0.5));
+    t.add(
+        new Target(
+            "model lifecycles, HTTP, 100 Projects, 32 threads",
+            r.get("model-lifecycle-100-projects", "http-32-threads", rate),
+            1000,
+            true,
+            "/s"));
+    t.add(
+        new Target(
+            "… its p99",
+            r.get("model-lifecycle-100-projects", "http-32-threads", Result::p99Ms),
+            50,
+            false,
+            " ms"));
+    t.add(
+        new Target(
+            "model lifecycles, HTTP, 1 Project (better of 8 and 32 threads)",
+            max(
+                r.get("model-lifecycle-1-project", "http-8-threads", rate),
+                r.get("model-lifecycle-1-project", "http-32-threads", rate)),
+            400,
+            true,
+            "/s"));
+    t.add(
+        new Target(
+            "model lifecycles, in-process store, 100 Projects",
+            r.get("model-lifecycle-100-projects", "store-32-threads", rate),
+            2632,
+            true,
+            "/s"));
+    for (String db : List.of("postgres", "sqlite")) {
+      t.add(
+          new Target(
+              "admission p50 (" + db + "): 100,000 / 10 reservations in the window",
+              div(
+                  r.get("model-admission-" + db, "store-100000-in-window", Result::p50Ms),
+                  r.get("model-admission-" + db, "store-10-in-window", Result::p50Ms)),
+              1.2,
+              false,
+              "×"));
+    }
+    t.add(
+        ratio(
+            "SQLite: store / raw seed statement",
+            r,
+            "distinct-users-sqlite",
+            "store",
+            "raw-jdbc",
+            0.8));
+    t.add(
+        ratio(
+            "downloads: app / plain file-to-socket copy",
+            r,
+            "download",
+            "http",
+            "plain-file-to-socket",
+            0.8));
+    t.add(
+        new Target(
+            "download throttle error: achieved vs configured rate",
+            r.find("download", "http-throttled")
+                .map(
+                    x ->
+                        Math.abs(
+                                x.ratePerSecond()
+                                        / ((Number) x.notes().get("rateLimitBytesPerSecond"))
+                                            .doubleValue()
+                                    - 1)
+                            * 100)
+                .orElse(null),
+            2,
+            false,
+            " %"));
+    return t;
+  }
+
+  private static Target ratio(
+      String name, Lookup r, String scenario, String num, String den, double goal) {
+    return new Target(
+        name,
+        div(
+            r.get(scenario, num, Result::ratePerSecond),
+            r.get(scenario, den, Result::ratePerSecond)),
+        goal,
+        true,
+        "×");
+  }
+
+  private static Double div(Double a, Double b) {
+    return a == null || b == null || b == 0 ? null : a / b;
+  }
+
+  private static Double max(Double a, Double b) {
+    return a == null || b == null ? null : Math.max(a, b);
+  }
+
+  private record Lookup(List<Result> results) {
+    Optional<Result> find(String scenario, String system) {
+      return results.stream()
+          .filter(x -> x.ok() && x.scenario().equals(scenario) && x.system().equals(system))
+          .findFirst();
+    }
+
+    Double get(String scenario, String system, ToDoubleFunction<Result> f) {
+      return find(scenario, system).map(f::applyAsDouble).orElse(null);
+    }
+  }
+}

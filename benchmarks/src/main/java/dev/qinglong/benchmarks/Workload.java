@@ -1,0 +1,92 @@
+package dev.qinglong.benchmarks;
+
+import java.util.Map;
+
+/**
+ * One measured thing: a system under test (the raw statement, Bucket4j, the store, the HTTP API …)
+ * doing one kind of call. The {@link Runner} calls {@link #setUp} (fresh database, pools, app
+ * process: never timed), then {@link #call} from {@link #threads()} client threads through a
+ * warm-up phase and a timed phase, then {@link #close}.
+ */
+interface Workload extends AutoCloseable {
+
+  /** The row of the result table, e.g. {@code distinct-users}. */
+  String scenario();
+
+  /** The column: what executes the call, e.g. {@code raw-jdbc}, {@code store}, {@code http}. */
+  String system();
+
+  /** Client threads. */
+  int threads();
+
+  /** How long (or how many calls) each phase runs. */
+  Phases phases(Mode mode);
+
+  /** Everything the calls need; not timed. */
+  void setUp(Mode mode) throws Exception;
+
+  /**
+   * One call: the {@code n}-th call (counting from 0 over both phases) of client thread {@code
+   * thread}. Returns a short outcome label (e.g. {@code allowed}, {@code rejected}) that the runner
+   * counts; throws if the call failed in a way the workload does not expect.
+   */
+  String call(int thread, long n) throws Exception;
+
+  /** Whether the quick mode runs this workload too (else only the full run). */
+  default boolean inQuickMode() {
+    return true;
+  }
+
+  /** The database whose counters are read around the timed phase, or null (not PostgreSQL). */
+  default FreshDatabase database() {
+    return null;
+  }
+
+  /**
+   * How many units one call moves when the rate is not calls per second (downloads: bytes); 1
+   * otherwise.
+   */
+  default long unitsPerCall() {
+    return 1;
+  }
+
+  /** The unit of {@link #unitsPerCall()}, e.g. {@code calls} or {@code bytes}. */
+  default String unit() {
+    return "calls";
+  }
+
+  /** Facts about the set-up worth recording next to the result (pool size, limit, …). */
+  default Map<String, Object> notes() {
+    return Map.of();
+  }
+
+  @Override
+  void close() throws Exception;
+
+  /** Quick (under 5 minutes for everything) or full. */
+  enum Mode {
+    QUICK,
+    FULL;
+
+    boolean quick() {
+      return this == QUICK;
+    }
+  }
+
+  /**
+   * Warm-up and timed phase. A phase ends after {@code seconds} or, when {@code callsPerThread >
+   * 0}, once every thread made that many calls, whichever comes first.
+   */
+  record Phases(double warmupSeconds, double timedSeconds, long warmupCalls, long timedCalls) {
+    static Phases timed(
+        Mode mode, double quickWarmup, double quickTimed, double fullWarmup, double fullTimed) {
+      return mode.quick()
+          ? new Phases(quickWarmup, quickTimed, 0, 0)
+          : new Phases(fullWarmup, fullTimed, 0, 0);
+    }
+
+    static Phases counted(long warmupCallsPerThread, long timedCallsPerThread) {
+      return new Phases(3600, 3600, warmupCallsPerThread, timedCallsPerThread);
+    }
+  }
+}
