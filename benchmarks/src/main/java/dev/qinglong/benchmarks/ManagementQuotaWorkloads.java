@@ -397,7 +397,8 @@ final class ManagementQuotaWorkloads {
         managerPoolSize,
         1,
         2,
-        2);
+        2,
+        PostgresSettings.Timeouts.DEFAULTS);
   }
 
   /**
