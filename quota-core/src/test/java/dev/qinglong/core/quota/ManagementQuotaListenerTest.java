@@ -58,8 +58,8 @@ class ManagementQuotaListenerTest {
 
   @Test
   void admittedAndRefusedDecisionsAreReportedWithTheirLimitAndWindow() {
-    consume(POLICY, new QuotaDecision.Allowed(5, 1));
-    consume(POLICY, new QuotaDecision.Replayed(5, 1));
+    consume(POLICY, new QuotaDecision.Allowed(5, 1, 6));
+    consume(POLICY, new QuotaDecision.Replayed(5, 1, 6));
     assertThatThrownBy(() -> consume(POLICY, new QuotaDecision.Rejected(3)))
         .isInstanceOf(QuotaExceededException.class);
     assertThat(seen)
