@@ -64,8 +64,8 @@ class ManagementQuotaListenerTest {
         .isInstanceOf(QuotaExceededException.class);
     assertThat(seen)
         .containsExactly(
-            "plugin-package.inspect 7 90 Allowed[windowStartedAtMs=5, consumedCount=1]",
-            "plugin-package.inspect 7 90 Replayed[windowStartedAtMs=5, consumedCount=1]",
+            "plugin-package.inspect 7 90 Allowed[windowStartedAtMs=5, consumedCount=1, databaseNowMs=6]",
+            "plugin-package.inspect 7 90 Replayed[windowStartedAtMs=5, consumedCount=1, databaseNowMs=6]",
             "plugin-package.inspect 7 90 Rejected[retryAfterSeconds=3]");
   }
 
