@@ -8,8 +8,8 @@
 --     without stepping over rows of other states.
 -- Checked with EXPLAIN on PostgreSQL 15 (20,000 proposals over 20 Projects and all four states,
 -- parameters bound as the JDBC statement binds them): both the first page and a page after a
--- cursor are an Index Scan on the matching index under a Limit, with no Sort node (the JDBC
--- driver's custom plans fold the "? IS NULL" terms). A generic plan (plan_cache_mode =
+-- cursor are an Index Scan on the matching index under a Limit, with no Sort node (PostgreSQL's
+-- custom plans for the bound values fold the "? IS NULL" terms). A generic plan (plan_cache_mode =
 -- force_generic_plan) keeps the Index Scan on plugin_package_proposals_created_idx, filtering the
 -- state; it never sorts.
 -- Released migrations are never edited: add a new version instead (checksums are pinned by a test).

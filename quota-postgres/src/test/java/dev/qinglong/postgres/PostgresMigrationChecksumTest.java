@@ -26,7 +26,7 @@ class PostgresMigrationChecksumTest {
           "V6__artifact_upload_quota_operation.sql",
           "a7d404350f2bc4b2a52b78d26229055e8b5c2721383562e6d967b825afbb4403",
           "V7__proposal_list_indexes.sql",
-          "4168b7967b26fe03f3381f1774b096e80951030349b668351f9c057660fdf160");
+          "5e3ad9552047515935fc475e214ba057ca75d28c5db7d17b312189e8d3b8f189");
 
   /** The optional AI feature's migrations (db/postgres-ai), pinned the same way. */
   private static final Map<String, String> RELEASED_AI =
