@@ -24,7 +24,9 @@ class PostgresMigrationChecksumTest {
           "V5__governance_state_machine_guards.sql",
           "d359b6562f1244ae247675e3cf09d6582ceb2596a66444f4a98be535d6128b0e",
           "V6__artifact_upload_quota_operation.sql",
-          "a7d404350f2bc4b2a52b78d26229055e8b5c2721383562e6d967b825afbb4403");
+          "a7d404350f2bc4b2a52b78d26229055e8b5c2721383562e6d967b825afbb4403",
+          "V7__proposal_list_indexes.sql",
+          "5e3ad9552047515935fc475e214ba057ca75d28c5db7d17b312189e8d3b8f189");
 
   /** The optional AI feature's migrations (db/postgres-ai), pinned the same way. */
   private static final Map<String, String> RELEASED_AI =

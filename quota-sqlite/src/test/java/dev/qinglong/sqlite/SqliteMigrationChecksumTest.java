@@ -20,7 +20,9 @@ class SqliteMigrationChecksumTest {
           "V3__management_quota_receipt_request_digest.sql",
           "ae11bac4a0c2e07f9c28670b738c8b96f40c64b7edc89429d3a5586f889cc961",
           "V4__artifact_upload_quota_operation.sql",
-          "b298fe385eccc51f2920eebbf08639417e097ca2762f96aa7ff48c34a2754f13");
+          "b298fe385eccc51f2920eebbf08639417e097ca2762f96aa7ff48c34a2754f13",
+          "V5__proposal_list_index.sql",
+          "7c832ae4ac8f31c545a1bb1a73b8274648c97b5cc8bbcc3c5473257f11839975");
 
   /** The optional AI feature's migrations (db/sqlite-ai), pinned the same way. */
   private static final Map<String, String> RELEASED_AI =

@@ -22,8 +22,7 @@ public class GovernanceConfiguration {
 
   @Bean
   QuotaDecisionListener quotaDecisionListener(MeterRegistry registry) {
-    return new RateLimitQuotaListener(
-        new MicrometerQuotaDecisionListener(registry), Clock.systemUTC());
+    return new RateLimitQuotaListener(new MicrometerQuotaDecisionListener(registry));
   }
 
   @Bean

@@ -95,7 +95,7 @@ public record BucketReading(
       if (consumedCount > limit) {
         throw new StoreUnavailableException("corrupt quota bucket: count above the limit");
       }
-      return new QuotaDecision.Allowed(windowStartedAtMs, consumedCount);
+      return new QuotaDecision.Allowed(windowStartedAtMs, consumedCount, databaseNowMs);
     }
     long windowMs = window.toMillis();
     long endsAtMs = windowStartedAtMs + windowMs;
@@ -104,7 +104,7 @@ public record BucketReading(
       throw new StoreUnavailableException("quota decision refused in an ended window");
     }
     return switch (outcome) {
-      case REPLAYED -> new QuotaDecision.Replayed(windowStartedAtMs, consumedCount);
+      case REPLAYED -> new QuotaDecision.Replayed(windowStartedAtMs, consumedCount, databaseNowMs);
       case KEY_REUSED -> new QuotaDecision.KeyReused();
       case REJECTED -> {
         if (consumedCount < limit) {

@@ -38,7 +38,7 @@ public final class ManagementQuota {
     Objects.requireNonNull(receipt, "receipt");
     Objects.requireNonNull(request, "request");
     if (!policy.enabled()) {
-      return new QuotaDecision.Allowed(0, 0);
+      return new QuotaDecision.Allowed(0, 0, 0);
     }
     QuotaDecision decision;
     long started = System.nanoTime();

@@ -7,14 +7,21 @@ package dev.qinglong.core.quota;
  */
 public sealed interface QuotaDecision {
 
-  /** The receipt was appended; {@code consumedCount} is the bucket's count after it. */
-  record Allowed(long windowStartedAtMs, int consumedCount) implements QuotaDecision {}
+  /**
+   * The receipt was appended; {@code consumedCount} is the bucket's count after it, {@code
+   * databaseNowMs} the database clock the deciding statement decided on (what is left of the window
+   * is {@code windowStartedAtMs + window - databaseNowMs}, no other clock involved).
+   */
+  record Allowed(long windowStartedAtMs, int consumedCount, long databaseNowMs)
+      implements QuotaDecision {}
 
   /**
    * The receipt was already in the current window for the same request (same {@link RequestDigest},
-   * or a legacy receipt stored without one): allowed, nothing counted again.
+   * or a legacy receipt stored without one): allowed, nothing counted again. {@code databaseNowMs}
+   * is the database clock the deciding statement decided on.
    */
-  record Replayed(long windowStartedAtMs, int consumedCount) implements QuotaDecision {}
+  record Replayed(long windowStartedAtMs, int consumedCount, long databaseNowMs)
+      implements QuotaDecision {}
 
   /**
    * The receipt id is in the current window for a different request (another {@link

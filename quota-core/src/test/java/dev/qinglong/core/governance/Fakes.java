@@ -66,14 +66,14 @@ final class Fakes {
       String spentOn = receipts.get(receipt.value());
       if (spentOn != null) {
         return spentOn.equals(request.hex())
-            ? new QuotaDecision.Replayed(0, receipts.size())
+            ? new QuotaDecision.Replayed(0, receipts.size(), 0)
             : new QuotaDecision.KeyReused();
       }
       if (receipts.size() >= limit) {
         return new QuotaDecision.Rejected(7);
       }
       receipts.put(receipt.value(), request.hex());
-      return new QuotaDecision.Allowed(0, receipts.size());
+      return new QuotaDecision.Allowed(0, receipts.size(), 0);
     }
 
     @Override

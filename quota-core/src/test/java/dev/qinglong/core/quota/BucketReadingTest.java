@@ -16,15 +16,15 @@ class BucketReadingTest {
   private static final Duration MINUTE = Duration.ofSeconds(60);
 
   @Test
-  void anAdmissionCarriesTheWindowStartAndTheCountAfterIt() {
+  void anAdmissionCarriesTheWindowStartTheCountAfterItAndTheDatabaseNow() {
     assertThat(new BucketReading(ALLOWED, 1_000, 3, 3, 2_000).decision(3, MINUTE))
-        .isEqualTo(new QuotaDecision.Allowed(1_000, 3));
+        .isEqualTo(new QuotaDecision.Allowed(1_000, 3, 2_000));
   }
 
   @Test
   void receiptInTheCurrentWindowIsAReplay() {
     assertThat(new BucketReading(REPLAYED, 1_000, 3, 3, 2_000).decision(3, MINUTE))
-        .isEqualTo(new QuotaDecision.Replayed(1_000, 3));
+        .isEqualTo(new QuotaDecision.Replayed(1_000, 3, 2_000));
   }
 
   @Test

@@ -58,14 +58,14 @@ class ManagementQuotaListenerTest {
 
   @Test
   void admittedAndRefusedDecisionsAreReportedWithTheirLimitAndWindow() {
-    consume(POLICY, new QuotaDecision.Allowed(5, 1));
-    consume(POLICY, new QuotaDecision.Replayed(5, 1));
+    consume(POLICY, new QuotaDecision.Allowed(5, 1, 6));
+    consume(POLICY, new QuotaDecision.Replayed(5, 1, 6));
     assertThatThrownBy(() -> consume(POLICY, new QuotaDecision.Rejected(3)))
         .isInstanceOf(QuotaExceededException.class);
     assertThat(seen)
         .containsExactly(
-            "plugin-package.inspect 7 90 Allowed[windowStartedAtMs=5, consumedCount=1]",
-            "plugin-package.inspect 7 90 Replayed[windowStartedAtMs=5, consumedCount=1]",
+            "plugin-package.inspect 7 90 Allowed[windowStartedAtMs=5, consumedCount=1, databaseNowMs=6]",
+            "plugin-package.inspect 7 90 Replayed[windowStartedAtMs=5, consumedCount=1, databaseNowMs=6]",
             "plugin-package.inspect 7 90 Rejected[retryAfterSeconds=3]");
   }
 

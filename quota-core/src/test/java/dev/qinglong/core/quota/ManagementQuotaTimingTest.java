@@ -61,8 +61,8 @@ class ManagementQuotaTimingTest {
 
   @Test
   void eachOutcomeIsReportedOnceWithTheStoresTime() {
-    consume(quota(() -> new QuotaDecision.Allowed(0, 1)));
-    consume(quota(() -> new QuotaDecision.Replayed(0, 1)));
+    consume(quota(() -> new QuotaDecision.Allowed(0, 1, 0)));
+    consume(quota(() -> new QuotaDecision.Replayed(0, 1, 0)));
     assertThatThrownBy(() -> consume(quota(() -> new QuotaDecision.Rejected(7))))
         .isInstanceOf(QuotaExceededException.class);
     assertThatThrownBy(() -> consume(quota(QuotaDecision.KeyReused::new)))
@@ -98,7 +98,7 @@ class ManagementQuotaTimingTest {
     List<String> plain = new ArrayList<>();
     ManagementQuota q =
         new ManagementQuota(
-            deciding((key, receipt, request, limit, window) -> new QuotaDecision.Allowed(0, 1)),
+            deciding((key, receipt, request, limit, window) -> new QuotaDecision.Allowed(0, 1, 0)),
             ManagementQuotaPolicy.defaults(),
             (operation, outcome) -> plain.add(operation.wireName() + ":" + outcome));
     consume(q);
