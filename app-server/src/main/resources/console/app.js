@@ -4,6 +4,7 @@
 
 import { call, explain, newId, projectPath, session } from './api.js';
 import { duration, h, notice, replace, table } from './dom.js';
+import { renderUsageChart } from './usage-chart.js';
 
 const $ = (id) => document.getElementById(id);
 const PERMISSIONS = ['package.manage', 'approval.decide', 'package.read', 'model.invoke', 'model.usage.read', 'project.admin'];
@@ -304,10 +305,12 @@ async function renderUsage() {
   const r = await call('GET', projectPath('model-usage', 'window'));
   if (r.status === 404 || r.status === 405) {
     replace($('usage-table'), notice('Model quota is not enabled on this server (qinglong.ai.enabled=false).', 'warn'));
+    replace($('usage-chart'));
     return;
   }
   if (!r.ok) {
     replace($('usage-table'), notice(failure(r, 'read model usage'), 'error'));
+    replace($('usage-chart'));
     return;
   }
   const u = r.json;
@@ -324,6 +327,7 @@ async function renderUsage() {
       cell(u.costMicros, limits.maxCostMicros),
     ]]),
   );
+  await renderUsageChart($('usage-chart'), u);
 }
 
 // ---- gateways and worker ---------------------------------------------------------------------
