@@ -332,21 +332,46 @@ async function renderUsage() {
 
 // ---- gateways and worker ---------------------------------------------------------------------
 
-function renderGateways() {
-  // No /v1 route exposes gateway slots, shares, leases or the worker's state (DESIGN §6/§7 keep
-  // them on each process's management port), and the console uses only the public API.
-  const code = (t) => h('code', {}, t);
+/** GET /v1/downloads/gateways (global administrators only): mode, policy, slots, this process. */
+async function renderGateways() {
+  const r = await call('GET', '/v1/downloads/gateways');
+  if (r.status === 403) {
+    replace($('gateways-body'), notice('Gateways and the completion worker can be seen only by a global administrator (qinglong.auth.global-admins); this token is not one.', 'warn'));
+    return;
+  }
+  if (!r.ok) {
+    replace($('gateways-body'), notice(failure(r, 'read the gateways'), 'error'));
+    return;
+  }
+  const g = r.json;
+  const time = (t) => (t ? new Date(t).toLocaleString() : '—');
+  const rate = (n) => (n === 0 ? 'unlimited' : `${n} B/s`);
+  const p = g.process;
+  const policy = g.policy
+    ? table('Shared policy (stored)', ['Total rate', 'Per principal', 'Slots', 'Share per slot'], [[
+      rate(g.policy.rateBytesPerSecond),
+      rate(g.policy.perPrincipalBytesPerSecond),
+      String(g.policy.slots),
+      `${rate(g.policy.share.rateBytesPerSecond)}, ${rate(g.policy.share.perPrincipalBytesPerSecond)} per principal`,
+    ]])
+    : notice('No shared policy is stored: downloads are standalone (one download server per database).');
   replace(
     $('gateways-body'),
-    notice('Gateway and worker state is not available through the /v1 API on this server: it is per process, on each process\'s management port (management.server.port, 8081 in the cluster manifests).', 'warn'),
-    h('ul', {},
-      h('li', {}, code('/actuator/health/readiness'), ': the role; ', code('sharedDownloads'),
-        ' (mode, serves, slot of slots, share rates, lease state, generation, renewals); the completion worker\'s state. DOWN once a shared lease is lost.'),
-      h('li', {}, code('/actuator/prometheus'), ': ', code('qinglong_downloads_bytes_total'), ' (bytes served by that process), ',
-        code('qinglong_downloads_lease_renewals_total'), ', ', code('qinglong_downloads_lease_losses_total'), ', ',
-        code('qinglong_worker_state'), ' (exactly one active worker), ', code('qinglong_worker_published_total'), '.'),
-      h('li', {}, 'The Grafana dashboard in ', code('deploy/observability/'), ' shows all of them across processes.'),
-    ),
+    h('p', { id: 'gateways-mode' }, `Download mode: ${g.mode} (store ${g.store})`),
+    policy,
+    g.slots.length
+      ? table(`Slots (database clock ${time(g.databaseNow)})`, ['Slot', 'Lease', 'Generation', 'Renewed', 'Expires'],
+        g.slots.map((s) => [String(s.slot), s.state, String(s.generation), time(s.renewedAt), time(s.expiresAt)]), 'grid gateways-slots')
+      : null,
+    table('This process', ['Role', 'Serves downloads', 'Mode', 'Slot', 'Lease', 'Bytes served', 'Completion worker'], [[
+      p.role,
+      p.downloads ? (p.serves ? 'yes' : 'no (paused)') : 'no',
+      p.mode,
+      p.slot === null ? '—' : String(p.slot),
+      p.lease ? `${p.lease.state}, generation ${p.lease.generation}` : '—',
+      p.bytesServed === null ? '—' : String(p.bytesServed),
+      g.worker.runsHere ? g.worker.state : 'not on this process',
+    ]], 'grid gateways-process'),
   );
 }
 

@@ -81,6 +81,14 @@ public final class DownloadMetrics implements GovernorListener, LeaseListener {
     this.onLost = action;
   }
 
+  /**
+   * Payload bytes this process has served since it started ({@code
+   * qinglong_downloads_bytes_total}).
+   */
+  public long bytesServed() {
+    return (long) bytes.count();
+  }
+
   @Override
   public void onBytesServed(String principal, long n) {
     bytes.increment(n);

@@ -40,7 +40,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * /v1} API, checked here against the API itself; the token never appears in a URL. A screenshot of
  * each view is written to {@code target/console-screenshots/}.
  *
- * <p>No /v1 route exposes gateways or the completion worker, so that view says where to look.
+ * <p>The gateways view is for global administrators ({@code GET /v1/downloads/gateways}); anyone
+ * else is told so.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -306,12 +307,25 @@ class ConsoleBrowserTest {
 
     tab("gateways");
     WebElement gateways = browser.findElement(By.id("gateways-body"));
-    wait.until(ExpectedConditions.textToBePresentInElement(gateways, "not available"));
-    assertThat(gateways.getText())
-        .contains("/actuator/health/readiness")
-        .contains("management port")
-        .contains("qinglong_downloads_bytes_total")
-        .contains("qinglong_worker_state");
+    wait.until(ExpectedConditions.textToBePresentInElement(gateways, "global administrator"));
+    // The admin sees the mode and this process's state as GET /v1/downloads/gateways gives them.
+    signIn("admin");
+    tab("gateways");
+    gateways = browser.findElement(By.id("gateways-body"));
+    wait.until(ExpectedConditions.textToBePresentInElement(gateways, "Download mode"));
+    Http.Response api = app.http.get("/v1/downloads/gateways", app.token("admin"));
+    assertThat(api.status()).isEqualTo(200);
+    assertThat(browser.findElement(By.id("gateways-mode")).getText())
+        .isEqualTo("Download mode: " + api.json().get("mode").asString() + " (store sqlite)");
+    String process =
+        browser
+            .findElement(By.cssSelector("#gateways-body table.gateways-process tbody"))
+            .getText();
+    assertThat(process)
+        .contains(api.json().get("process").get("role").asString())
+        .contains(api.json().get("process").get("mode").asString())
+        .contains(Long.toString(api.json().get("process").get("bytesServed").asLong()))
+        .contains(api.json().get("worker").get("state").asString());
     screenshot("gateways");
 
     // carol holds no permission: the same console lets her change nothing.

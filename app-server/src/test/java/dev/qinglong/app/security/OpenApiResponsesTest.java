@@ -105,8 +105,10 @@ class OpenApiResponsesTest {
         Request unknown = route.builder().build(world, world.unknown(SecurityWorld.OWN));
         check(route, "unknown object", send(unknown, allowed), 409);
       }
-      Request bad = route.builder().build(world, own().withProject("bad!project"));
-      check(route, "malformed project id", send(bad, allowed), 400);
+      if (!route.globalAdminOnly()) {
+        Request bad = route.builder().build(world, own().withProject("bad!project"));
+        check(route, "malformed project id", send(bad, allowed), 400);
+      }
       String bare = any.path().split("\\?")[0];
       check(
           route,
@@ -256,7 +258,9 @@ class OpenApiResponsesTest {
     try {
       for (Route route : RouteTable.ROUTES.values()) {
         Request r = route.builder().build(world, own());
-        check(route, "database cut", send(r, world.token(route.allowedUser())), 503);
+        // A global route reads no database on SQLite (no stored leases there): it still answers.
+        int expected = route.globalAdminOnly() ? 0 : 503;
+        check(route, "database cut", send(r, world.token(route.allowedUser())), expected);
       }
     } finally {
       world.app.restoreDatabase();
@@ -276,6 +280,11 @@ class OpenApiResponsesTest {
       for (int status : op.getValue()) {
         boolean success = status < 300 || status == 304;
         boolean everywhere = Set.of(400, 401, 403, 404, 405, 503).contains(status);
+        if (route.globalAdminOnly() && (status == 400 || status == 503)) {
+          // No project id or input to get wrong, and on this SQLite world no database read: the
+          // PostgreSQL route test checks the 503 (GatewaysRoutePostgresTest).
+          everywhere = false;
+        }
         boolean objects = status == 409 && route.namesObject();
         boolean json = status == 413 && takesJson(route.builder().build(world, own()));
         if (success || everywhere || objects || json) {

@@ -61,7 +61,21 @@ final class RouteTable {
    * and "no such object" must be indistinguishable), and a well-formed request.
    */
   record Route(
-      String key, Set<Permission> anyOf, Set<Role> roles, boolean namesObject, Builder builder) {
+      String key,
+      Set<Permission> anyOf,
+      Set<Role> roles,
+      boolean namesObject,
+      Builder builder,
+      boolean globalAdminOnly) {
+    /**
+     * Whether a caller holding {@code held} in the path's Project is let in (a route outside any
+     * Project, {@link #globalAdminOnly}, is for global administrators only: see {@link
+     * #permits(Set, boolean)}).
+     */
+    boolean permits(Set<Permission> held, boolean globalAdmin) {
+      return globalAdminOnly ? globalAdmin : permits(held);
+    }
+
     boolean permits(Set<Permission> held) {
       if (anyOf.isEmpty()) {
         return !held.isEmpty();
@@ -80,6 +94,9 @@ final class RouteTable {
 
     /** The user holding exactly the permission that opens this route in {@code p-own}. */
     String allowedUser() {
+      if (globalAdminOnly) {
+        return SecurityWorld.ADMIN;
+      }
       Permission p = anyOf.isEmpty() ? PACKAGE_READ : anyOf.iterator().next();
       return SecurityWorld.memberOf(p);
     }
@@ -96,7 +113,23 @@ final class RouteTable {
       boolean namesObject,
       Builder b) {
     String key = method + " " + pattern;
-    ROUTES.put(key, new Route(key, anyOf, roles, namesObject, b));
+    ROUTES.put(key, new Route(key, anyOf, roles, namesObject, b, false));
+  }
+
+  /**
+   * A route outside any Project, for global administrators only (the request ignores {@code o}).
+   */
+  private static void addGlobal(String method, String path, Set<Role> roles) {
+    String key = method + " " + path;
+    ROUTES.put(
+        key,
+        new Route(
+            key,
+            EnumSet.noneOf(Permission.class),
+            roles,
+            false,
+            (w, o) -> Request.json(method, path, null),
+            true));
   }
 
   private static String base(SecurityWorld.Objects o) {
@@ -306,6 +339,7 @@ final class RouteTable {
                 base(o) + "/artifacts/" + Sha256Digest.of(o.artifact()).value(),
                 "application/octet-stream",
                 o.artifact()));
+    addGlobal("GET", "/v1/downloads/gateways", MEMBER_READS);
     for (String m : new String[] {"GET", "HEAD"}) {
       add(
           m,

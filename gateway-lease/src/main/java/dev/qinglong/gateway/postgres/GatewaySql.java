@@ -88,4 +88,18 @@ final class GatewaySql {
         expires_at = clock_timestamp() + make_interval(secs => ?::double precision / 1000)
       WHERE slot = ? AND owner = ? AND generation = ? AND expires_at > clock_timestamp()
       """;
+
+  /** The database clock as microseconds since the epoch. */
+  static final String DATABASE_NOW_US =
+      "SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint";
+
+  /** Every stored slot lease, with liveness on the database clock (the operator's listing). */
+  static final String LIST_SLOTS =
+      """
+      SELECT slot, generation,
+             (extract(epoch FROM renewed_at) * 1000000)::bigint AS renewed_us,
+             (extract(epoch FROM expires_at) * 1000000)::bigint AS expires_us,
+             expires_at > clock_timestamp() AS live
+      FROM qinglong.download_slot_leases ORDER BY slot
+      """;
 }

@@ -5,6 +5,7 @@ import dev.qinglong.core.governance.GovernanceStore;
 import dev.qinglong.core.policy.ProjectPolicyStore;
 import dev.qinglong.core.quota.ManagementQuotaStore;
 import dev.qinglong.gateway.lease.LeaseListener;
+import dev.qinglong.gateway.lease.StoredLeases;
 import dev.qinglong.gateway.worker.WorkerLock;
 import java.util.ArrayList;
 import java.util.List;
@@ -77,6 +78,12 @@ public abstract class AbstractStoreBackend implements StoreBackend {
           "downloads were not opened for this process's role. Indicates a bug.");
     }
     return opened.add(openDownloads(settings, listener));
+  }
+
+  /** None by default: a store without database-side download coordination (SQLite). */
+  @Override
+  public StoredLeases storedLeases() {
+    return StoredLeases.NONE;
   }
 
   @Override

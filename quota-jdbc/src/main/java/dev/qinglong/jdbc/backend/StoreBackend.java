@@ -5,6 +5,7 @@ import dev.qinglong.core.governance.GovernanceStore;
 import dev.qinglong.core.policy.ProjectPolicyStore;
 import dev.qinglong.core.quota.ManagementQuotaStore;
 import dev.qinglong.gateway.lease.LeaseListener;
+import dev.qinglong.gateway.lease.StoredLeases;
 import dev.qinglong.gateway.worker.WorkerLock;
 import java.util.List;
 
@@ -58,6 +59,14 @@ public interface StoreBackend extends AutoCloseable {
 
   /** The readiness probes of every opened pool and schema. */
   List<SchemaProbe> probes();
+
+  /**
+   * The shared-download policy and slot leases stored in the database, for operators ({@code GET
+   * /v1/downloads/gateways}); {@link StoredLeases#NONE} where the store has none (SQLite).
+   *
+   * @throws dev.qinglong.core.kernel.StoreUnavailableException if the database cannot answer
+   */
+  StoredLeases storedLeases();
 
   @Override
   void close();

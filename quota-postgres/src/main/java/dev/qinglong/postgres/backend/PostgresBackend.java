@@ -1,8 +1,11 @@
 package dev.qinglong.postgres.backend;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.qinglong.core.kernel.StoreUnavailableException;
 import dev.qinglong.gateway.lease.LeaseListener;
+import dev.qinglong.gateway.lease.StoredLeases;
 import dev.qinglong.gateway.postgres.GatewayMigrations;
+import dev.qinglong.gateway.postgres.PostgresStoredLeases;
 import dev.qinglong.jdbc.JdbcDialect;
 import dev.qinglong.jdbc.JdbcGovernanceStore;
 import dev.qinglong.jdbc.JdbcManagementQuotaStore;
@@ -16,6 +19,8 @@ import dev.qinglong.jdbc.backend.DownloadSettings;
 import dev.qinglong.jdbc.backend.SchemaProbe;
 import dev.qinglong.postgres.PostgresDialect;
 import dev.qinglong.postgres.PostgresMigrations;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,6 +60,9 @@ public final class PostgresBackend extends AbstractStoreBackend {
   private static final JdbcDialect DIALECT = PostgresDialect.INSTANCE;
 
   private final PostgresSettings settings;
+
+  /** The {@code ql3_reader} pool of a role that serves downloads, else {@code null}. */
+  private DataSource downloadsReader;
 
   private PostgresBackend(PostgresSettings settings, BackendParts parts) {
     super(parts);
@@ -129,6 +137,7 @@ public final class PostgresBackend extends AbstractStoreBackend {
       // Roles with the management API read Policy through it; a read gateway through ql3_reader.
       int size = parts.governance() ? 1 : settings.readerPoolSize();
       DataSource reader = pool(PostgresSettings.READER, size, decorator);
+      downloadsReader = reader;
       if (!parts.governance()) {
         policy = new JdbcPolicyStore(reader, DIALECT);
         governance = new JdbcGovernanceStore(reader, DIALECT);
@@ -179,5 +188,22 @@ public final class PostgresBackend extends AbstractStoreBackend {
   @Override
   protected DownloadCoordination openDownloads(DownloadSettings downloads, LeaseListener listener) {
     return PostgresDownloads.start(settings, downloads, listener);
+  }
+
+  /**
+   * Read as {@code ql3_reader} (the only login granted the download tables): through its pool where
+   * this role opened one, else on a one-off dedicated connection (an operator's occasional read,
+   * not worth a pool on a role that opens no reader pool).
+   */
+  @Override
+  public StoredLeases storedLeases() {
+    try (Connection c =
+        downloadsReader != null
+            ? downloadsReader.getConnection()
+            : PostgresDownloads.readerConnections(settings).open()) {
+      return PostgresStoredLeases.read(c);
+    } catch (SQLException e) {
+      throw new StoreUnavailableException("download leases cannot be read", e);
+    }
   }
 }

@@ -32,6 +32,13 @@ final class PostgresDownloads {
             settings.timeouts().socket()));
   }
 
+  /** Dedicated connections as {@code ql3_reader}, the login granted the download tables. */
+  static DedicatedConnectionFactory readerConnections(PostgresSettings settings) {
+    PostgresSettings.Login login = settings.login(PostgresSettings.READER);
+    return PostgresDownloadLease.connections(
+        settings.url(), login.username(), login.password(), LeaseTimings.DEFAULTS);
+  }
+
   /**
    * Shared: takes the slot lease (slot 0 stores the policy; a mismatch or a live slot refuses).
    * Standalone: takes the mode barrier exclusively; when another standalone server holds it this
@@ -40,10 +47,7 @@ final class PostgresDownloads {
    */
   static DownloadCoordination start(
       PostgresSettings settings, DownloadSettings downloads, LeaseListener listener) {
-    PostgresSettings.Login login = settings.login(PostgresSettings.READER);
-    DedicatedConnectionFactory connections =
-        PostgresDownloadLease.connections(
-            settings.url(), login.username(), login.password(), LeaseTimings.DEFAULTS);
+    DedicatedConnectionFactory connections = readerConnections(settings);
     if (downloads.shared()) {
       SharedDownloadPolicy policy;
       try {
