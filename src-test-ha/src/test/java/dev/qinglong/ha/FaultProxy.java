@@ -19,12 +19,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@link #fence()} cuts every open connection and refuses new ones, so the instance cannot
  *       reach the old primary any more; {@link #retarget} then {@link #unfence()} points it at the
  *       new primary.
- *   <li>{@link #loseNextInsertResponse()} lets the next {@code INSERT} run and commit, then drops
+ *   <li>{@link #loseNextInsertResponse()} lets the next admitting write run and commit, then drops
  *       the server's answer and closes the client's connection: the "response lost after commit" of
- *       ADR 000. It follows the PostgreSQL protocol's message framing ({@code sslmode=disable}, so
- *       every server message is type byte + length) and waits for {@code ReadyForQuery} after the
- *       {@code INSERT}'s {@code CommandComplete}, which the server sends only after the implicit
- *       transaction committed.
+ *       ADR 000. The write is an {@code INSERT} ({@code CommandComplete} tag) or the management
+ *       quota's one-statement decision, a {@code SELECT} over a data-modifying CTE whose first
+ *       column is the outcome: a row whose first column is {@code allowed}. It follows the
+ *       PostgreSQL protocol's message framing ({@code sslmode=disable}, so every server message is
+ *       type byte + length) and waits for the {@code ReadyForQuery} that follows, which the server
+ *       sends only after the implicit transaction committed.
  * </ul>
  */
 final class FaultProxy implements AutoCloseable {
@@ -197,8 +199,7 @@ final class FaultProxy implements AutoCloseable {
           boolean readyAfterLoss = false;
           for (ServerMessages.Message m : scanner.feed(chunk)) {
             if (!swallowing
-                && m.type() == 'C'
-                && m.tag().startsWith("INSERT")
+                && (m.type() == 'C' && m.tag().startsWith("INSERT") || admits(m))
                 && loseNextInsert.compareAndSet(true, false)) {
               swallowing = true;
             } else if (swallowing && m.type() == 'Z') {
@@ -223,6 +224,13 @@ final class FaultProxy implements AutoCloseable {
       } finally {
         close();
       }
+    }
+
+    /** A data row whose first column is {@code allowed}: the quota decision admitted. */
+    private static boolean admits(ServerMessages.Message m) {
+      // DataRow body: int16 column count, int32 length of the first column, then its bytes.
+      String body = m.tag();
+      return m.type() == 'D' && body.length() >= 6 && body.startsWith("allowed", 6);
     }
 
     void close() {
@@ -269,11 +277,16 @@ final class FaultProxy implements AutoCloseable {
           int take = (int) Math.min(bodyRemaining, bytes.length - i);
           if (type == 'C') {
             tag.append(new String(bytes, i, take, StandardCharsets.US_ASCII));
+          } else if (type == 'D' && tag.length() < 64) {
+            // Only the start of a data row: its first column (see admits).
+            int keep = Math.min(take, 64 - tag.length());
+            tag.append(new String(bytes, i, keep, StandardCharsets.ISO_8859_1));
           }
           i += take;
           bodyRemaining -= take;
           if (bodyRemaining == 0) {
-            done.add(new Message(type, tag.toString().replace("\0", "")));
+            done.add(
+                new Message(type, type == 'C' ? tag.toString().replace("\0", "") : tag.toString()));
             bodyRemaining = -1;
           }
         }
