@@ -61,6 +61,12 @@ final class AppProcess implements AutoCloseable {
     int port = freePort();
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    // Extra JVM options for the app process only (e.g. a JFR recording), space-separated.
+    for (String option : System.getProperty("bench.app.jvm-args", "").trim().split("\\s+")) {
+      if (!option.isEmpty()) {
+        command.add(option);
+      }
+    }
     command.add("-jar");
     command.add(jar.toAbsolutePath().toString());
     command.add("--server.port=" + port);
