@@ -28,6 +28,7 @@ import org.springframework.security.authentication.ProviderManager;
 import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.http.SessionCreationPolicy;
+import org.springframework.security.config.observation.SecurityObservationSettings;
 import org.springframework.security.oauth2.jwt.JwtClaimNames;
 import org.springframework.security.oauth2.server.resource.InvalidBearerTokenException;
 import org.springframework.security.oauth2.server.resource.authentication.BearerTokenAuthenticationToken;
@@ -47,6 +48,19 @@ public class SecurityConfiguration {
   @Bean
   ProblemAuthenticationHandlers problemAuthenticationHandlers() {
     return new ProblemAuthenticationHandlers();
+  }
+
+  /**
+   * No Spring Security observations: they wrap every filter of the security chain (and the
+   * authentication and authorization managers) in an observation of its own, about 15 nested
+   * observations per request, which cost more request CPU than the quota decision (profile in
+   * docs/benchmarks.md, "HTTP path profile"). The metrics the operations guide promises are not
+   * among them: {@code http.server.requests} (Spring's HTTP observation filter, which stays) and
+   * the project's own meters.
+   */
+  @Bean
+  SecurityObservationSettings securityObservationSettings() {
+    return SecurityObservationSettings.noObservations();
   }
 
   /** Project Policy: every role but the worker authorises requests. */
