@@ -234,6 +234,9 @@ class ObservabilityTest {
     // The shield's own answer is in http.server.requests like every other answer.
     assertThat(value(metrics, "http_server_requests_seconds_count", "status=\"413\""))
         .isGreaterThanOrEqualTo(1);
+    // No Spring Security observations: they nest one observation per security filter on every
+    // request and cost more CPU than the quota decision (docs/benchmarks.md, "HTTP path profile").
+    assertThat(metrics).doesNotContain("spring_security_");
     // No quota series is per tenant.
     for (String line : metrics.lines().toList()) {
       if (line.startsWith("qinglong_quota")) {
