@@ -15,12 +15,10 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * The real app, started from the app-server jar (system property {@code bench.app.jar}, built in
@@ -174,10 +172,6 @@ final class AppProcess implements AutoCloseable {
   @Override
   public void close() throws Exception {
     stop();
-    try (Stream<Path> files = Files.walk(dataDir)) {
-      for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(f);
-      }
-    }
+    TempDirectories.delete(dataDir);
   }
 }

@@ -621,10 +621,7 @@ final class ManagementQuotaWorkloads {
       if (pool != null) {
         pool.close();
       }
-      Files.deleteIfExists(dir.resolve("raw.db-wal"));
-      Files.deleteIfExists(dir.resolve("raw.db-shm"));
-      Files.deleteIfExists(dir.resolve("raw.db"));
-      Files.deleteIfExists(dir);
+      TempDirectories.delete(dir);
     }
   }
 
@@ -666,10 +663,8 @@ final class ManagementQuotaWorkloads {
       if (backend != null) {
         backend.close();
       }
-      Files.deleteIfExists(dir.resolve("qinglong.db-wal"));
-      Files.deleteIfExists(dir.resolve("qinglong.db-shm"));
-      Files.deleteIfExists(dir.resolve("qinglong.db"));
-      Files.deleteIfExists(dir);
+      // Also the process lock file (qinglong.db.lock) the backend takes.
+      TempDirectories.delete(dir);
     }
   }
 }

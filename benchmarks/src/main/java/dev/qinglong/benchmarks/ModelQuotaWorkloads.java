@@ -27,10 +27,8 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 import javax.sql.DataSource;
 
 /**
@@ -492,13 +490,7 @@ final class ModelQuotaWorkloads {
         if (db != null) {
           db.close();
         }
-        if (dir != null) {
-          try (Stream<Path> files = Files.walk(dir)) {
-            for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
-              Files.deleteIfExists(f);
-            }
-          }
-        }
+        TempDirectories.delete(dir);
       }
     }
   }
