@@ -123,6 +123,14 @@ class SoakIT {
       assertThat(traffic.violations).as("client-side violations").isEmpty();
       assertThat(fleet.kills.get()).as("the soak killed processes").isPositive();
       assertThat(traffic.requests()).isPositive();
+      // A kind the mix skips (no proposal, nothing published yet) must not pass unnoticed: every
+      // kind of the mix succeeded at least once.
+      Map<String, Long> outcomes = traffic.outcomeCounts();
+      for (String kind : MixedTraffic.EXPECTED.keySet()) {
+        assertThat(outcomes.keySet())
+            .as(kind + " never succeeded: " + outcomes)
+            .anyMatch(k -> k.startsWith(kind + " 2"));
+      }
     }
   }
 
