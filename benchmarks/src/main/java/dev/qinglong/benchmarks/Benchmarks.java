@@ -1,5 +1,6 @@
 package dev.qinglong.benchmarks;
 
+import dev.qinglong.testkit.postgres.LocalPostgresCluster;
 import dev.qinglong.testkit.postgres.PostgresTestServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,6 +37,13 @@ public final class Benchmarks {
       } else {
         out = Path.of(arg);
       }
+    }
+    // A cluster the harness starts from the local binaries commits durably (fsync on, as in
+    // production and as in the figures) and counts statements, unless told otherwise
+    // (-Dbench.pg.durable=false on the Maven command). A server from QINGLONG_TEST_PG_URL keeps its
+    // own settings.
+    if (System.getProperty(LocalPostgresCluster.DURABLE_PROPERTY) == null) {
+      System.setProperty(LocalPostgresCluster.DURABLE_PROPERTY, "true");
     }
     List<Workload> workloads = new ArrayList<>();
     workloads.addAll(ManagementQuotaWorkloads.all());

@@ -27,7 +27,11 @@ import org.slf4j.LoggerFactory;
  * {@code postgres}. It lives in a temporary directory that a JVM shutdown hook stops and deletes.
  *
  * <p>Durability is switched off ({@code fsync}, {@code synchronous_commit}, {@code
- * full_page_writes}) because the data is discarded anyway and the cluster must start and run fast.
+ * full_page_writes}) because the data is discarded anyway and the cluster must start and run fast —
+ * unless the system property {@value #DURABLE_PROPERTY} is {@code true} (the benchmark harness sets
+ * it): then the server runs with PostgreSQL's durable defaults, as production does, and preloads
+ * {@code pg_stat_statements} when the extension is installed, so that a benchmark measures what a
+ * commit really costs and can count statements.
  *
  * <p>Public for tests that must own their server — to stop and restart it under load ({@link
  * #stopServer()}, {@link #startServer()}) — whatever {@link PostgresTestServer} uses. Such a test
@@ -37,6 +41,12 @@ public final class LocalPostgresCluster {
 
   /** Overrides the directory holding {@code initdb} and {@code pg_ctl}. */
   static final String BIN_ENV = "QINGLONG_TEST_PG_BIN";
+
+  /**
+   * System property: {@code true} starts new clusters with durable commits ({@code fsync}, {@code
+   * synchronous_commit} and {@code full_page_writes} on) and {@code pg_stat_statements} preloaded.
+   */
+  public static final String DURABLE_PROPERTY = "qinglong.test.pg.durable";
 
   /** Superuser created by initdb, and the OS user that runs the server when the JVM is root. */
   public static final String SUPERUSER = "postgres";
@@ -53,6 +63,7 @@ public final class LocalPostgresCluster {
   private final Path dataDir;
   private final Path logFile;
   private final List<String> runAsPrefix;
+  private final boolean durable;
   private final Thread shutdownHook;
   private int port;
   private boolean stopped;
@@ -64,6 +75,7 @@ public final class LocalPostgresCluster {
     this.dataDir = baseDir.resolve("data");
     this.logFile = baseDir.resolve("log");
     this.runAsPrefix = runAsPrefix;
+    this.durable = Boolean.getBoolean(DURABLE_PROPERTY);
     this.shutdownHook = new Thread(this::stop, "qinglong-test-postgres-stop");
   }
 
@@ -204,8 +216,32 @@ public final class LocalPostgresCluster {
         + " -k "
         + shellQuote(baseDir.toString())
         + " -c listen_addresses=127.0.0.1"
-        + " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+        + (durable
+            ? statementStatistics()
+            : " -c fsync=off -c synchronous_commit=off -c full_page_writes=off")
         + " -c max_connections=300";
+  }
+
+  /**
+   * {@code pg_stat_statements} preloaded if these binaries' installation has it (Debian ships it
+   * with the server package; a build from source may not).
+   */
+  private String statementStatistics() {
+    Path installation;
+    try {
+      // Debian links /usr/local/bin/initdb to /usr/lib/postgresql/<version>/bin/initdb.
+      installation = initdb.toRealPath().getParent().getParent();
+    } catch (IOException e) {
+      return "";
+    }
+    boolean installed =
+        Stream.of(
+                installation.resolve("share/extension/pg_stat_statements.control"),
+                Path.of("/usr/share/postgresql")
+                    .resolve(installation.getFileName())
+                    .resolve("extension/pg_stat_statements.control"))
+            .anyMatch(Files::isRegularFile);
+    return installed ? " -c shared_preload_libraries=pg_stat_statements" : "";
   }
 
   /** Stops the server (immediate mode: the data is thrown away) and deletes the directory. */
