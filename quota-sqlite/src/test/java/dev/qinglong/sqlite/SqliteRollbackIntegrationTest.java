@@ -13,9 +13,7 @@ import dev.qinglong.core.governance.PluginPackageAction;
 import dev.qinglong.core.governance.Proposal;
 import dev.qinglong.core.governance.ProposalState;
 import dev.qinglong.core.kernel.StoreUnavailableException;
-import java.io.PrintWriter;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
+import dev.qinglong.testkit.InterceptingDataSource;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -23,8 +21,6 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Supplier;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -163,13 +159,12 @@ class SqliteRollbackIntegrationTest {
   }
 
   /** Fails the {@code failAt}-th statement execution (counted over every connection it gives). */
-  private static final class FailingDataSource implements DataSource {
-    private final DataSource delegate;
+  private static final class FailingDataSource extends InterceptingDataSource {
     private final int failAt;
     private final AtomicInteger executions = new AtomicInteger();
 
     FailingDataSource(DataSource delegate, int failAt) {
-      this.delegate = delegate;
+      super(delegate);
       this.failAt = failAt;
     }
 
@@ -178,87 +173,11 @@ class SqliteRollbackIntegrationTest {
     }
 
     @Override
-    public Connection getConnection() throws SQLException {
-      Connection c = delegate.getConnection();
-      return proxy(
-          Connection.class,
-          c,
-          () -> null,
-          (method, result) ->
-              result instanceof java.sql.PreparedStatement ps
-                  ? proxy(java.sql.PreparedStatement.class, ps, this::maybeFail, null)
-                  : result instanceof Statement st
-                      ? proxy(Statement.class, st, this::maybeFail, null)
-                      : result);
-    }
-
-    private SQLException maybeFail() {
-      return executions.incrementAndGet() == failAt
-          ? new SQLException("injected failure at statement " + failAt, "08006")
-          : null;
-    }
-
-    @SuppressWarnings("unchecked")
-    private static <T> T proxy(
-        Class<T> type,
-        T target,
-        Supplier<SQLException> beforeExecute,
-        java.util.function.BiFunction<String, Object, Object> after) {
-      return (T)
-          Proxy.newProxyInstance(
-              FailingDataSource.class.getClassLoader(),
-              new Class<?>[] {type},
-              (p, method, args) -> {
-                if (method.getName().startsWith("execute")) {
-                  SQLException injected = beforeExecute.get();
-                  if (injected != null) {
-                    throw injected;
-                  }
-                }
-                Object result;
-                try {
-                  result = method.invoke(target, args);
-                } catch (InvocationTargetException e) {
-                  throw e.getCause();
-                }
-                return after == null ? result : after.apply(method.getName(), result);
-              });
-    }
-
-    @Override
-    public Connection getConnection(String username, String password) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public PrintWriter getLogWriter() {
-      return null;
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) {}
-
-    @Override
-    public void setLoginTimeout(int seconds) {}
-
-    @Override
-    public int getLoginTimeout() {
-      return 0;
-    }
-
-    @Override
-    public Logger getParentLogger() {
-      return Logger.getGlobal();
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> iface) throws SQLException {
-      throw new SQLException("not a wrapper");
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> iface) {
-      return false;
+    protected Object aroundExecute(Statement statement, String sql, Call call) throws Throwable {
+      if (executions.incrementAndGet() == failAt) {
+        throw new SQLException("injected failure at statement " + failAt, "08006");
+      }
+      return call.proceed();
     }
   }
 }

@@ -1,17 +1,10 @@
 package dev.qinglong.testkit;
 
-import java.io.PrintWriter;
-import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
@@ -23,8 +16,7 @@ import javax.sql.DataSource;
  * transaction is committed, then the caller sees a connection failure (a multi-statement
  * transaction whose COMMIT reached the database but whose answer did not come back).
  */
-public final class LosingDataSource implements DataSource {
-  private final DataSource delegate;
+public final class LosingDataSource extends InterceptingDataSource {
   private final boolean atCommit;
   private final AtomicBoolean armed = new AtomicBoolean(true);
 
@@ -33,7 +25,7 @@ public final class LosingDataSource implements DataSource {
   }
 
   private LosingDataSource(DataSource delegate, boolean atCommit) {
-    this.delegate = delegate;
+    super(delegate);
     this.atCommit = atCommit;
   }
 
@@ -48,110 +40,22 @@ public final class LosingDataSource implements DataSource {
   }
 
   @Override
-  public Connection getConnection() throws SQLException {
-    return wrap(delegate.getConnection());
-  }
-
-  @Override
-  public Connection getConnection(String username, String password) throws SQLException {
-    return wrap(delegate.getConnection(username, password));
-  }
-
-  private Connection wrap(Connection connection) {
-    return proxy(
-        Connection.class,
-        connection,
-        (target, method, args) -> {
-          Object result = invoke(target, method, args);
-          if (atCommit && method.getName().equals("commit") && armed.compareAndSet(true, false)) {
-            throw new SQLException("simulated: connection lost after COMMIT", "08006");
-          }
-          if (atCommit) {
-            return result;
-          }
-          if (result instanceof PreparedStatement ps) {
-            return wrapStatement(PreparedStatement.class, ps);
-          }
-          if (result instanceof Statement st) {
-            return wrapStatement(Statement.class, st);
-          }
-          return result;
-        });
-  }
-
-  private <T extends Statement> T wrapStatement(Class<T> type, T statement) {
-    return proxy(
-        type,
-        statement,
-        (target, method, args) -> {
-          String name = method.getName();
-          boolean executes = name.startsWith("execute");
-          Object result = invoke(target, method, args);
-          if (executes && armed.compareAndSet(true, false)) {
-            if (result instanceof ResultSet rs) {
-              while (rs.next()) {
-                // Drain: SQLite applies and commits an autocommit statement as it is stepped.
-              }
-              rs.close();
-            }
-            ((Statement) target).close();
-            throw new SQLException("simulated: connection lost before the response", "08006");
-          }
-          return result;
-        });
-  }
-
-  private interface Handler {
-    Object handle(Object target, Method method, Object[] args) throws Throwable;
-  }
-
-  @SuppressWarnings("unchecked")
-  private static <T> T proxy(Class<T> type, T target, Handler handler) {
-    InvocationHandler ih = (p, method, args) -> handler.handle(target, method, args);
-    return (T)
-        Proxy.newProxyInstance(LosingDataSource.class.getClassLoader(), new Class<?>[] {type}, ih);
-  }
-
-  private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
-    try {
-      return method.invoke(target, args);
-    } catch (InvocationTargetException e) {
-      throw e.getCause();
+  protected Object aroundConnectionCall(Connection connection, Method method, Call call)
+      throws Throwable {
+    Object result = call.proceed();
+    if (atCommit && method.getName().equals("commit") && armed.compareAndSet(true, false)) {
+      throw new SQLException("simulated: connection lost after COMMIT", "08006");
     }
+    return result;
   }
 
   @Override
-  public PrintWriter getLogWriter() throws SQLException {
-    return delegate.getLogWriter();
-  }
-
-  @Override
-  public void setLogWriter(PrintWriter out) throws SQLException {
-    delegate.setLogWriter(out);
-  }
-
-  @Override
-  public void setLoginTimeout(int seconds) throws SQLException {
-    delegate.setLoginTimeout(seconds);
-  }
-
-  @Override
-  public int getLoginTimeout() throws SQLException {
-    return delegate.getLoginTimeout();
-  }
-
-  @Override
-  public Logger getParentLogger() {
-    return Logger.getGlobal();
-  }
-
-  @Override
-  public <T> T unwrap(Class<T> iface) throws SQLException {
-    return delegate.unwrap(iface);
-  }
-
-  @Override
-  public boolean isWrapperFor(Class<?> iface) throws SQLException {
-    return delegate.isWrapperFor(iface);
+  protected Object aroundExecute(Statement statement, String sql, Call call) throws Throwable {
+    Object result = call.proceed();
+    if (!atCommit && armed.compareAndSet(true, false)) {
+      runToCompletion(statement, result);
+      throw new SQLException("simulated: connection lost before the response", "08006");
+    }
+    return result;
   }
 }

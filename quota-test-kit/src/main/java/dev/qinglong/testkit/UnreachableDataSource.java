@@ -9,14 +9,19 @@ import javax.sql.DataSource;
 
 /** A database that cannot be reached: every connection attempt fails as a pool time-out would. */
 public final class UnreachableDataSource implements DataSource {
+  /** The failure every connection attempt meets (SQLState 08001). */
+  public static SQLException failure() {
+    return new SQLTransientConnectionException("simulated: database unreachable", "08001");
+  }
+
   @Override
   public Connection getConnection() throws SQLException {
-    throw new SQLTransientConnectionException("simulated: database unreachable", "08001");
+    throw failure();
   }
 
   @Override
   public Connection getConnection(String username, String password) throws SQLException {
-    return getConnection();
+    throw failure();
   }
 
   @Override

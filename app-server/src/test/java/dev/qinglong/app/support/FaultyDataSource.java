@@ -1,17 +1,12 @@
 package dev.qinglong.app.support;
 
-import java.io.PrintWriter;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
+import dev.qinglong.testkit.InterceptingDataSource;
+import dev.qinglong.testkit.UnreachableDataSource;
 import java.sql.SQLException;
-import java.sql.SQLTransientConnectionException;
+import java.sql.Statement;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
@@ -19,14 +14,13 @@ import javax.sql.DataSource;
  * an exhausted pool would) and that can lose the response of the next statement whose SQL matches a
  * predicate after executing it to completion (a response lost after commit).
  */
-public final class FaultyDataSource implements DataSource {
-  private final DataSource delegate;
+public final class FaultyDataSource extends InterceptingDataSource {
   private volatile boolean down;
   private final AtomicReference<Predicate<String>> loseNext = new AtomicReference<>();
   private final AtomicInteger lost = new AtomicInteger();
 
   public FaultyDataSource(DataSource delegate) {
-    this.delegate = delegate;
+    super(delegate);
   }
 
   public void cut() {
@@ -37,7 +31,7 @@ public final class FaultyDataSource implements DataSource {
     down = false;
   }
 
-  /** Loses the response of the next statement whose SQL satisfies {@code sql}. */
+  /** Loses the response of the next prepared statement whose SQL satisfies {@code sql}. */
   public void loseNextResponse(Predicate<String> sql) {
     loseNext.set(sql);
   }
@@ -47,102 +41,22 @@ public final class FaultyDataSource implements DataSource {
   }
 
   @Override
-  public Connection getConnection() throws SQLException {
+  protected void beforeConnection() throws SQLException {
     if (down) {
-      throw new SQLTransientConnectionException("simulated: database unreachable", "08001");
-    }
-    return wrap(delegate.getConnection());
-  }
-
-  @Override
-  public Connection getConnection(String username, String password) throws SQLException {
-    return getConnection();
-  }
-
-  private Connection wrap(Connection connection) {
-    return (Connection)
-        Proxy.newProxyInstance(
-            getClass().getClassLoader(),
-            new Class<?>[] {Connection.class},
-            (p, method, args) -> {
-              Object result = invoke(connection, method, args);
-              if (result instanceof PreparedStatement ps
-                  && method.getName().equals("prepareStatement")
-                  && args != null
-                  && args[0] instanceof String sql) {
-                Predicate<String> predicate = loseNext.get();
-                if (predicate != null && predicate.test(sql)) {
-                  return losing(ps, predicate);
-                }
-              }
-              return result;
-            });
-  }
-
-  private PreparedStatement losing(PreparedStatement statement, Predicate<String> predicate) {
-    return (PreparedStatement)
-        Proxy.newProxyInstance(
-            getClass().getClassLoader(),
-            new Class<?>[] {PreparedStatement.class},
-            (p, method, args) -> {
-              Object result = invoke(statement, method, args);
-              if (method.getName().startsWith("execute")
-                  && loseNext.compareAndSet(predicate, null)) {
-                if (result instanceof ResultSet rs) {
-                  while (rs.next()) {
-                    // Drain: the statement runs to completion and commits.
-                  }
-                  rs.close();
-                }
-                statement.close();
-                lost.incrementAndGet();
-                throw new SQLException("simulated: connection lost before the response", "08006");
-              }
-              return result;
-            });
-  }
-
-  private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args)
-      throws Throwable {
-    try {
-      return method.invoke(target, args);
-    } catch (InvocationTargetException e) {
-      throw e.getCause();
+      throw UnreachableDataSource.failure();
     }
   }
 
   @Override
-  public PrintWriter getLogWriter() throws SQLException {
-    return delegate.getLogWriter();
-  }
-
-  @Override
-  public void setLogWriter(PrintWriter out) throws SQLException {
-    delegate.setLogWriter(out);
-  }
-
-  @Override
-  public void setLoginTimeout(int seconds) throws SQLException {
-    delegate.setLoginTimeout(seconds);
-  }
-
-  @Override
-  public int getLoginTimeout() throws SQLException {
-    return delegate.getLoginTimeout();
-  }
-
-  @Override
-  public Logger getParentLogger() {
-    return Logger.getGlobal();
-  }
-
-  @Override
-  public <T> T unwrap(Class<T> iface) throws SQLException {
-    return delegate.unwrap(iface);
-  }
-
-  @Override
-  public boolean isWrapperFor(Class<?> iface) throws SQLException {
-    return delegate.isWrapperFor(iface);
+  protected Object aroundExecute(Statement statement, String sql, Call call) throws Throwable {
+    Predicate<String> predicate = loseNext.get();
+    boolean lose = predicate != null && sql != null && predicate.test(sql);
+    Object result = call.proceed();
+    if (lose && loseNext.compareAndSet(predicate, null)) {
+      runToCompletion(statement, result);
+      lost.incrementAndGet();
+      throw new SQLException("simulated: connection lost before the response", "08006");
+    }
+    return result;
   }
 }
