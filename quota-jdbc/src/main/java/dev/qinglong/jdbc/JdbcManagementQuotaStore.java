@@ -248,9 +248,10 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
   /**
    * Decides a batch ({@link Coalescer.Runner}) on one connection: the requests split into rounds
    * with one request per bucket each (a bucket's n-th request in round n, so in arrival order),
-   * each round one statement committed on its own, a round of one request the single statement.
-   * Once a statement fails, its requests and those of the later rounds fail; earlier rounds'
-   * answers stand (they are committed).
+   * each round one statement committed on its own, a round of one request the single statement. A
+   * new id in a later round for a bucket an earlier round found full is refused by the fast path
+   * ({@link HotBuckets}), without a statement. Once a statement fails, its requests and those of
+   * the later rounds fail; earlier rounds' answers stand (they are committed).
    */
   private List<Coalescer.Answer<QuotaDecision>> decideAll(List<Request> requests) {
     List<List<Integer>> rounds = new ArrayList<>();
@@ -271,7 +272,15 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
         c -> {
           for (int round = 0; round < rounds.size(); round++) {
             try {
-              decideRound(c, requests, rounds.get(round), answers);
+              List<Integer> open = rounds.get(round);
+              if (round > 0) {
+                // An earlier round may have found the bucket full: new ids are refused as the fast
+                // path in consume refuses them, without a statement.
+                open = notRefused(requests, open, answers);
+              }
+              if (!open.isEmpty()) {
+                decideRound(c, requests, open, answers);
+              }
             } catch (SQLException | RuntimeException e) {
               StoreUnavailableException failure =
                   e instanceof SQLException sql
@@ -289,6 +298,24 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
           }
           return answers;
         });
+  }
+
+  /** The requests at {@code indexes} that the fast path does not refuse; the refused answered. */
+  private List<Integer> notRefused(
+      List<Request> requests,
+      List<Integer> indexes,
+      List<Coalescer.Answer<QuotaDecision>> answers) {
+    List<Integer> open = new ArrayList<>(indexes.size());
+    for (int i : indexes) {
+      Request r = requests.get(i);
+      QuotaDecision.Rejected known = hot.refuse(r.key(), r.receipt(), r.limit(), r.window());
+      if (known != null) {
+        answers.set(i, Coalescer.Answer.of(known));
+      } else {
+        open.add(i);
+      }
+    }
+    return open;
   }
 
   /** One round: every request's answer set, or a throw for the whole round. */
