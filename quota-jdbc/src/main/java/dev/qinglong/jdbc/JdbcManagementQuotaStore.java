@@ -249,9 +249,9 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
    * Decides a batch ({@link Coalescer.Runner}) on one connection: the requests split into rounds
    * with one request per bucket each (a bucket's n-th request in round n, so in arrival order),
    * each round one statement committed on its own, a round of one request the single statement. A
-   * new id in a later round for a bucket an earlier round found full is refused by the fast path
-   * ({@link HotBuckets}), without a statement. Once a statement fails, its requests and those of
-   * the later rounds fail; earlier rounds' answers stand (they are committed).
+   * new id for a bucket an earlier round (or batch) found full is refused by the fast path ({@link
+   * HotBuckets}), without a statement. Once a statement fails, its requests and those of the later
+   * rounds fail; earlier rounds' answers stand (they are committed).
    */
   private List<Coalescer.Answer<QuotaDecision>> decideAll(List<Request> requests) {
     List<List<Integer>> rounds = new ArrayList<>();
@@ -272,12 +272,9 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
         c -> {
           for (int round = 0; round < rounds.size(); round++) {
             try {
-              List<Integer> open = rounds.get(round);
-              if (round > 0) {
-                // An earlier round may have found the bucket full: new ids are refused as the fast
-                // path in consume refuses them, without a statement.
-                open = notRefused(requests, open, answers);
-              }
+              // An earlier round or batch may have found the bucket full since the caller asked:
+              // new ids are refused as the fast path in consume refuses them, without a statement.
+              List<Integer> open = notRefused(requests, rounds.get(round), answers);
               if (!open.isEmpty()) {
                 decideRound(c, requests, open, answers);
               }
