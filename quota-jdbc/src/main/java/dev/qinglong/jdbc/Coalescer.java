@@ -23,10 +23,12 @@ import java.util.concurrent.locks.ReentrantLock;
  *       {@code maxInFlight} batches (one connection each) run at once, and the more callers wait,
  *       the larger the batches: n queued decisions share one statement and one commit.
  *   <li>A batch that throws fails exactly its own callers with {@link StoreUnavailableException}
- *       (never an answer); the next batch starts afresh. A caller interrupted, or waiting longer
- *       than {@code maxWait}, leaves with {@link StoreUnavailableException} (interrupt status
- *       kept); if its request was already taken into a running batch, that batch's answer for it is
- *       dropped.
+ *       (never an answer); the next batch starts afresh. A queued caller interrupted, or waiting
+ *       longer than {@code maxWait}, leaves with {@link StoreUnavailableException} (interrupt
+ *       status kept); if its request was already taken into a running batch, that batch's answer
+ *       for it is dropped. A leader runs its batch with its interrupt status set aside (restored
+ *       after), so that an interrupt it arrived with does not fail the others' requests; one that
+ *       comes while the batch runs fails the batch like any failure of its statement (503).
  * </ul>
  *
  * <p>Hand-written on purpose: an executor would add a thread hop (and its latency) to every
@@ -184,6 +186,9 @@ final class Coalescer<Q, R> {
     List<Answer<R>> answers = null;
     RuntimeException failure = null;
     Error error = null;
+    // A leader that arrives interrupted must not fail the others' requests (a pool's wait for a
+    // connection throws on an interrupted thread): the status is kept aside and restored after.
+    boolean interrupted = Thread.interrupted();
     try {
       List<Q> requests = new ArrayList<>(batch.size());
       for (Call<Q, R> c : batch) {
@@ -215,6 +220,9 @@ final class Coalescer<Q, R> {
       passOn();
     } finally {
       lock.unlock();
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
     }
     if (error != null) {
       throw error;

@@ -456,6 +456,43 @@ class PostgresCoalescingIntegrationTest {
     assertThat(fixture.readBucket(k).orElseThrow().receiptIds()).containsExactly("q");
   }
 
+  @Test
+  void aLeaderThatArrivesInterruptedDecidesItsWholeBatchAndKeepsItsInterruptStatus()
+      throws Exception {
+    // One connection, held by the test: the leader has to wait for it in the pool, where an
+    // interrupted thread would fail at once (and with it every request of its batch).
+    DataSource pool = fixture.rolePool(PostgresRoles.PACKAGE_MANAGER, 1);
+    ManagementQuotaStore store =
+        new JdbcManagementQuotaStore(
+            pool, PostgresDialect.INSTANCE, new Coalescing(1, 64, Duration.ofSeconds(30)));
+    QuotaKey k = key(QuotaOperation.INSPECT);
+    Caller leader;
+    List<Caller> followers = new ArrayList<>();
+    try (Connection held = pool.getConnection()) {
+      leader =
+          Caller.start(
+              () -> {
+                Thread.currentThread().interrupt();
+                return store.consume(k, r("leader"), SAME, 10, WINDOW);
+              });
+      awaitQueued(leader);
+      for (String id : List.of("f1", "f2", "f3")) {
+        Caller c = Caller.start(() -> store.consume(k, r(id), SAME, 10, WINDOW));
+        awaitQueued(c);
+        followers.add(c);
+      }
+      assertThat(held.isValid(1)).isTrue();
+    }
+    assertThat(leader.get()).isInstanceOf(QuotaDecision.Allowed.class);
+    assertThat(leader.interruptedAtEnd).isTrue();
+    for (Caller c : followers) {
+      assertThat(c.get()).isInstanceOf(QuotaDecision.Allowed.class);
+      assertThat(c.interruptedAtEnd).isFalse();
+    }
+    assertThat(fixture.readBucket(k).orElseThrow().receiptIds())
+        .containsExactlyInAnyOrder("leader", "f1", "f2", "f3");
+  }
+
   // --- helpers
 
   /**
