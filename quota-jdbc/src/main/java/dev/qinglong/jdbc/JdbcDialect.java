@@ -57,6 +57,33 @@ public interface JdbcDialect {
   String decideStatement();
 
   /**
+   * The {@link #decideStatement} decision for several buckets in one statement (and so one commit
+   * in auto-commit), or null if the dialect has none (then every decision runs alone). Issue 12:
+   * concurrent decisions of one process share a statement and the commit's flush ({@link
+   * JdbcManagementQuotaStore} groups them).
+   *
+   * <p>Parameters are eight arrays of equal length n, bound with {@link Connection#createArrayOf}
+   * under the type names {@code text}, {@code bigint} and {@code integer}; element i of each is
+   * request i: 1 project ids, 2 subject types, 3 subject ids, 4 operations, 5 receipt ids, 6
+   * request digests (all {@code text}), 7 window lengths in ms ({@code bigint}), 8 limits ({@code
+   * integer}). Window and limit may differ between requests. The buckets (project, subject type,
+   * subject id, operation) must be distinct: one statement cannot decide a bucket twice, so the
+   * caller puts a bucket's further requests into later statements. The statement locks the buckets
+   * in one order (sorted by bucket), so that two processes' statements cannot deadlock on each
+   * other.
+   *
+   * <p>Returns n rows, ordered by the first column: {@code (ordinal, outcome, window_started_at_ms,
+   * consumed_count, receipt_count, now_ms, full_receipt_ids)}, {@code ordinal} the request's
+   * 1-based position in the arrays and the rest exactly as {@link #decideStatement} returns for
+   * that request alone (one {@code now_ms} for the whole statement). A NULL outcome means that
+   * request could not be decided (a bucket created concurrently after the statement's snapshot):
+   * decide it again.
+   */
+  default String decideBatchStatement() {
+    return null;
+  }
+
+  /**
    * Serialises the transaction on {@code connection} with every other transaction that takes {@code
    * key}, until it ends (commit or rollback).
    *

@@ -10,12 +10,16 @@ import dev.qinglong.core.quota.QuotaOperation;
 import dev.qinglong.core.quota.ReceiptId;
 import dev.qinglong.core.quota.RequestDigest;
 import dev.qinglong.core.quota.SubjectType;
+import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.LongSupplier;
@@ -32,6 +36,15 @@ import javax.sql.DataSource;
  * refused without a connection or a statement ({@link HotBuckets}); an id that may be in the bucket
  * still goes to the database. Use one instance per process, so that the fast path has something to
  * remember.
+ *
+ * <p>Coalescing (issue 12): when the dialect has a {@link JdbcDialect#decideBatchStatement batch
+ * form}, concurrent decisions of one instance are grouped by a {@link Coalescer}: a caller that
+ * finds fewer than {@link Coalescing#maxInFlight} batches running decides at once, alone; the
+ * others queue, and the next batch decides everything queued in one statement, committed once, so
+ * one commit's flush serves many decisions and a small pool is enough. A bucket's requests in one
+ * batch go into successive statements (rounds), in arrival order, each committed on its own: no
+ * lock is held from one round to the next. A batch whose statement fails fails exactly the requests
+ * of that statement and of the rounds after it, with {@link StoreUnavailableException}.
  */
 public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
   /**
@@ -54,13 +67,61 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
       ORDER BY b.operation
       """;
 
+  /**
+   * How decisions are grouped: at most {@code maxInFlight} batches (so connections) at once, at
+   * most {@code maxBatch} decisions in one, and a queued decision waits at most {@code maxWait} for
+   * its answer (then {@link StoreUnavailableException}). {@code maxBatch} 1 turns grouping off:
+   * every decision runs alone on its own connection, as many at once as callers.
+   */
+  public record Coalescing(int maxInFlight, int maxBatch, Duration maxWait) {
+    /** Decisions in one batch at most by default. */
+    public static final int DEFAULT_MAX_BATCH = 64;
+
+    /** How long a queued decision waits at most by default. */
+    public static final Duration DEFAULT_MAX_WAIT = Duration.ofSeconds(30);
+
+    /** Two batches at once: the default {@code ql3_package_manager} pool of 2 connections. */
+    public static final Coalescing DEFAULTS = forPool(2);
+
+    /** No grouping. */
+    public static final Coalescing OFF = new Coalescing(1, 1, DEFAULT_MAX_WAIT);
+
+    public Coalescing {
+      if (maxInFlight < 1 || maxBatch < 1) {
+        throw new IllegalArgumentException("maxInFlight and maxBatch must be at least 1");
+      }
+      Objects.requireNonNull(maxWait, "maxWait");
+      if (maxWait.isNegative() || maxWait.isZero()) {
+        throw new IllegalArgumentException("maxWait must be positive");
+      }
+    }
+
+    /** As many batches at once as the pool has connections; the default batch size and wait. */
+    public static Coalescing forPool(int connections) {
+      return new Coalescing(connections, DEFAULT_MAX_BATCH, DEFAULT_MAX_WAIT);
+    }
+  }
+
+  /** One decision asked for. */
+  private record Request(
+      QuotaKey key, ReceiptId receipt, RequestDigest digest, int limit, Duration window) {}
+
   private final JdbcTransactions jdbc;
+  private final String store;
   private final String buckets;
   private final String decide;
+  private final String decideBatch;
   private final HotBuckets hot;
+  private final Coalescer<Request, QuotaDecision> coalescer;
 
   public JdbcManagementQuotaStore(DataSource dataSource, JdbcDialect dialect) {
     this(dataSource, dialect, System::nanoTime);
+  }
+
+  /** With how decisions are grouped, e.g. {@link Coalescing#forPool} with the pool's size. */
+  public JdbcManagementQuotaStore(
+      DataSource dataSource, JdbcDialect dialect, Coalescing coalescing) {
+    this(dataSource, dialect, System::nanoTime, coalescing);
   }
 
   /**
@@ -70,11 +131,33 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
    */
   public JdbcManagementQuotaStore(
       DataSource dataSource, JdbcDialect dialect, LongSupplier nanoTime) {
+    this(dataSource, dialect, nanoTime, Coalescing.DEFAULTS);
+  }
+
+  /**
+   * With the monotonic clock of the fast path and how decisions are grouped. Grouping needs the
+   * dialect's {@link JdbcDialect#decideBatchStatement}; without it, or with {@link Coalescing#OFF},
+   * every decision runs alone.
+   */
+  public JdbcManagementQuotaStore(
+      DataSource dataSource, JdbcDialect dialect, LongSupplier nanoTime, Coalescing coalescing) {
     this.jdbc = new JdbcTransactions(dataSource, dialect);
+    this.store = dialect.name();
     this.decide = Objects.requireNonNull(dialect.decideStatement());
+    this.decideBatch = dialect.decideBatchStatement();
     this.hot =
         new HotBuckets(nanoTime, HotBuckets.DEFAULT_MAX_RECEIPTS, HotBuckets.DEFAULT_MAX_HOLD);
     this.buckets = BUCKETS.formatted(dialect.nowMs());
+    Objects.requireNonNull(coalescing, "coalescing");
+    this.coalescer =
+        decideBatch == null || coalescing.maxBatch() == 1
+            ? null
+            : new Coalescer<>(
+                "quota decision",
+                this::decideAll,
+                coalescing.maxInFlight(),
+                coalescing.maxBatch(),
+                coalescing.maxWait());
   }
 
   @Override
@@ -132,6 +215,9 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
     if (known != null) {
       return known;
     }
+    if (coalescer != null) {
+      return coalescer.call(new Request(key, receipt, request, limit, window));
+    }
     // Before the statement is sent: the deadline of a bucket it finds full must not outlast it.
     long sentAtNanos = hot.nanoTime();
     Decided decided =
@@ -147,14 +233,210 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
               throw new StoreUnavailableException(
                   "quota decision undetermined after " + RUNS + " runs");
             });
-    if (decided.fullReceiptIds() != null) {
-      hot.remember(key, limit, window, sentAtNanos, decided.reading(), decided.fullReceiptIds());
-    }
-    return decided.decision();
+    return decided(new Request(key, receipt, request, limit, window), decided, sentAtNanos);
   }
 
-  /** The statement's decision, with the receipt ids of a full bucket when it refused. */
-  private record Decided(QuotaDecision decision, BucketReading reading, String fullReceiptIds) {}
+  /** The decision of {@code d}, the bucket remembered by the fast path when it is full. */
+  private QuotaDecision decided(Request r, Decided d, long sentAtNanos) {
+    QuotaDecision decision = d.reading().decision(r.limit(), r.window());
+    if (d.fullReceiptIds() != null) {
+      hot.remember(r.key(), r.limit(), r.window(), sentAtNanos, d.reading(), d.fullReceiptIds());
+    }
+    return decision;
+  }
+
+  /**
+   * Decides a batch ({@link Coalescer.Runner}) on one connection: the requests split into rounds
+   * with one request per bucket each (a bucket's n-th request in round n, so in arrival order),
+   * each round one statement committed on its own, a round of one request the single statement. A
+   * new id for a bucket an earlier round (or batch) found full is refused by the fast path ({@link
+   * HotBuckets}), without a statement. Once a statement fails, its requests and those of the later
+   * rounds fail; earlier rounds' answers stand (they are committed).
+   */
+  private List<Coalescer.Answer<QuotaDecision>> decideAll(List<Request> requests) {
+    List<List<Integer>> rounds = new ArrayList<>();
+    Map<QuotaKey, Integer> seen = new HashMap<>();
+    for (int i = 0; i < requests.size(); i++) {
+      int round = seen.merge(requests.get(i).key(), 1, Integer::sum) - 1;
+      if (round == rounds.size()) {
+        rounds.add(new ArrayList<>());
+      }
+      rounds.get(round).add(i);
+    }
+    List<Coalescer.Answer<QuotaDecision>> answers = new ArrayList<>(requests.size());
+    for (int i = 0; i < requests.size(); i++) {
+      answers.add(null);
+    }
+    return jdbc.autoCommit(
+        "quota decision",
+        c -> {
+          for (int round = 0; round < rounds.size(); round++) {
+            try {
+              // An earlier round or batch may have found the bucket full since the caller asked:
+              // new ids are refused as the fast path in consume refuses them, without a statement.
+              List<Integer> open = notRefused(requests, rounds.get(round), answers);
+              if (!open.isEmpty()) {
+                decideRound(c, requests, open, answers);
+              }
+            } catch (SQLException | RuntimeException e) {
+              StoreUnavailableException failure =
+                  e instanceof SQLException sql
+                      ? JdbcStoreException.unavailable(store, "quota decision", sql)
+                      : e instanceof StoreUnavailableException s
+                          ? s
+                          : new StoreUnavailableException("quota decision failed", e);
+              for (int later = round; later < rounds.size(); later++) {
+                for (int i : rounds.get(later)) {
+                  answers.set(i, Coalescer.Answer.failed(failure));
+                }
+              }
+              break;
+            }
+          }
+          return answers;
+        });
+  }
+
+  /** The requests at {@code indexes} that the fast path does not refuse; the refused answered. */
+  private List<Integer> notRefused(
+      List<Request> requests,
+      List<Integer> indexes,
+      List<Coalescer.Answer<QuotaDecision>> answers) {
+    List<Integer> open = new ArrayList<>(indexes.size());
+    for (int i : indexes) {
+      Request r = requests.get(i);
+      QuotaDecision.Rejected known = hot.refuse(r.key(), r.receipt(), r.limit(), r.window());
+      if (known != null) {
+        answers.set(i, Coalescer.Answer.of(known));
+      } else {
+        open.add(i);
+      }
+    }
+    return open;
+  }
+
+  /** One round: every request's answer set, or a throw for the whole round. */
+  private void decideRound(
+      Connection c,
+      List<Request> requests,
+      List<Integer> round,
+      List<Coalescer.Answer<QuotaDecision>> answers)
+      throws SQLException {
+    List<Integer> open = round;
+    for (int run = 0; run < RUNS && !open.isEmpty(); run++) {
+      // Before the statement is sent: the deadline of a bucket it finds full must not outlast it.
+      long sentAtNanos = hot.nanoTime();
+      List<Decided> decided;
+      if (open.size() == 1) {
+        Request r = requests.get(open.get(0));
+        decided = new ArrayList<>(1);
+        decided.add(decide(c, r.key(), r.receipt(), r.digest(), r.limit(), r.window()));
+      } else {
+        decided = decideBatch(c, requests, open);
+      }
+      List<Integer> undecided = new ArrayList<>();
+      for (int k = 0; k < open.size(); k++) {
+        int i = open.get(k);
+        Decided d = decided.get(k);
+        if (d == null) {
+          undecided.add(i);
+          continue;
+        }
+        try {
+          answers.set(i, Coalescer.Answer.of(decided(requests.get(i), d, sentAtNanos)));
+        } catch (RuntimeException e) {
+          answers.set(i, Coalescer.Answer.failed(e));
+        }
+      }
+      open = undecided;
+    }
+    for (int i : open) {
+      answers.set(
+          i,
+          Coalescer.Answer.failed(
+              new StoreUnavailableException(
+                  "quota decision undetermined after " + RUNS + " runs")));
+    }
+  }
+
+  /**
+   * One run of the batch statement for the requests at {@code indexes} (distinct buckets): one
+   * entry per request, in order, null where it could not decide (see {@link #RUNS}).
+   */
+  private List<Decided> decideBatch(Connection c, List<Request> requests, List<Integer> indexes)
+      throws SQLException {
+    int n = indexes.size();
+    String[] projects = new String[n];
+    String[] subjectTypes = new String[n];
+    String[] subjects = new String[n];
+    String[] operations = new String[n];
+    String[] receipts = new String[n];
+    String[] digests = new String[n];
+    Long[] windows = new Long[n];
+    Integer[] limits = new Integer[n];
+    for (int k = 0; k < n; k++) {
+      Request r = requests.get(indexes.get(k));
+      projects[k] = r.key().projectId();
+      subjectTypes[k] = r.key().subjectType().wireName();
+      subjects[k] = r.key().subjectId();
+      operations[k] = r.key().operation().wireName();
+      receipts[k] = r.receipt().value();
+      digests[k] = r.digest().hex();
+      windows[k] = r.window().toMillis();
+      limits[k] = r.limit();
+    }
+    List<Decided> decided = new ArrayList<>(n);
+    for (int k = 0; k < n; k++) {
+      decided.add(null);
+    }
+    boolean[] answered = new boolean[n];
+    try (PreparedStatement ps = c.prepareStatement(decideBatch)) {
+      // The parameters of JdbcDialect#decideBatchStatement.
+      List<Array> arrays =
+          List.of(
+              c.createArrayOf("text", projects),
+              c.createArrayOf("text", subjectTypes),
+              c.createArrayOf("text", subjects),
+              c.createArrayOf("text", operations),
+              c.createArrayOf("text", receipts),
+              c.createArrayOf("text", digests),
+              c.createArrayOf("bigint", windows),
+              c.createArrayOf("integer", limits));
+      for (int p = 0; p < arrays.size(); p++) {
+        ps.setArray(p + 1, arrays.get(p));
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          int k = rs.getInt(1) - 1;
+          if (k < 0 || k >= n || answered[k]) {
+            throw new StoreUnavailableException("quota batch decision: unexpected row " + (k + 1));
+          }
+          answered[k] = true;
+          String outcome = rs.getString(2);
+          if (outcome == null) {
+            continue;
+          }
+          BucketReading reading =
+              new BucketReading(
+                  BucketReading.Outcome.fromWire(outcome),
+                  rs.getLong(3),
+                  rs.getInt(4),
+                  rs.getInt(5),
+                  rs.getLong(6));
+          decided.set(k, new Decided(reading, rs.getString(7)));
+        }
+      }
+    }
+    for (int k = 0; k < n; k++) {
+      if (!answered[k]) {
+        throw new StoreUnavailableException("quota batch decision: no row for a request");
+      }
+    }
+    return decided;
+  }
+
+  /** The statement's reading, with the receipt ids of a full bucket. */
+  private record Decided(BucketReading reading, String fullReceiptIds) {}
 
   /** One run of the statement; null when it could not decide (see {@link #RUNS}). */
   private Decided decide(
@@ -191,7 +473,7 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
                 rs.getInt(3),
                 rs.getInt(4),
                 rs.getLong(5));
-        return new Decided(reading.decision(limit, window), reading, rs.getString(6));
+        return new Decided(reading, rs.getString(6));
       }
     }
   }

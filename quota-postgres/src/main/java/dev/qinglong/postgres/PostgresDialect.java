@@ -129,6 +129,115 @@ public final class PostgresDialect implements JdbcDialect {
         .formatted(NOW_MS);
   }
 
+  /**
+   * {@link #decideStatement} over arrays: {@code input} unnests the requests with their ordinal and
+   * one clock reading; {@code counted} is the same upsert for every request, its rows sorted by
+   * bucket so that the row locks are taken in one order in every process. {@code excluded} carries
+   * only table columns, so each request's window length and limit are looked up in {@code input} by
+   * the bucket (distinct within a statement: {@code ON CONFLICT DO UPDATE} cannot touch a row
+   * twice). {@code found} reads, {@code FOR NO KEY UPDATE}, the buckets of the requests {@code
+   * counted} did not write (locked by {@code counted} already: this transaction's own locks); the
+   * classification and the final row are those of the single statement, joined back to the request
+   * on its ordinal.
+   */
+  @Override
+  public String decideBatchStatement() {
+    return """
+        WITH input AS (
+          SELECT u.ord, u.project_id, u.subject_type, u.subject_id, u.operation, u.receipt_id,
+                 u.digest, u.window_ms, u.max_count, n.now_ms
+          FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],
+                      ?::bigint[], ?::integer[])
+                 WITH ORDINALITY AS u(project_id, subject_type, subject_id, operation, receipt_id,
+                                      digest, window_ms, max_count, ord),
+               (SELECT %s AS now_ms) n
+        ),
+        counted AS (
+          INSERT INTO plugin_package_management_quota_buckets AS b
+            (project_id, subject_type, subject_id, operation,
+             window_started_at_ms, consumed_count, receipt_ids, updated_at_ms)
+          SELECT project_id, subject_type, subject_id, operation, now_ms, 1,
+                 jsonb_build_array(jsonb_build_object('id', receipt_id, 'd', digest)), now_ms
+          FROM input
+          ORDER BY project_id, subject_type, subject_id, operation
+          ON CONFLICT (project_id, subject_type, subject_id, operation) DO UPDATE SET
+            (window_started_at_ms, consumed_count, receipt_ids, updated_at_ms) = (
+              SELECT CASE WHEN b.window_started_at_ms + i.window_ms <= excluded.updated_at_ms
+                          THEN excluded.window_started_at_ms
+                          ELSE b.window_started_at_ms END,
+                     CASE WHEN b.window_started_at_ms + i.window_ms <= excluded.updated_at_ms
+                          THEN 1
+                          ELSE b.consumed_count + 1 END,
+                     CASE WHEN b.window_started_at_ms + i.window_ms <= excluded.updated_at_ms
+                          THEN excluded.receipt_ids
+                          ELSE b.receipt_ids || excluded.receipt_ids END,
+                     excluded.updated_at_ms
+              FROM input i
+              WHERE i.project_id = excluded.project_id AND i.subject_type = excluded.subject_type
+                AND i.subject_id = excluded.subject_id AND i.operation = excluded.operation)
+          WHERE EXISTS (
+            SELECT 1 FROM input i
+            WHERE i.project_id = excluded.project_id AND i.subject_type = excluded.subject_type
+              AND i.subject_id = excluded.subject_id AND i.operation = excluded.operation
+              AND (b.window_started_at_ms + i.window_ms <= excluded.updated_at_ms
+                   OR (b.consumed_count < i.max_count
+                       AND jsonb_array_length(b.receipt_ids) = b.consumed_count
+                       AND NOT b.receipt_ids @> jsonb_build_array(
+                                                  jsonb_build_object('id', i.receipt_id))
+                       AND NOT b.receipt_ids @> jsonb_build_array(i.receipt_id))))
+          RETURNING b.project_id, b.subject_type, b.subject_id, b.operation,
+                    b.window_started_at_ms, b.consumed_count, b.receipt_ids
+        ),
+        found AS (
+          SELECT i.ord, b.window_started_at_ms, b.consumed_count, b.receipt_ids
+          FROM input i
+          JOIN plugin_package_management_quota_buckets b
+            ON b.project_id = i.project_id AND b.subject_type = i.subject_type
+           AND b.subject_id = i.subject_id AND b.operation = i.operation
+          WHERE NOT EXISTS (
+            SELECT 1 FROM counted c
+            WHERE c.project_id = i.project_id AND c.subject_type = i.subject_type
+              AND c.subject_id = i.subject_id AND c.operation = i.operation)
+          FOR NO KEY UPDATE OF b
+        ),
+        verdict AS (
+          SELECT f.ord, f.window_started_at_ms, f.consumed_count, f.receipt_ids,
+                 jsonb_array_length(f.receipt_ids) AS receipt_count,
+                 CASE WHEN f.consumed_count NOT BETWEEN 1 AND 1000
+                        OR jsonb_array_length(f.receipt_ids) <> f.consumed_count THEN 'corrupt'
+                      WHEN f.receipt_ids @> jsonb_build_array(
+                                              jsonb_build_object('id', i.receipt_id, 'd', i.digest))
+                        OR f.receipt_ids @> jsonb_build_array(i.receipt_id) THEN 'replayed'
+                      WHEN f.receipt_ids @> jsonb_build_array(jsonb_build_object('id', i.receipt_id))
+                        THEN 'key_reused'
+                      WHEN f.consumed_count >= i.max_count THEN 'rejected'
+                      ELSE 'corrupt' END AS verdict
+          FROM found f JOIN input i ON i.ord = f.ord
+        ),
+        decided AS (
+          SELECT i.ord, 'allowed' AS outcome, c.window_started_at_ms, c.consumed_count,
+                 c.consumed_count AS receipt_count, c.receipt_ids
+          FROM counted c
+          JOIN input i
+            ON i.project_id = c.project_id AND i.subject_type = c.subject_type
+           AND i.subject_id = c.subject_id AND i.operation = c.operation
+          UNION ALL
+          SELECT v.ord, v.verdict, v.window_started_at_ms, v.consumed_count, v.receipt_count,
+                 v.receipt_ids
+          FROM verdict v
+        )
+        SELECT i.ord, d.outcome, d.window_started_at_ms, d.consumed_count, d.receipt_count,
+               i.now_ms,
+               CASE WHEN d.consumed_count >= i.max_count AND d.outcome <> 'corrupt'
+                    THEN (SELECT string_agg(coalesce(e ->> 'id', e #>> '{}'), ' ')
+                          FROM jsonb_array_elements(d.receipt_ids) e) END
+        FROM input i
+        LEFT JOIN decided d ON d.ord = i.ord
+        ORDER BY i.ord
+        """
+        .formatted(NOW_MS);
+  }
+
   @Override
   public String nowMs() {
     return NOW_MS;

@@ -108,7 +108,12 @@ public final class PostgresBackend extends AbstractStoreBackend {
       policy =
           new SplitPolicyStore(
               new JdbcPolicyStore(manager, DIALECT), new JdbcPolicyStore(admin, DIALECT));
-      quota = new JdbcManagementQuotaStore(manager, DIALECT);
+      // Concurrent decisions share statements and commits, at most one batch per connection.
+      quota =
+          new JdbcManagementQuotaStore(
+              manager,
+              DIALECT,
+              JdbcManagementQuotaStore.Coalescing.forPool(settings.managerPoolSize()));
       governance = new JdbcGovernanceStore(manager, DIALECT);
       probes.add(
           new SchemaProbe(
