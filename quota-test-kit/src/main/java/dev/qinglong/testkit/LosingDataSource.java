@@ -10,6 +10,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Locale;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
@@ -19,9 +20,11 @@ import javax.sql.DataSource;
  * drained, so an autocommit statement commits), then the caller sees a connection failure instead
  * of the result. Later statements behave normally.
  *
- * <p>{@link #atCommit} instead loses the response of the next {@link Connection#commit()}: the
- * transaction is committed, then the caller sees a connection failure (a multi-statement
- * transaction whose COMMIT reached the database but whose answer did not come back).
+ * <p>{@link #atCommit} instead loses the response of the next commit: the next {@link
+ * Connection#commit()}, or the next writing statement ({@code INSERT}, {@code UPDATE}, {@code
+ * DELETE}, {@code CALL}) executed in auto-commit, which commits as it completes. The transaction is
+ * committed, then the caller sees a connection failure (a COMMIT, or an auto-commit write, that
+ * reached the database but whose answer did not come back).
  */
 public final class LosingDataSource implements DataSource {
   private final DataSource delegate;
@@ -67,6 +70,11 @@ public final class LosingDataSource implements DataSource {
             throw new SQLException("simulated: connection lost after COMMIT", "08006");
           }
           if (atCommit) {
+            if (result instanceof PreparedStatement ps
+                && method.getName().equals("prepareStatement")
+                && writes((String) args[0])) {
+              return wrapAutoCommitWrite(ps, (Connection) target);
+            }
             return result;
           }
           if (result instanceof PreparedStatement ps) {
@@ -96,6 +104,39 @@ public final class LosingDataSource implements DataSource {
             }
             ((Statement) target).close();
             throw new SQLException("simulated: connection lost before the response", "08006");
+          }
+          return result;
+        });
+  }
+
+  /** Whether {@code sql} begins with a writing command. */
+  private static boolean writes(String sql) {
+    String head = sql.stripLeading().toUpperCase(Locale.ROOT);
+    return head.startsWith("INSERT")
+        || head.startsWith("UPDATE")
+        || head.startsWith("DELETE")
+        || head.startsWith("CALL");
+  }
+
+  /** Loses the response of the statement's next execution if it runs in auto-commit. */
+  private PreparedStatement wrapAutoCommitWrite(
+      PreparedStatement statement, Connection connection) {
+    return proxy(
+        PreparedStatement.class,
+        statement,
+        (target, method, args) -> {
+          boolean commits = method.getName().startsWith("execute") && connection.getAutoCommit();
+          Object result = invoke(target, method, args);
+          if (commits && armed.compareAndSet(true, false)) {
+            if (result instanceof ResultSet rs) {
+              while (rs.next()) {
+                // Drain: the statement has run to its end and committed.
+              }
+              rs.close();
+            }
+            statement.close();
+            throw new SQLException(
+                "simulated: connection lost after an auto-commit write", "08006");
           }
           return result;
         });
