@@ -449,6 +449,28 @@ public final class JdbcModelQuotaStore implements ModelQuotaStore {
 
   @Override
   public WindowUsageReading currentWindowUsage(String projectId) {
+    if (dialect.modelLifecycleFunctions()) {
+      // One statement is one snapshot: no transaction at another isolation level needed.
+      WindowUsageReading reading =
+          jdbc.autoCommit(
+              "window usage read",
+              c -> {
+                ModelLifecycleStatements.WindowView v =
+                    ModelLifecycleStatements.readWindow(c, dialect, projectId);
+                WindowRef window = WindowRef.containing(projectId, v.quota(), v.nowMs());
+                if (window.windowStartMs() != v.windowStartMs()
+                    || window.windowMs() != v.windowMs()) {
+                  return null;
+                }
+                return new WindowUsageReading(
+                    ModelQuotaRules.usage(window, v.windowHead(), v.settledHead()),
+                    v.quota(),
+                    v.nowMs());
+              });
+      if (reading != null) {
+        return reading;
+      }
+    }
     return jdbc.retryingTransaction(
         "window usage read",
         ATTEMPTS,

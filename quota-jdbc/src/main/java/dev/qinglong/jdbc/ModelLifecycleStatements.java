@@ -252,6 +252,73 @@ final class ModelLifecycleStatements {
     }
   }
 
+  /** A window's usage as of one snapshot: the window heads of {@link #readWindow}. */
+  record WindowView(
+      long nowMs,
+      long windowStartMs,
+      long windowMs,
+      ProjectQuotaPolicy quota,
+      Reservation windowHead,
+      Settlement settledHead) {}
+
+  private static final int W_QUOTA = 4;
+  private static final int W_HEAD = W_QUOTA + QUOTA.length;
+  private static final int W_SETTLED = W_HEAD + RESERVATION.length;
+
+  /** Parameter 1 project; the window as in {@link #admissionRead}. */
+  private static String windowRead(JdbcDialect dialect) {
+    return "SELECT k.now_ms, w.window_start_ms, w.window_ms"
+        + columns("q", QUOTA)
+        + columns("rh", RESERVATION)
+        + columns("sh", SETTLEMENT)
+        + "\nFROM (SELECT CAST(? AS text) AS project_id, "
+        + dialect.nowMs()
+        + " AS now_ms) k"
+        + """
+
+        LEFT JOIN LATERAL (SELECT * FROM model_project_quota_policies
+                           WHERE project_id = k.project_id ORDER BY revision DESC LIMIT 1) q
+          ON true
+        CROSS JOIN LATERAL (SELECT x.wm AS window_ms, k.now_ms - k.now_ms %% x.wm AS window_start_ms
+                            FROM (SELECT COALESCE(q.window_ms, %d) AS wm) x) w
+        LEFT JOIN LATERAL (SELECT * FROM model_invocation_reservations
+                           WHERE project_id = k.project_id AND window_start_ms = w.window_start_ms
+                             AND window_ms = w.window_ms
+                           ORDER BY window_seq DESC LIMIT 1) rh
+          ON true
+        LEFT JOIN LATERAL (SELECT * FROM model_invocation_settlements
+                           WHERE project_id = k.project_id AND window_start_ms = w.window_start_ms
+                             AND window_ms = w.window_ms
+                           ORDER BY window_settle_seq DESC LIMIT 1) sh
+          ON true
+        """
+            .formatted(QuotaWindow.UNFENCED.millis());
+  }
+
+  /** The current window's quota policy and heads, in one statement (one snapshot). */
+  static WindowView readWindow(Connection c, JdbcDialect dialect, String projectId)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(windowRead(dialect))) {
+      ps.setString(1, projectId);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          throw new StoreUnavailableException("window read returned no row");
+        }
+        try {
+          return new WindowView(
+              rs.getLong(1),
+              rs.getLong(2),
+              rs.getLong(3),
+              present(rs, W_QUOTA) ? ModelPolicyRows.quotaPolicy(rs, W_QUOTA) : null,
+              present(rs, W_HEAD) ? AdmissionRows.reservation(rs, W_HEAD) : null,
+              present(rs, W_SETTLED) ? CompletionRows.settlement(rs, W_SETTLED) : null);
+        } catch (ValidationException | IllegalStateException | IllegalArgumentException e) {
+          throw new StoreUnavailableException("corrupt model quota row", e);
+        }
+      }
+    }
+  }
+
   /** What one completion depends on, read in one snapshot. Absent rows are null. */
   record CompletionView(
       long nowMs,
