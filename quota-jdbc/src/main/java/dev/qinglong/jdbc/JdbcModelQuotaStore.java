@@ -27,6 +27,8 @@ import java.sql.SQLException;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 
 /**
@@ -70,11 +72,25 @@ public final class JdbcModelQuotaStore implements ModelQuotaStore {
   /** SQLState of a unique violation: a concurrent writer won. */
   private static final String UNIQUE_VIOLATION = "23505";
 
+  private static final int PROJECT_QUEUES = 256;
+
+  /**
+   * Admissions and completions of one Project in this process queue on one of these (by Project)
+   * before they take a connection, so that they do not read the same window heads and then find
+   * each other's writes ({@code stale}): only another process can make a round fail. Correctness
+   * does not depend on them (the procedures check under the database lock); they only keep one busy
+   * window from spending rounds, connections and CPU on reads that are about to be stale.
+   */
+  private final ReentrantLock[] projectQueues = new ReentrantLock[PROJECT_QUEUES];
+
   private final JdbcDialect dialect;
   private final JdbcTransactions jdbc;
   private final String now;
 
   public JdbcModelQuotaStore(DataSource dataSource, JdbcDialect dialect) {
+    for (int i = 0; i < PROJECT_QUEUES; i++) {
+      projectQueues[i] = new ReentrantLock();
+    }
     this.dialect = Objects.requireNonNull(dialect, "dialect");
     this.jdbc = new JdbcTransactions(dataSource, dialect);
     this.now = "SELECT " + dialect.nowMs();
@@ -194,7 +210,9 @@ public final class JdbcModelQuotaStore implements ModelQuotaStore {
   public AdmissionOutcome admit(AdmissionRequest request) {
     if (dialect.modelLifecycleFunctions()) {
       AdmissionOutcome outcome =
-          jdbc.autoCommit("model admission", c -> admitByProcedure(c, request));
+          queued(
+              request.projectId(),
+              () -> jdbc.autoCommit("model admission", c -> admitByProcedure(c, request)));
       if (outcome != null) {
         return outcome;
       }
@@ -259,6 +277,17 @@ public final class JdbcModelQuotaStore implements ModelQuotaStore {
     return null;
   }
 
+  /** Runs {@code work} holding the process-local queue of {@code projectId}. */
+  private <T> T queued(String projectId, Supplier<T> work) {
+    ReentrantLock queue = projectQueues[Math.floorMod(projectId.hashCode(), PROJECT_QUEUES)];
+    queue.lock();
+    try {
+      return work.get();
+    } finally {
+      queue.unlock();
+    }
+  }
+
   /** One transaction that takes the window lock before it reads what the decision depends on. */
   private AdmissionOutcome admitLocked(AdmissionRequest request) {
     return transaction(
@@ -306,7 +335,9 @@ public final class JdbcModelQuotaStore implements ModelQuotaStore {
   public CompletionOutcome complete(CompletionRequest request) {
     if (dialect.modelLifecycleFunctions()) {
       CompletionOutcome outcome =
-          jdbc.autoCommit("model completion", c -> completeByProcedure(c, request));
+          queued(
+              request.projectId(),
+              () -> jdbc.autoCommit("model completion", c -> completeByProcedure(c, request)));
       if (outcome != null) {
         return outcome;
       }
