@@ -52,6 +52,12 @@ import javax.sql.DataSource;
  *       without a lock (REPEATABLE READ on PostgreSQL).
  * </ul>
  *
+ * <p>Where {@link JdbcDialect#modelLifecycleFunctions} (PostgreSQL), admission and completion
+ * instead read in one statement without a lock, decide, and write with one {@code CALL} in
+ * auto-commit that takes the locks and writes only if the window heads read still stand ({@link
+ * ModelLifecycleStatements}); the transactions above are then the fallback after repeated stale
+ * rounds. No transaction, and so no lock, spans a client round trip on that path.
+ *
  * <p>Writes that race outside a shared lock (a StepRun admitted in two windows at a boundary, two
  * policy writers) meet a unique constraint (SQLState {@code 23505}); the transaction is then
  * retried and sees the winner. Where a dialect serialises whole transactions no such race exists
