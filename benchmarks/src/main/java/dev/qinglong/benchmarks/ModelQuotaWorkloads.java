@@ -19,6 +19,7 @@ import dev.qinglong.jdbc.backend.StoreBackend;
 import dev.qinglong.postgres.PostgresMigrations;
 import dev.qinglong.postgres.PostgresRoles;
 import dev.qinglong.postgres.backend.PostgresBackend;
+import dev.qinglong.postgres.backend.PostgresSettings;
 import dev.qinglong.sqlite.SqliteDatabase;
 import dev.qinglong.sqlite.backend.SqliteBackend;
 import java.net.http.HttpResponse;
@@ -55,7 +56,10 @@ final class ModelQuotaWorkloads {
       for (int threads : new int[] {8, 32}) {
         all.add(new HttpLifecycles(projects, threads));
       }
-      all.add(new StoreLifecycles(projects, 32));
+      all.add(new StoreLifecycles(projects, 32, 2));
+      // The runtime pool default is 2 (ADR): the same with 8 connections shows what the pool
+      // bounds.
+      all.add(new StoreLifecycles(projects, 32, 8));
     }
     for (boolean sqlite : new boolean[] {false, true}) {
       for (int seeded : new int[] {10, 100_000}) {
@@ -228,16 +232,26 @@ final class ModelQuotaWorkloads {
 
   /** In-process through the store the app wires ({@link PostgresBackend}, default pools). */
   static final class StoreLifecycles extends Lifecycles {
+    private final int runtimePoolSize;
     private StoreBackend backend;
     private ModelQuotaStore store;
 
-    StoreLifecycles(int projects, int threads) {
+    StoreLifecycles(int projects, int threads, int runtimePoolSize) {
       super(projects, threads);
+      this.runtimePoolSize = runtimePoolSize;
     }
 
     @Override
     public String system() {
-      return "store-" + threads + "-threads";
+      return "store-"
+          + threads
+          + "-threads"
+          + (runtimePoolSize == 2 ? "" : "-pool-" + runtimePoolSize);
+    }
+
+    @Override
+    public Map<String, Object> notes() {
+      return Map.of("projects", projects, "window", "1d", "runtimePoolSize", runtimePoolSize);
     }
 
     @Override
@@ -245,7 +259,7 @@ final class ModelQuotaWorkloads {
       db = new FreshDatabase("lifecycle_store");
       backend =
           PostgresBackend.open(
-              ManagementQuotaWorkloads.settings(db),
+              runtimePool(ManagementQuotaWorkloads.settings(db), runtimePoolSize),
               new BackendParts(true, true, false, false),
               DataSourceDecorator.NONE);
       store = backend.modelQuota();
@@ -254,6 +268,21 @@ final class ModelQuotaWorkloads {
         store.putProjectQuota(
             project(p), QuotaWindow.ONE_DAY, WINDOW_INVOCATIONS, WINDOW_TOKENS, null);
       }
+    }
+
+    /** {@code settings} with {@code size} connections of {@code ql3_runtime}. */
+    private static PostgresSettings runtimePool(PostgresSettings s, int size) {
+      return new PostgresSettings(
+          s.url(),
+          s.owner(),
+          s.logins(),
+          s.bootstrapRoles(),
+          s.migrate(),
+          s.managerPoolSize(),
+          s.adminPoolSize(),
+          size,
+          s.readerPoolSize(),
+          s.timeouts());
     }
 
     @Override

@@ -32,26 +32,28 @@ final class AdmissionRows {
       FROM model_invocation_reservations
       """;
 
-  private static Reservation reservation(ResultSet rs) throws SQLException {
+  /** The reservation in the columns from {@code at} on, in {@link #RESERVATIONS} order. */
+  static Reservation reservation(ResultSet rs, int at) throws SQLException {
     return new Reservation(
-        rs.getString(1),
-        rs.getString(2),
-        rs.getString(3),
-        rs.getString(4),
-        rs.getString(5),
-        rs.getLong(6),
-        rs.getLong(7),
-        rs.getLong(8),
-        rs.getLong(9),
-        new WindowBudget(nullableLong(rs, 10), nullableLong(rs, 11), nullableLong(rs, 12)),
-        rs.getLong(13),
-        nullableLong(rs, 14),
-        rs.getLong(15),
-        rs.getLong(16),
-        rs.getLong(17),
-        rs.getLong(18),
-        rs.getLong(19),
-        new Sha256Digest(rs.getString(20)));
+        rs.getString(at),
+        rs.getString(at + 1),
+        rs.getString(at + 2),
+        rs.getString(at + 3),
+        rs.getString(at + 4),
+        rs.getLong(at + 5),
+        rs.getLong(at + 6),
+        rs.getLong(at + 7),
+        rs.getLong(at + 8),
+        new WindowBudget(
+            nullableLong(rs, at + 9), nullableLong(rs, at + 10), nullableLong(rs, at + 11)),
+        rs.getLong(at + 12),
+        nullableLong(rs, at + 13),
+        rs.getLong(at + 14),
+        rs.getLong(at + 15),
+        rs.getLong(at + 16),
+        rs.getLong(at + 17),
+        rs.getLong(at + 18),
+        new Sha256Digest(rs.getString(at + 19)));
   }
 
   private static final String RESERVATION_BY_INVOCATION =
@@ -65,7 +67,7 @@ final class AdmissionRows {
         projectId,
         invocationId,
         "reservation",
-        AdmissionRows::reservation);
+        rs -> reservation(rs, 1));
   }
 
   private static final String RESERVATION_BY_STEP_RUN =
@@ -74,12 +76,7 @@ final class AdmissionRows {
   static Reservation reservationOfStepRun(Connection c, String projectId, String stepRunId)
       throws SQLException {
     return JdbcRows.byKey(
-        c,
-        RESERVATION_BY_STEP_RUN,
-        projectId,
-        stepRunId,
-        "reservation",
-        AdmissionRows::reservation);
+        c, RESERVATION_BY_STEP_RUN, projectId, stepRunId, "reservation", rs -> reservation(rs, 1));
   }
 
   /** The window's latest reservation: one seek down the (project, window, seq) unique index. */
@@ -92,7 +89,7 @@ final class AdmissionRows {
 
   static Reservation windowHead(Connection c, WindowRef w) throws SQLException {
     return JdbcRows.byWindow(
-        c, WINDOW_HEAD_RESERVATION, w, "reservation", AdmissionRows::reservation);
+        c, WINDOW_HEAD_RESERVATION, w, "reservation", rs -> reservation(rs, 1));
   }
 
   private static final String INSERT_RESERVATION =
@@ -142,21 +139,20 @@ final class AdmissionRows {
   static InvocationStart startOfInvocation(Connection c, String projectId, String invocationId)
       throws SQLException {
     return JdbcRows.byKey(
-        c,
-        START_BY_INVOCATION,
-        projectId,
-        invocationId,
-        "start",
-        rs ->
-            new InvocationStart(
-                rs.getString(1),
-                rs.getString(2),
-                rs.getString(3),
-                rs.getString(4),
-                rs.getString(5),
-                new Sha256Digest(rs.getString(6)),
-                rs.getLong(7),
-                new Sha256Digest(rs.getString(8))));
+        c, START_BY_INVOCATION, projectId, invocationId, "start", rs -> start(rs, 1));
+  }
+
+  /** The start in the columns from {@code at} on, in {@link #START_BY_INVOCATION} order. */
+  static InvocationStart start(ResultSet rs, int at) throws SQLException {
+    return new InvocationStart(
+        rs.getString(at),
+        rs.getString(at + 1),
+        rs.getString(at + 2),
+        rs.getString(at + 3),
+        rs.getString(at + 4),
+        new Sha256Digest(rs.getString(at + 5)),
+        rs.getLong(at + 6),
+        new Sha256Digest(rs.getString(at + 7)));
   }
 
   private static final String INSERT_START =

@@ -39,16 +39,7 @@ final class CompletionRows {
         projectId,
         invocationId,
         "completion",
-        rs ->
-            new Completion(
-                rs.getString(1),
-                rs.getString(2),
-                rs.getString(3),
-                InvocationOutcome.fromWire(rs.getString(4)),
-                usage(rs, 5),
-                nullableLong(rs, 8),
-                rs.getLong(9),
-                new Sha256Digest(rs.getString(10))));
+        rs -> completion(rs, 1));
   }
 
   private static final String INSERT_COMPLETION =
@@ -82,20 +73,21 @@ final class CompletionRows {
       FROM model_usage_ledger
       """;
 
-  private static UsageLedgerEntry ledgerEntry(ResultSet rs) throws SQLException {
+  /** The entry in the columns from {@code at} on, in {@link #LEDGER} order. */
+  static UsageLedgerEntry ledgerEntry(ResultSet rs, int at) throws SQLException {
     return new UsageLedgerEntry(
-        rs.getString(1),
-        rs.getLong(2),
-        rs.getString(3),
-        rs.getString(4),
-        rs.getString(5),
-        rs.getString(6),
-        InvocationOutcome.fromWire(rs.getString(7)),
-        usage(rs, 8),
-        nullableLong(rs, 11),
-        new Sha256Digest(rs.getString(12)),
-        rs.getLong(13),
-        new Sha256Digest(rs.getString(14)));
+        rs.getString(at),
+        rs.getLong(at + 1),
+        rs.getString(at + 2),
+        rs.getString(at + 3),
+        rs.getString(at + 4),
+        rs.getString(at + 5),
+        InvocationOutcome.fromWire(rs.getString(at + 6)),
+        usage(rs, at + 7),
+        nullableLong(rs, at + 10),
+        new Sha256Digest(rs.getString(at + 11)),
+        rs.getLong(at + 12),
+        new Sha256Digest(rs.getString(at + 13)));
   }
 
   private static final String LEDGER_BY_INVOCATION =
@@ -104,12 +96,7 @@ final class CompletionRows {
   static UsageLedgerEntry ledgerEntryOfInvocation(
       Connection c, String projectId, String invocationId) throws SQLException {
     return JdbcRows.byKey(
-        c,
-        LEDGER_BY_INVOCATION,
-        projectId,
-        invocationId,
-        "ledger entry",
-        CompletionRows::ledgerEntry);
+        c, LEDGER_BY_INVOCATION, projectId, invocationId, "ledger entry", rs -> ledgerEntry(rs, 1));
   }
 
   private static final String LEDGER_PAGE =
@@ -122,7 +109,7 @@ final class CompletionRows {
       ps.setString(1, projectId);
       ps.setLong(2, afterSeq);
       ps.setInt(3, limit);
-      return JdbcRows.all(ps, "ledger entry", CompletionRows::ledgerEntry);
+      return JdbcRows.all(ps, "ledger entry", rs -> ledgerEntry(rs, 1));
     }
   }
 
@@ -179,23 +166,24 @@ final class CompletionRows {
       FROM model_invocation_settlements
       """;
 
-  private static Settlement settlement(ResultSet rs) throws SQLException {
+  /** The settlement in the columns from {@code at} on, in {@link #SETTLEMENTS} order. */
+  static Settlement settlement(ResultSet rs, int at) throws SQLException {
     return new Settlement(
-        rs.getString(1),
-        rs.getString(2),
-        rs.getLong(3),
-        rs.getLong(4),
-        new Sha256Digest(rs.getString(5)),
-        new Sha256Digest(rs.getString(6)),
-        rs.getLong(7),
-        nullableLong(rs, 8),
-        rs.getLong(9),
-        rs.getLong(10),
-        rs.getLong(11),
-        rs.getLong(12),
-        rs.getLong(13),
-        rs.getLong(14),
-        new Sha256Digest(rs.getString(15)));
+        rs.getString(at),
+        rs.getString(at + 1),
+        rs.getLong(at + 2),
+        rs.getLong(at + 3),
+        new Sha256Digest(rs.getString(at + 4)),
+        new Sha256Digest(rs.getString(at + 5)),
+        rs.getLong(at + 6),
+        nullableLong(rs, at + 7),
+        rs.getLong(at + 8),
+        rs.getLong(at + 9),
+        rs.getLong(at + 10),
+        rs.getLong(at + 11),
+        rs.getLong(at + 12),
+        rs.getLong(at + 13),
+        new Sha256Digest(rs.getString(at + 14)));
   }
 
   private static final String SETTLEMENT_BY_INVOCATION =
@@ -209,7 +197,7 @@ final class CompletionRows {
         projectId,
         invocationId,
         "settlement",
-        CompletionRows::settlement);
+        rs -> settlement(rs, 1));
   }
 
   /** The window's latest settlement: one seek down the (project, window, seq) unique index. */
@@ -221,8 +209,7 @@ final class CompletionRows {
           """;
 
   static Settlement windowHead(Connection c, WindowRef w) throws SQLException {
-    return JdbcRows.byWindow(
-        c, WINDOW_HEAD_SETTLEMENT, w, "settlement", CompletionRows::settlement);
+    return JdbcRows.byWindow(c, WINDOW_HEAD_SETTLEMENT, w, "settlement", rs -> settlement(rs, 1));
   }
 
   private static final String INSERT_SETTLEMENT =
@@ -274,5 +261,20 @@ final class CompletionRows {
       throw new IllegalStateException("partial token usage");
     }
     return new TokenUsage(input, output, total);
+  }
+
+  /**
+   * The completion in the columns from {@code at} on, in {@link #COMPLETION_BY_INVOCATION} order.
+   */
+  static Completion completion(ResultSet rs, int at) throws SQLException {
+    return new Completion(
+        rs.getString(at),
+        rs.getString(at + 1),
+        rs.getString(at + 2),
+        InvocationOutcome.fromWire(rs.getString(at + 3)),
+        usage(rs, at + 4),
+        nullableLong(rs, at + 7),
+        rs.getLong(at + 8),
+        new Sha256Digest(rs.getString(at + 9)));
   }
 }

@@ -111,4 +111,15 @@ public interface JdbcDialect {
 
   /** Reads a {@code project_members.permissions} column back as wire names. */
   List<String> getPermissions(ResultSet row, int column) throws SQLException;
+
+  /**
+   * Whether the database has the model lifecycle write procedures ({@code model_lifecycle_admit},
+   * {@code model_lifecycle_complete}: PostgreSQL AI migration V4). With them {@link
+   * JdbcModelQuotaStore} reads in one statement without a lock and writes with one {@code CALL} in
+   * auto-commit that holds the window lock only for itself and its commit; without them each
+   * admission and completion is one transaction that takes {@link #lockUntilCommit} first.
+   */
+  default boolean modelLifecycleFunctions() {
+    return false;
+  }
 }

@@ -27,6 +27,8 @@ import java.sql.SQLException;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 
 /**
@@ -50,6 +52,12 @@ import javax.sql.DataSource;
  *       without a lock (REPEATABLE READ on PostgreSQL).
  * </ul>
  *
+ * <p>Where {@link JdbcDialect#modelLifecycleFunctions} (PostgreSQL), admission and completion
+ * instead read in one statement without a lock, decide, and write with one {@code CALL} in
+ * auto-commit that takes the locks and writes only if the window heads read still stand ({@link
+ * ModelLifecycleStatements}); the transactions above are then the fallback after repeated stale
+ * rounds. No transaction, and so no lock, spans a client round trip on that path.
+ *
  * <p>Writes that race outside a shared lock (a StepRun admitted in two windows at a boundary, two
  * policy writers) meet a unique constraint (SQLState {@code 23505}); the transaction is then
  * retried and sees the winner. Where a dialect serialises whole transactions no such race exists
@@ -59,11 +67,36 @@ public final class JdbcModelQuotaStore implements ModelQuotaStore {
   /** A transaction that met a unique constraint is retried this often. */
   private static final int ATTEMPTS = 3;
 
+  /**
+   * Rounds of read, decide and conditional write ({@link JdbcDialect#modelLifecycleFunctions})
+   * before an admission or completion falls back to deciding under the lock: a round fails only
+   * when another admission or completion of the same window wrote in between, so under heavy
+   * contention on one window the lock then orders the rest.
+   */
+  private static final int OPTIMISTIC_ATTEMPTS = 8;
+
+  /** SQLState of a unique violation: a concurrent writer won. */
+  private static final String UNIQUE_VIOLATION = "23505";
+
+  private static final int PROJECT_QUEUES = 256;
+
+  /**
+   * Admissions and completions of one Project in this process queue on one of these (by Project)
+   * before they take a connection, so that they do not read the same window heads and then find
+   * each other's writes ({@code stale}): only another process can make a round fail. Correctness
+   * does not depend on them (the procedures check under the database lock); they only keep one busy
+   * window from spending rounds, connections and CPU on reads that are about to be stale.
+   */
+  private final ReentrantLock[] projectQueues = new ReentrantLock[PROJECT_QUEUES];
+
   private final JdbcDialect dialect;
   private final JdbcTransactions jdbc;
   private final String now;
 
   public JdbcModelQuotaStore(DataSource dataSource, JdbcDialect dialect) {
+    for (int i = 0; i < PROJECT_QUEUES; i++) {
+      projectQueues[i] = new ReentrantLock();
+    }
     this.dialect = Objects.requireNonNull(dialect, "dialect");
     this.jdbc = new JdbcTransactions(dataSource, dialect);
     this.now = "SELECT " + dialect.nowMs();
@@ -145,6 +178,23 @@ public final class JdbcModelQuotaStore implements ModelQuotaStore {
   @Override
   public StepRunCreation createStepRun(
       String projectId, String stepRunId, String runId, String modelId) {
+    if (dialect.modelLifecycleFunctions()) {
+      // One statement in auto-commit; the stored row is read back only if it existed already.
+      return jdbc.autoCommit(
+          "step run create",
+          c -> {
+            StepRun inserted =
+                ModelLifecycleStatements.insertReady(
+                    c, dialect, projectId, stepRunId, runId, modelId);
+            if (inserted != null) {
+              return new StepRunCreation(inserted, true);
+            }
+            StepRun stored =
+                StepRunRows.stepRun(c, projectId, stepRunId)
+                    .orElseThrow(() -> new StoreUnavailableException("step run vanished"));
+            return new StepRunCreation(stored, false);
+          });
+    }
     return transaction(
         "step run create",
         c -> {
@@ -164,6 +214,88 @@ public final class JdbcModelQuotaStore implements ModelQuotaStore {
 
   @Override
   public AdmissionOutcome admit(AdmissionRequest request) {
+    if (dialect.modelLifecycleFunctions()) {
+      AdmissionOutcome outcome =
+          queued(
+              request.projectId(),
+              () -> jdbc.autoCommit("model admission", c -> admitByProcedure(c, request)));
+      if (outcome != null) {
+        return outcome;
+      }
+    }
+    return admitLocked(request);
+  }
+
+  /**
+   * Up to {@value #OPTIMISTIC_ATTEMPTS} rounds of: read in one statement, decide, write with one
+   * procedure call that takes the window lock and writes only if the window heads read are still
+   * the heads. Null if every round found them changed (or the receipts are of a shape the procedure
+   * does not write): the caller then decides under the lock ({@link #admitLocked}).
+   */
+  private AdmissionOutcome admitByProcedure(Connection c, AdmissionRequest request)
+      throws SQLException {
+    String project = request.projectId();
+    for (int attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
+      ModelLifecycleStatements.AdmissionView v =
+          ModelLifecycleStatements.readAdmission(
+              c, dialect, project, request.invocationId(), request.stepRunId());
+      WindowRef window = WindowRef.containing(project, v.quota(), v.nowMs());
+      if (window.windowStartMs() != v.windowStartMs() || window.windowMs() != v.windowMs()) {
+        return null;
+      }
+      if (v.existing() != null || v.existingStart() != null) {
+        return new AdmissionOutcome.Existing(v.existing(), v.existingStart());
+      }
+      AdmissionOutcome outcome =
+          ModelQuotaRules.admit(
+              request,
+              v.nowMs(),
+              window,
+              v.stepRun(),
+              v.policy(),
+              v.quota(),
+              v.ofStepRun(),
+              v.windowHead(),
+              v.settledHead());
+      if (!(outcome instanceof AdmissionOutcome.Admitted admitted)) {
+        return outcome;
+      }
+      if (!ModelLifecycleStatements.fits(admitted.reservation(), admitted.start())) {
+        return null;
+      }
+      try {
+        if (ModelLifecycleStatements.admit(
+            c,
+            AdvisoryLockKeys.window(window),
+            v.windowHead() == null ? 0 : v.windowHead().windowSeq(),
+            v.settledHead() == null ? 0 : v.settledHead().windowSettleSeq(),
+            admitted.reservation(),
+            admitted.start())) {
+          return outcome;
+        }
+      } catch (SQLException e) {
+        if (!UNIQUE_VIOLATION.equals(e.getSQLState())) {
+          throw e;
+        }
+        // A concurrent admission of this invocation or StepRun won: the next read shows it.
+      }
+    }
+    return null;
+  }
+
+  /** Runs {@code work} holding the process-local queue of {@code projectId}. */
+  private <T> T queued(String projectId, Supplier<T> work) {
+    ReentrantLock queue = projectQueues[Math.floorMod(projectId.hashCode(), PROJECT_QUEUES)];
+    queue.lock();
+    try {
+      return work.get();
+    } finally {
+      queue.unlock();
+    }
+  }
+
+  /** One transaction that takes the window lock before it reads what the decision depends on. */
+  private AdmissionOutcome admitLocked(AdmissionRequest request) {
     return transaction(
         "model admission",
         c -> {
@@ -207,6 +339,79 @@ public final class JdbcModelQuotaStore implements ModelQuotaStore {
 
   @Override
   public CompletionOutcome complete(CompletionRequest request) {
+    if (dialect.modelLifecycleFunctions()) {
+      CompletionOutcome outcome =
+          queued(
+              request.projectId(),
+              () -> jdbc.autoCommit("model completion", c -> completeByProcedure(c, request)));
+      if (outcome != null) {
+        return outcome;
+      }
+    }
+    return completeLocked(request);
+  }
+
+  /**
+   * As {@link #admitByProcedure}, for a completion: the procedure takes the window lock, then the
+   * ledger lock, and writes the three receipts and ends the StepRun only if the window's settlement
+   * head and the Project's ledger head are still those read, and the invocation has no completion.
+   */
+  private CompletionOutcome completeByProcedure(Connection c, CompletionRequest request)
+      throws SQLException {
+    String project = request.projectId();
+    for (int attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
+      ModelLifecycleStatements.CompletionView v =
+          ModelLifecycleStatements.readCompletion(c, dialect, project, request.invocationId());
+      Reservation reservation = v.reservation();
+      if (v.completion() != null || v.ledgerEntry() != null || v.settlement() != null) {
+        // One snapshot: the receipts of one earlier transaction, all or none of them.
+        return new CompletionOutcome.Existing(
+            reservation, v.start(), v.completion(), v.ledgerEntry(), v.settlement());
+      }
+      if (reservation == null) {
+        return new CompletionOutcome.Rejected(CompletionOutcome.Reason.NO_RESERVATION);
+      }
+      CompletionOutcome outcome =
+          ModelQuotaRules.complete(
+              request,
+              v.nowMs(),
+              reservation,
+              v.start(),
+              v.stepRun(),
+              v.settledHead(),
+              v.lastLedgerSeq() + 1);
+      if (!(outcome instanceof CompletionOutcome.Completed done)) {
+        return outcome;
+      }
+      if (!ModelLifecycleStatements.fits(
+          done.completion(), done.ledgerEntry(), done.settlement())) {
+        return null;
+      }
+      try {
+        if (ModelLifecycleStatements.complete(
+            c,
+            AdvisoryLockKeys.window(reservation.window()),
+            AdvisoryLockKeys.ledger(project),
+            v.settledHead() == null ? 0 : v.settledHead().windowSettleSeq(),
+            v.lastLedgerSeq(),
+            request.outcome().terminalState().wireName(),
+            done.completion(),
+            done.ledgerEntry(),
+            done.settlement())) {
+          return outcome;
+        }
+      } catch (SQLException e) {
+        if (!UNIQUE_VIOLATION.equals(e.getSQLState())) {
+          throw e;
+        }
+        // A concurrent completion of this invocation won: the next read shows it.
+      }
+    }
+    return null;
+  }
+
+  /** One transaction that takes the window lock before it decides. */
+  private CompletionOutcome completeLocked(CompletionRequest request) {
     return transaction(
         "model completion",
         c -> {
@@ -281,6 +486,28 @@ public final class JdbcModelQuotaStore implements ModelQuotaStore {
 
   @Override
   public WindowUsageReading currentWindowUsage(String projectId) {
+    if (dialect.modelLifecycleFunctions()) {
+      // One statement is one snapshot: no transaction at another isolation level needed.
+      WindowUsageReading reading =
+          jdbc.autoCommit(
+              "window usage read",
+              c -> {
+                ModelLifecycleStatements.WindowView v =
+                    ModelLifecycleStatements.readWindow(c, dialect, projectId);
+                WindowRef window = WindowRef.containing(projectId, v.quota(), v.nowMs());
+                if (window.windowStartMs() != v.windowStartMs()
+                    || window.windowMs() != v.windowMs()) {
+                  return null;
+                }
+                return new WindowUsageReading(
+                    ModelQuotaRules.usage(window, v.windowHead(), v.settledHead()),
+                    v.quota(),
+                    v.nowMs());
+              });
+      if (reading != null) {
+        return reading;
+      }
+    }
     return jdbc.retryingTransaction(
         "window usage read",
         ATTEMPTS,

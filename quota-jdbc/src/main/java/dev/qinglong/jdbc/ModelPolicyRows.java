@@ -8,6 +8,7 @@ import dev.qinglong.core.ai.ProjectQuotaPolicy;
 import dev.qinglong.core.ai.QuotaWindow;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Optional;
 
@@ -30,19 +31,7 @@ final class ModelPolicyRows {
       Connection c, String projectId, String modelId) throws SQLException {
     return Optional.ofNullable(
         JdbcRows.byKey(
-            c,
-            LATEST_MODEL_POLICY,
-            projectId,
-            modelId,
-            "model policy",
-            rs ->
-                new ModelInvocationPolicy(
-                    rs.getString(1),
-                    rs.getString(2),
-                    rs.getLong(3),
-                    rs.getLong(4),
-                    nullableLong(rs, 5),
-                    rs.getLong(6))));
+            c, LATEST_MODEL_POLICY, projectId, modelId, "model policy", rs -> modelPolicy(rs, 1)));
   }
 
   private static final String INSERT_MODEL_POLICY =
@@ -76,19 +65,7 @@ final class ModelPolicyRows {
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(LATEST_QUOTA_POLICY)) {
       ps.setString(1, projectId);
-      return Optional.ofNullable(
-          JdbcRows.one(
-              ps,
-              "quota policy",
-              rs ->
-                  new ProjectQuotaPolicy(
-                      rs.getString(1),
-                      rs.getLong(2),
-                      QuotaWindow.ofMillis(rs.getLong(3)),
-                      rs.getLong(4),
-                      rs.getLong(5),
-                      nullableLong(rs, 6),
-                      rs.getLong(7))));
+      return Optional.ofNullable(JdbcRows.one(ps, "quota policy", rs -> quotaPolicy(rs, 1)));
     }
   }
 
@@ -111,5 +88,28 @@ final class ModelPolicyRows {
       ps.setLong(7, p.createdAtMs());
       ps.executeUpdate();
     }
+  }
+
+  /** The policy in the columns from {@code at} on, in {@link #LATEST_MODEL_POLICY} order. */
+  static ModelInvocationPolicy modelPolicy(ResultSet rs, int at) throws SQLException {
+    return new ModelInvocationPolicy(
+        rs.getString(at),
+        rs.getString(at + 1),
+        rs.getLong(at + 2),
+        rs.getLong(at + 3),
+        nullableLong(rs, at + 4),
+        rs.getLong(at + 5));
+  }
+
+  /** The policy in the columns from {@code at} on, in {@link #LATEST_QUOTA_POLICY} order. */
+  static ProjectQuotaPolicy quotaPolicy(ResultSet rs, int at) throws SQLException {
+    return new ProjectQuotaPolicy(
+        rs.getString(at),
+        rs.getLong(at + 1),
+        QuotaWindow.ofMillis(rs.getLong(at + 2)),
+        rs.getLong(at + 3),
+        rs.getLong(at + 4),
+        nullableLong(rs, at + 5),
+        rs.getLong(at + 6));
   }
 }

@@ -7,6 +7,7 @@ import dev.qinglong.core.ai.StepRun;
 import dev.qinglong.core.ai.StepRunState;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Optional;
@@ -53,22 +54,7 @@ final class StepRunRows {
   static Optional<StepRun> stepRun(Connection c, String projectId, String stepRunId)
       throws SQLException {
     return Optional.ofNullable(
-        JdbcRows.byKey(
-            c,
-            STEP_RUN,
-            projectId,
-            stepRunId,
-            "step run",
-            rs ->
-                new StepRun(
-                    rs.getString(1),
-                    rs.getString(2),
-                    rs.getString(3),
-                    rs.getString(4),
-                    StepRunState.fromWire(rs.getString(5)),
-                    rs.getString(6),
-                    rs.getLong(7),
-                    rs.getLong(8))));
+        JdbcRows.byKey(c, STEP_RUN, projectId, stepRunId, "step run", rs -> stepRun(rs, 1)));
   }
 
   private static final String START_STEP_RUN =
@@ -144,19 +130,20 @@ final class StepRunRows {
       ps.setString(5, first ? "" : afterProjectId);
       ps.setString(6, first ? "" : afterStepRunId);
       ps.setInt(7, limit);
-      return JdbcRows.all(
-          ps,
-          "step run",
-          rs ->
-              new StepRun(
-                  rs.getString(1),
-                  rs.getString(2),
-                  rs.getString(3),
-                  rs.getString(4),
-                  StepRunState.fromWire(rs.getString(5)),
-                  rs.getString(6),
-                  rs.getLong(7),
-                  rs.getLong(8)));
+      return JdbcRows.all(ps, "step run", rs -> stepRun(rs, 1));
     }
+  }
+
+  /** The StepRun in the columns from {@code at} on, in {@link #STEP_RUN} order. */
+  static StepRun stepRun(ResultSet rs, int at) throws SQLException {
+    return new StepRun(
+        rs.getString(at),
+        rs.getString(at + 1),
+        rs.getString(at + 2),
+        rs.getString(at + 3),
+        StepRunState.fromWire(rs.getString(at + 4)),
+        rs.getString(at + 5),
+        rs.getLong(at + 6),
+        rs.getLong(at + 7));
   }
 }

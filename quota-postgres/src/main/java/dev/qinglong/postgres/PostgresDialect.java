@@ -281,4 +281,10 @@ public final class PostgresDialect implements JdbcDialect {
     }
     return names;
   }
+
+  /** Migration {@code db/postgres-ai/V4} creates them. */
+  @Override
+  public boolean modelLifecycleFunctions() {
+    return true;
+  }
 }

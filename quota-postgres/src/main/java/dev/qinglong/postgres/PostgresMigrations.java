@@ -23,7 +23,7 @@ public final class PostgresMigrations {
   public static final int REQUIRED_VERSION = 7;
 
   /** The AI schema version this code needs (when the feature is enabled). */
-  public static final int AI_REQUIRED_VERSION = 3;
+  public static final int AI_REQUIRED_VERSION = 4;
 
   private PostgresMigrations() {}
 

@@ -36,7 +36,9 @@ class PostgresMigrationChecksumTest {
           "V2__policy_writes_belong_to_admin.sql",
           "0a99b74b1e209a74751844c1c72c2b32ad3872dbcf5c0a108b19ead4978e8a24",
           "V3__step_run_recovery_sweep_index.sql",
-          "0cb432b19e024ae4b4ce235cd79499d1a0ec233d0427c90dc3a633780a553268");
+          "0cb432b19e024ae4b4ce235cd79499d1a0ec233d0427c90dc3a633780a553268",
+          "V4__model_lifecycle_writes.sql",
+          "4778173d65aa2e239beae69d99e801b06337fb1887f74e9ae504be1e65099aad");
 
   @Test
   void releasedMigrationsAreUnchangedAndAllPinned() {
