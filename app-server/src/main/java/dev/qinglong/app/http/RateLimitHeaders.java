@@ -41,7 +41,12 @@ public final class RateLimitHeaders {
     }
 
     void appendPolicyItem(StringBuilder out) {
-      out.append('"').append(name).append("\";q=").append(quota).append(";w=").append(windowSeconds);
+      out.append('"')
+          .append(name)
+          .append("\";q=")
+          .append(quota)
+          .append(";w=")
+          .append(windowSeconds);
       if (unit != null) {
         out.append(";qu=\"").append(unit).append('"');
       }

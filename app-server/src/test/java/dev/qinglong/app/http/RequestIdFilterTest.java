@@ -16,7 +16,8 @@ import org.springframework.mock.web.MockHttpServletResponse;
 
 /** The request id: a random version 4 UUID of the server's own, one per request. */
 class RequestIdFilterTest {
-  private static final String CANONICAL = "[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}";
+  private static final String CANONICAL =
+      "[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}";
 
   @Test
   void everyIdIsACanonicalVersion4Variant2Uuid() {
