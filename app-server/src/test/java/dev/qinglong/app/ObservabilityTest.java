@@ -237,6 +237,9 @@ class ObservabilityTest {
     // No Spring Security observations: they nest one observation per security filter on every
     // request and cost more CPU than the quota decision (docs/benchmarks.md, "HTTP path profile").
     assertThat(metrics).doesNotContain("spring_security_");
+    // No long-task timer per request either (docs/benchmarks.md, "HTTP path"): nothing reads
+    // http_server_requests_active_seconds, and it cost every request a start and a stop.
+    assertThat(metrics).doesNotContain("http_server_requests_active");
     // No quota series is per tenant.
     for (String line : metrics.lines().toList()) {
       if (line.startsWith("qinglong_quota")) {

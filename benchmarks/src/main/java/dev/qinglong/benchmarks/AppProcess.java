@@ -161,6 +161,11 @@ final class AppProcess implements AutoCloseable {
     return process.pid();
   }
 
+  /** CPU time the app process has used so far (all its threads), or -1 where the OS tells none. */
+  long cpuNanos() {
+    return process.info().totalCpuDuration().map(d -> d.toNanos()).orElse(-1L);
+  }
+
   private void stop() throws InterruptedException {
     process.destroy();
     if (!process.waitFor(30, TimeUnit.SECONDS)) {

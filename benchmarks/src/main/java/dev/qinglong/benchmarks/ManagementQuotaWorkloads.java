@@ -533,6 +533,11 @@ final class ManagementQuotaWorkloads {
     }
 
     @Override
+    public long appCpuNanos() {
+      return app == null ? -1 : app.cpuNanos();
+    }
+
+    @Override
     void closePools() throws Exception {
       if (app != null) {
         app.close();

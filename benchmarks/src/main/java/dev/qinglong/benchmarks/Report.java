@@ -37,13 +37,13 @@ final class Report {
     md.append("\n\n");
     machine.forEach((k, v) -> md.append("* ").append(k).append(": ").append(v).append('\n'));
     md.append("\n| scenario | system | threads | rate | p50 ms | p99 ms | commits/call |")
-        .append(" statements/call | outcomes |\n");
-    md.append("|---|---|---:|---:|---:|---:|---:|---:|---|\n");
+        .append(" statements/call | app CPU ms/call | outcomes |\n");
+    md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
     for (Result r : results) {
       md.append(
           String.format(
               Locale.ROOT,
-              "| %s | %s | %d | %s | %.2f | %.2f | %s | %s | %s |%n",
+              "| %s | %s | %d | %s | %.2f | %.2f | %s | %s | %s | %s |%n",
               r.scenario(),
               r.system(),
               r.threads(),
@@ -56,6 +56,9 @@ final class Report {
               r.statementsPerCall() == null
                   ? "–"
                   : String.format(Locale.ROOT, "%.2f", r.statementsPerCall()),
+              r.appCpuMsPerCall() == null
+                  ? "–"
+                  : String.format(Locale.ROOT, "%.2f", r.appCpuMsPerCall()),
               r.outcomes()));
     }
     md.append("\n| target | measured | goal | measured / goal | |\n|---|---:|---:|---:|---|\n");

@@ -10,6 +10,8 @@ import org.HdrHistogram.Histogram;
  * @param ratePerSecond calls per second (downloads: bytes per second, see {@code unit})
  * @param commitsPerCall {@code xact_commit} delta of the workload's database per call, or null
  * @param statementsPerCall {@code pg_stat_statements} calls per call, or null when not loaded
+ * @param appCpuMsPerCall CPU time of the app process per call in the timed phase (ms), or null when
+ *     the calls run in the harness
  * @param error the first unexpected failure (the call counted as outcome {@code error}), or the
  *     reason the workload did not run
  */
@@ -27,6 +29,7 @@ record Result(
     Map<String, Long> outcomes,
     Double commitsPerCall,
     Double statementsPerCall,
+    Double appCpuMsPerCall,
     Map<String, Object> notes,
     String error) {
 
@@ -36,6 +39,7 @@ record Result(
       Histogram h,
       Map<String, Long> outcomes,
       FreshDatabase.Counters delta,
+      long appCpuNanos,
       Throwable firstError) {
     long calls = h.getTotalCount();
     double perCall = Math.max(1, calls);
@@ -53,6 +57,7 @@ record Result(
         outcomes,
         delta == null ? null : delta.commits() / perCall,
         delta == null || delta.statements() < 0 ? null : delta.statements() / perCall,
+        appCpuNanos < 0 ? null : appCpuNanos / 1e6 / perCall,
         w.notes(),
         firstError == null ? null : firstError.toString());
   }
@@ -72,6 +77,7 @@ record Result(
         Map.of(),
         null,
         null,
+        null,
         w.notes(),
         e.toString());
   }
@@ -83,7 +89,7 @@ record Result(
   String summary() {
     return String.format(
         Locale.ROOT,
-        "%s %.0f %s/s p50 %.2f ms p99 %.2f ms outcomes %s commits/call %s%s",
+        "%s %.0f %s/s p50 %.2f ms p99 %.2f ms outcomes %s commits/call %s app CPU ms/call %s%s",
         ok() ? "ok" : "NOT OK",
         ratePerSecond,
         unit,
@@ -91,6 +97,7 @@ record Result(
         p99Ms,
         outcomes,
         commitsPerCall == null ? "-" : String.format(Locale.ROOT, "%.2f", commitsPerCall),
+        appCpuMsPerCall == null ? "-" : String.format(Locale.ROOT, "%.2f", appCpuMsPerCall),
         error == null ? "" : " error " + error);
   }
 }

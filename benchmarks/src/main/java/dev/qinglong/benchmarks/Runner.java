@@ -51,6 +51,7 @@ final class Runner {
         recorder.getIntervalHistogram(); // drop the warm-up
         FreshDatabase db = workload.database();
         FreshDatabase.Counters before = db == null ? null : db.counters();
+        long cpuBefore = workload.appCpuNanos();
         long t0 = System.nanoTime();
         phase(
             workload,
@@ -63,10 +64,12 @@ final class Runner {
             firstError);
         double seconds = (System.nanoTime() - t0) / 1e9;
         FreshDatabase.Counters delta = db == null ? null : db.counters().minus(before);
+        long cpuAfter = workload.appCpuNanos();
+        long appCpuNanos = cpuBefore < 0 || cpuAfter < 0 ? -1 : cpuAfter - cpuBefore;
         Histogram h = recorder.getIntervalHistogram();
         Map<String, Long> counted = new TreeMap<>();
         outcomes.forEach((k, v) -> counted.put(k, v.sum()));
-        Result r = Result.of(workload, seconds, h, counted, delta, firstError.get());
+        Result r = Result.of(workload, seconds, h, counted, delta, appCpuNanos, firstError.get());
         System.err.println("   " + r.summary());
         return r;
       } finally {

@@ -55,6 +55,15 @@ interface Workload extends AutoCloseable {
     return "calls";
   }
 
+  /**
+   * CPU time (user + system, all threads) the app process serving the calls has used so far, in
+   * nanoseconds, or -1 when the calls run in the harness itself. The runner reads it around the
+   * timed phase: the app's CPU per call, which a loaded machine disturbs far less than the rate.
+   */
+  default long appCpuNanos() {
+    return -1;
+  }
+
   /** Facts about the set-up worth recording next to the result (pool size, limit, …). */
   default Map<String, Object> notes() {
     return Map.of();

@@ -7,6 +7,7 @@ import dev.qinglong.core.governance.Approval;
 import dev.qinglong.core.governance.Decision;
 import dev.qinglong.core.governance.DecisionCommand;
 import dev.qinglong.core.governance.GovernanceStore;
+import dev.qinglong.core.governance.Inspection;
 import dev.qinglong.core.governance.PluginPackageAction;
 import dev.qinglong.core.governance.PluginPackageGovernance;
 import dev.qinglong.core.governance.Proposal;
@@ -129,6 +130,34 @@ public abstract class GovernanceStoreContract extends StoreContractSupport {
     Proposal b = proposal(unique("prj"), "ref-1", install("1.0.0"));
     assertThat(create(a).created()).isTrue();
     assertThat(create(b).created()).isTrue();
+  }
+
+  @Test
+  void aProposalIsReadWithItsApprovalAndOnlyInItsProject() {
+    Proposal p = proposal(unique("prj"), "ref-1", install("1.0.0"));
+    create(p);
+    Inspection found =
+        store().findProposalWithApproval(p.projectId(), p.proposalId()).orElseThrow();
+    assertThat(found.proposal()).isEqualTo(p);
+    assertThat(found.approval()).isEqualTo(approvalOf(p));
+    Approval decided =
+        store()
+            .recordDecision(
+                new DecisionCommand(
+                    p.projectId(),
+                    p.approvalId(),
+                    "d1",
+                    Decision.APPROVE,
+                    "bob",
+                    1_700_000_009_000L))
+            .orElseThrow();
+    Inspection after =
+        store().findProposalWithApproval(p.projectId(), p.proposalId()).orElseThrow();
+    assertThat(after.approval()).isEqualTo(decided);
+    assertThat(after.proposal())
+        .isEqualTo(store().findProposal(p.projectId(), p.proposalId()).orElseThrow());
+    assertThat(store().findProposalWithApproval(unique("prj"), p.proposalId())).isEmpty();
+    assertThat(store().findProposalWithApproval(p.projectId(), "prp-none")).isEmpty();
   }
 
   @Test

@@ -33,38 +33,74 @@ public final class RateLimitHeaders {
   public record Limit(
       String name, long quota, long windowSeconds, long remaining, long resetSeconds, String unit) {
     public Limit {
-      if (!name.matches("[a-z0-9._-]{1,64}")) {
+      if (!isToken(name)) {
         throw new IllegalArgumentException("policy name is not a plain token. Indicates a bug.");
       }
       remaining = Math.max(0, Math.min(remaining, quota));
       resetSeconds = Math.max(0, resetSeconds);
     }
 
-    String policyItem() {
-      return "\""
-          + name
-          + "\";q="
-          + quota
-          + ";w="
-          + windowSeconds
-          + (unit == null ? "" : ";qu=\"" + unit + "\"");
+    void appendPolicyItem(StringBuilder out) {
+      out.append('"')
+          .append(name)
+          .append("\";q=")
+          .append(quota)
+          .append(";w=")
+          .append(windowSeconds);
+      if (unit != null) {
+        out.append(";qu=\"").append(unit).append('"');
+      }
     }
 
-    String stateItem() {
-      return "\"" + name + "\";r=" + remaining + ";t=" + resetSeconds;
+    void appendStateItem(StringBuilder out) {
+      out.append('"').append(name).append("\";r=").append(remaining).append(";t=");
+      out.append(resetSeconds);
     }
   }
 
   private RateLimitHeaders() {}
 
+  /**
+   * Whether {@code name} is 1..64 of {@code [a-z0-9._-]}: a plain token that needs no escaping in a
+   * structured-field string. A loop, not {@code String.matches}, which compiles its pattern anew on
+   * every call (every response with a quota decision).
+   */
+  static boolean isToken(String name) {
+    int n = name.length();
+    if (n < 1 || n > 64) {
+      return false;
+    }
+    for (int i = 0; i < n; i++) {
+      char c = name.charAt(i);
+      if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-')) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** The {@code RateLimit-Policy} field value for {@code limits}. */
   public static String policy(List<Limit> limits) {
-    return String.join(", ", limits.stream().map(Limit::policyItem).toList());
+    StringBuilder out = new StringBuilder(48 * limits.size());
+    for (int i = 0; i < limits.size(); i++) {
+      if (i > 0) {
+        out.append(", ");
+      }
+      limits.get(i).appendPolicyItem(out);
+    }
+    return out.toString();
   }
 
   /** The {@code RateLimit} field value for {@code limits}. */
   public static String state(List<Limit> limits) {
-    return String.join(", ", limits.stream().map(Limit::stateItem).toList());
+    StringBuilder out = new StringBuilder(40 * limits.size());
+    for (int i = 0; i < limits.size(); i++) {
+      if (i > 0) {
+        out.append(", ");
+      }
+      limits.get(i).appendStateItem(out);
+    }
+    return out.toString();
   }
 
   /**

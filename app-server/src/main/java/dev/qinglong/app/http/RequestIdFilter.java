@@ -6,6 +6,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.MDC;
 import org.springframework.web.filter.OncePerRequestFilter;
 
@@ -16,6 +17,11 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * ({@code urn:uuid:…}), so a user's error report leads to the server's log lines. The id is always
  * made here, never taken from the client: a client-chosen id could forge or collide with another
  * request's log lines.
+ *
+ * <p>The id is a random (version 4) UUID from {@link ThreadLocalRandom}, not {@link
+ * UUID#randomUUID()}: it names a request, it is no secret (the client gets it in the header), so it
+ * needs no {@code SecureRandom}, whose shared, synchronised generator every request would otherwise
+ * pass through.
  */
 public final class RequestIdFilter extends OncePerRequestFilter {
   public static final String MDC_KEY = "requestId";
@@ -25,7 +31,7 @@ public final class RequestIdFilter extends OncePerRequestFilter {
   protected void doFilterInternal(
       HttpServletRequest request, HttpServletResponse response, FilterChain chain)
       throws ServletException, IOException {
-    String id = UUID.randomUUID().toString();
+    String id = newId();
     MDC.put(MDC_KEY, id);
     response.setHeader(HEADER, id);
     try {
@@ -33,6 +39,14 @@ public final class RequestIdFilter extends OncePerRequestFilter {
     } finally {
       MDC.remove(MDC_KEY);
     }
+  }
+
+  /** A random version 4, variant 2 (RFC 9562) UUID in its canonical text form. */
+  static String newId() {
+    ThreadLocalRandom random = ThreadLocalRandom.current();
+    long msb = (random.nextLong() & ~0xF000L) | 0x4000L; // version 4
+    long lsb = (random.nextLong() & ~(0xC000L << 48)) | (0x8000L << 48); // variant 10xx
+    return new UUID(msb, lsb).toString();
   }
 
   /** The {@code instance} of a problem written while serving the current request, or null. */

@@ -29,6 +29,26 @@ public interface GovernanceStore {
   Optional<Approval> findApproval(String projectId, String approvalId);
 
   /**
+   * The proposal with that id in that Project together with the approval it names, or empty if the
+   * Project has no such proposal. The approval is the one with the proposal's {@code approvalId} in
+   * the same Project, or null if there is none (the caller treats a missing or mismatched approval
+   * as a store fault).
+   *
+   * <p>The default reads the two rows one after the other, as {@link #findProposal} and {@link
+   * #findApproval}; an adapter may override it with one statement (one round trip, one consistent
+   * snapshot), which is what the inspect route needs on every request.
+   */
+  default Optional<Inspection> findProposalWithApproval(String projectId, String proposalId) {
+    Optional<Proposal> proposal = findProposal(projectId, proposalId);
+    if (proposal.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new Inspection(
+            proposal.get(), findApproval(projectId, proposal.get().approvalId()).orElse(null)));
+  }
+
+  /**
    * A page of the Project's proposals in ({@code createdAtMs}, {@code proposalId}) order, strictly
    * after {@code after} (null: from the start), only those in {@code state} (null: any state).
    *

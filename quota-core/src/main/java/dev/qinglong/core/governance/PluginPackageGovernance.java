@@ -18,7 +18,6 @@ import dev.qinglong.core.quota.RequestDigest;
 import java.time.Clock;
 import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Supplier;
 
@@ -212,14 +211,21 @@ public final class PluginPackageGovernance {
         new ReceiptId(inspectionId),
         RequestDigest.of(QuotaOperation.INSPECT, proposalId));
 
-    Proposal proposal = store.findProposal(projectId, proposalId).orElseThrow(ProposalsOnly::gone);
-    Optional<Approval> approval = store.findApproval(projectId, proposal.approvalId());
-    if (approval.isEmpty()
-        || !approval.get().proposalId().equals(proposal.proposalId())
-        || !approval.get().actionDigest().equals(proposal.actionDigest())) {
+    Inspection found =
+        store.findProposalWithApproval(projectId, proposalId).orElseThrow(ProposalsOnly::gone);
+    Proposal proposal = found.proposal();
+    Approval approval = found.approval();
+    if (!proposal.projectId().equals(projectId) || !proposal.proposalId().equals(proposalId)) {
+      throw new StoreUnavailableException("proposal read returned a row it was not asked for");
+    }
+    if (approval == null
+        || !approval.projectId().equals(projectId)
+        || !approval.approvalId().equals(proposal.approvalId())
+        || !approval.proposalId().equals(proposal.proposalId())
+        || !approval.actionDigest().equals(proposal.actionDigest())) {
       throw new StoreUnavailableException("proposal and approval bindings disagree");
     }
-    return new Inspection(proposal, approval.get());
+    return found;
   }
 
   /** The largest page {@link #listProposals} returns. */

@@ -87,6 +87,20 @@ final class Fakes {
   final class Governance implements GovernanceStore {
     final Map<String, Proposal> proposalsByRef = new HashMap<>();
     final Map<String, Approval> approvals = new HashMap<>();
+    // As an adapter that reads a proposal with its approval in one statement.
+    boolean combinedRead;
+
+    @Override
+    public Optional<Inspection> findProposalWithApproval(String projectId, String proposalId) {
+      if (!combinedRead) {
+        return GovernanceStore.super.findProposalWithApproval(projectId, proposalId);
+      }
+      calls.add("store.findProposalWithApproval");
+      return proposalsByRef.values().stream()
+          .filter(p -> p.projectId().equals(projectId) && p.proposalId().equals(proposalId))
+          .findFirst()
+          .map(p -> new Inspection(p, approvals.get(projectId + "/" + p.approvalId())));
+    }
 
     @Override
     public ProposeResult createIfAbsent(Proposal proposal, Approval approval) {

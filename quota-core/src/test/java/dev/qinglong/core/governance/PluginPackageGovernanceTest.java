@@ -237,6 +237,35 @@ class PluginPackageGovernanceTest {
   }
 
   @Test
+  void inspectReadsTheProposalWithItsApprovalInOneStoreCallWhereTheStoreOffersIt() {
+    Proposal p = service.propose(ALICE, "demo", "r1", install()).proposal();
+    store.combinedRead = true;
+    fakes.calls.clear();
+    Inspection inspection = service.inspect(BOB, "demo", p.proposalId(), "i1");
+    assertThat(inspection.proposal()).isEqualTo(p);
+    assertThat(inspection.approval().approvalId()).isEqualTo(p.approvalId());
+    assertThat(fakes.calls)
+        .containsExactly(
+            "policy.read", "quota.plugin-package.inspect", "store.findProposalWithApproval");
+    // Absent, or in another Project: the same conflict as with two reads.
+    Throwable foreign = catchConflict(() -> service.inspect(BOB, "other", p.proposalId(), "i2"));
+    Throwable missing = catchConflict(() -> service.inspect(BOB, "demo", "prp-none", "i3"));
+    assertThat(foreign).hasMessage(missing.getMessage());
+  }
+
+  @Test
+  void aProposalWithoutItsApprovalIsAStoreFaultWithEitherRead() {
+    for (boolean combined : new boolean[] {false, true}) {
+      Proposal p = service.propose(ALICE, "demo", "r-" + combined, install()).proposal();
+      store.approvals.remove("demo/" + p.approvalId());
+      store.combinedRead = combined;
+      assertThatThrownBy(() -> service.inspect(BOB, "demo", p.proposalId(), "i-" + combined))
+          .isInstanceOf(StoreUnavailableException.class)
+          .hasMessageContaining("bindings disagree");
+    }
+  }
+
+  @Test
   void unavailableQuotaFailsClosedWithoutMutation() {
     quotaStore.failing = true;
     assertThatThrownBy(() -> service.propose(ALICE, "demo", "r1", install()))
