@@ -33,6 +33,17 @@ public final class SqliteDialect implements JdbcDialect {
   private static final String RECEIPT_ID =
       "CASE e.type WHEN 'object' THEN json_extract(e.value, '$.id') ELSE e.atom END";
 
+  /**
+   * True when the JSON text {@code %s} (a column) holds no receipt with the id {@code ?5}, decided
+   * without parsing it: the quoted id is not in the text and the text has no backslash. Exact for
+   * any valid JSON: without escapes every string in the text is spelled as it decodes, so a receipt
+   * (or legacy receipt) with that id would put {@code "id"} (quotes included) in the text. When
+   * false the receipts are looked at one by one ({@code json_each}), as before: for a replay, a
+   * reused key, an escaped string, or an id that is part of another string.
+   */
+  private static final String ABSENT =
+      "(instr(%1$s, '\"' || ?5 || '\"') = 0 AND instr(%1$s, '\\') = 0)";
+
   /** Permission wire names are lower-case words and dots: no escapes to decode. */
   private static final Pattern JSON_STRING = Pattern.compile("\"([a-z.]+)\"");
 
@@ -80,17 +91,23 @@ public final class SqliteDialect implements JdbcDialect {
    * A corrupt bucket (count outside 1..1000, or not the receipt array's length) is never updated,
    * unless its window has ended: no row comes back. A receipt is {@code {"id": …, "d": …}}; a text
    * element is a legacy receipt id, matching any digest.
+   *
+   * <p>A new id (the common case) is found absent from the array's text by {@code instr} ({@link
+   * #ABSENT}), without parsing it; the receipts are looked at one by one ({@code json_each}) only
+   * when the text may hold the id.
    */
   @Override
   public String decideStatement() {
     String ended = "b.window_started_at_ms + ?7 <= excluded.updated_at_ms";
+    String absent = ABSENT.formatted("b.receipt_ids");
     String counts =
-        "b.consumed_count < ?8 AND NOT EXISTS (SELECT 1 FROM json_each(b.receipt_ids) e WHERE %s = ?5)"
-            .formatted(RECEIPT_ID);
+        ("b.consumed_count < ?8 AND (%s"
+                + " OR NOT EXISTS (SELECT 1 FROM json_each(b.receipt_ids) e WHERE %s = ?5))")
+            .formatted(absent, RECEIPT_ID);
     String replays =
-        ("EXISTS (SELECT 1 FROM json_each(b.receipt_ids) e WHERE %s = ?5"
+        ("NOT %s AND EXISTS (SELECT 1 FROM json_each(b.receipt_ids) e WHERE %s = ?5"
                 + " AND (e.type <> 'object' OR json_extract(e.value, '$.d') = ?6))")
-            .formatted(RECEIPT_ID);
+            .formatted(absent, RECEIPT_ID);
     return """
         INSERT INTO plugin_package_management_quota_buckets AS b
           (project_id, subject_type, subject_id, operation,
@@ -117,6 +134,7 @@ public final class SqliteDialect implements JdbcDialect {
           CASE WHEN updated_at_ms = %1$s
                     AND json_extract(receipt_ids, '$[#-1].id') = ?5
                     AND json_extract(receipt_ids, '$[#-1].d') = ?6 THEN 'allowed'
+               WHEN %6$s THEN 'rejected'
                ELSE coalesce((SELECT CASE max(CASE WHEN e.type <> 'object'
                                                      OR json_extract(e.value, '$.d') = ?6
                                                    THEN 2 ELSE 1 END)
@@ -127,7 +145,7 @@ public final class SqliteDialect implements JdbcDialect {
           CASE WHEN consumed_count >= ?8 THEN
             (SELECT group_concat(%2$s, ' ') FROM json_each(receipt_ids) e) END
         """
-        .formatted(NOW_MS, RECEIPT_ID, ended, counts, replays);
+        .formatted(NOW_MS, RECEIPT_ID, ended, counts, replays, ABSENT.formatted("receipt_ids"));
   }
 
   /** A JSON array of the names, e.g. {@code ["model.invoke","package.read"]}. */
