@@ -7,9 +7,9 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -277,8 +277,8 @@ final class DownloadWorkloads {
     /**
      * One {@code GET} on a fresh connection, read from a plain socket exactly like the baseline's
      * (64 KiB reads), so both systems pay the same client cost. The JDK {@code HttpClient} is not
-     * used here: on this machine it read only about half of what a plain socket reads from the
-     * same {@code transferTo} server, so it, not the app, bounded the figure.
+     * used here: on this machine it read only about half of what a plain socket reads from the same
+     * {@code transferTo} server, so it, not the app, bounded the figure.
      */
     @Override
     public String call(int thread, long n) throws Exception {
