@@ -141,6 +141,11 @@ final class AppProcess implements AutoCloseable {
     return "http://127.0.0.1:" + port;
   }
 
+  /** The app's HTTP port on 127.0.0.1. */
+  int port() {
+    return port;
+  }
+
   String token(String user) {
     String token = tokens.get(user);
     if (token == null) {

@@ -15,6 +15,7 @@ import dev.qinglong.core.policy.Permission;
 import dev.qinglong.core.policy.ProjectPolicy;
 import dev.qinglong.gateway.artifacts.FileArtifactStore;
 import dev.qinglong.gateway.artifacts.StoredArtifact;
+import dev.qinglong.gateway.governor.DownloadRates;
 import dev.qinglong.gateway.governor.DownloadsHaltedException;
 import dev.qinglong.gateway.governor.ThrottleTimeoutException;
 import dev.qinglong.jdbc.backend.StoreBackend;
@@ -45,12 +46,21 @@ import org.springframework.web.bind.annotation.RestController;
  * Projects' artifacts give the same 409. {@code ETag}, {@code Content-Length}, one {@code Range} →
  * 206; several ranges or a malformed Range → the whole artifact (200); one range outside the
  * artifact → 416. Payload passes the download governor chunk by chunk.
+ *
+ * <p>Chunks are {@value #THROTTLED_CHUNK_BYTES} bytes while the governor limits a rate (so the
+ * pacing, and the bytes a closed gate can still let out, stay as fine as before) and {@value
+ * #UNTHROTTLED_CHUNK_BYTES} bytes without a limit: the serving gate (standalone barrier or shared
+ * lease) is still asked before every chunk, so a lost lease or barrier stops the body within one
+ * chunk plus what the socket buffers already hold (ADR 002: admitted, buffered bytes may leave
+ * later). The larger chunk is what lets an unthrottled download keep up with a plain file copy
+ * (docs/benchmarks.md, "Downloads").
  */
 @RestController
 @ConditionalOnRole({Role.ALL, Role.READER})
 public class ArtifactDownloadController {
   private static final Logger log = LoggerFactory.getLogger(ArtifactDownloadController.class);
-  static final int CHUNK_BYTES = 16 * 1024;
+  static final int THROTTLED_CHUNK_BYTES = 16 * 1024;
+  static final int UNTHROTTLED_CHUNK_BYTES = 256 * 1024;
   static final Duration MAX_CHUNK_WAIT = Duration.ofSeconds(30);
 
   private final ProjectPolicy policy;
@@ -151,7 +161,7 @@ public class ArtifactDownloadController {
   private void stream(
       StoredArtifact artifact, ByteRange range, String principal, HttpServletResponse response)
       throws IOException, InterruptedException {
-    byte[] buffer = new byte[CHUNK_BYTES];
+    byte[] buffer = new byte[chunkBytes(downloads.governor().rates(), range.length())];
     long sent = 0;
     SlowReaderCheck slow = new SlowReaderCheck(minBytesPerSecond, minRateWindowNanos);
     try (InputStream in = artifact.openRange(range.start(), range.length())) {
@@ -195,6 +205,18 @@ public class ArtifactDownloadController {
         }
       }
     }
+  }
+
+  /**
+   * The chunk size of a download of {@code length} bytes: small while any rate is limited, large
+   * otherwise; never larger than the download itself.
+   */
+  static int chunkBytes(DownloadRates rates, long length) {
+    int chunk =
+        rates.limitsTotal() || rates.limitsPrincipals()
+            ? THROTTLED_CHUNK_BYTES
+            : UNTHROTTLED_CHUNK_BYTES;
+    return (int) Math.max(1, Math.min(chunk, length));
   }
 
   /**

@@ -18,6 +18,8 @@ import org.slf4j.LoggerFactory;
 import org.springframework.boot.availability.AvailabilityChangeEvent;
 import org.springframework.boot.availability.LivenessState;
 import org.springframework.boot.availability.ReadinessState;
+import org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory;
+import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -66,6 +68,25 @@ public class DownloadsConfiguration {
   @ConditionalOnRole({Role.ALL, Role.READER})
   OwnBudget downloadBudget(DownloadsProperties downloads) {
     return new OwnBudget(ArtifactRoutes::isDownload, downloads.maxConcurrent());
+  }
+
+  /**
+   * Tomcat copies every blocking write into the connection's socket write buffer and sends it one
+   * buffer per system call; at its default 8 KiB an unthrottled download spent its time in small
+   * writes (docs/benchmarks.md, "Downloads"). Only in the roles that serve downloads.
+   */
+  @Bean
+  @ConditionalOnRole({Role.ALL, Role.READER})
+  WebServerFactoryCustomizer<TomcatServletWebServerFactory> downloadSocketWriteBuffer(
+      DownloadsProperties downloads) {
+    String bytes = Integer.toString(downloads.socketWriteBufferBytes());
+    return factory ->
+        factory.addConnectorCustomizers(
+            connector -> {
+              if (!connector.setProperty("socket.appWriteBufSize", bytes)) {
+                throw new IllegalStateException("the connector has no socket.appWriteBufSize");
+              }
+            });
   }
 
   @Bean

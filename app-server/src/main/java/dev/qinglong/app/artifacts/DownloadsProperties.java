@@ -27,6 +27,11 @@ import org.springframework.validation.annotation.Validated;
  *     {@code min-rate-window} is cut off. 0 = no minimum.
  * @param minRateWindow How long a reader may lag before the minimum rate is checked, and the window
  *     it is averaged over (1 s … 5 min).
+ * @param socketWriteBufferBytes In the roles that serve downloads: Tomcat's per-connection socket
+ *     write buffer ({@code socket.appWriteBufSize}, Tomcat's default 8 KiB), through which every
+ *     blocking response write is copied and sent, one system call per buffer. 64 KiB lets an
+ *     unthrottled download keep up with a plain file copy; it is held by every open connection of
+ *     the process (API ones too), so it costs 56 KiB more heap per connection (4 KiB … 1 MiB).
  */
 @ConfigurationProperties("qinglong.downloads")
 @Validated
@@ -38,7 +43,8 @@ public record DownloadsProperties(
     @Min(0) @Max(1023) @DefaultValue("0") int slot,
     @Min(1) @Max(100_000) @DefaultValue("32") int maxConcurrent,
     @Min(0) @DefaultValue("16384") long minBytesPerSecond,
-    @NotNull @DefaultValue("10s") Duration minRateWindow) {
+    @NotNull @DefaultValue("10s") Duration minRateWindow,
+    @Min(4096) @Max(1_048_576) @DefaultValue("65536") int socketWriteBufferBytes) {
 
   /** Download modes of {@code qinglong.downloads.mode} (ADR 002). */
   public enum Mode {

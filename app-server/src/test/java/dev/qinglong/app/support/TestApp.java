@@ -128,6 +128,11 @@ public final class TestApp implements AutoCloseable {
     faults.forEach(FaultyDataSource::restore);
   }
 
+  /** The embedded web server (Tomcat). */
+  public org.springframework.boot.web.server.WebServer webServer() {
+    return ((WebServerApplicationContext) context).getWebServer();
+  }
+
   public <T> T bean(Class<T> type) {
     return context.getBean(type);
   }
