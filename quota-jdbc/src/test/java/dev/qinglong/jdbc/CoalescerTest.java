@@ -196,6 +196,26 @@ class CoalescerTest {
   }
 
   @Test
+  void aRequestTheBatchLeftWithoutAnAnswerFailsWithStoreUnavailable() {
+    Coalescer<String, String> coalescer =
+        new Coalescer<>(
+            "test",
+            requests -> {
+              List<Coalescer.Answer<String>> answers = new ArrayList<>();
+              answers.add(null);
+              return answers;
+            },
+            1,
+            64,
+            Duration.ofSeconds(30));
+
+    assertThatThrownBy(() -> coalescer.call("a"))
+        .isInstanceOf(StoreUnavailableException.class)
+        .hasMessageContaining("no answer");
+    assertThatThrownBy(() -> coalescer.call("b")).isInstanceOf(StoreUnavailableException.class);
+  }
+
+  @Test
   void neverMoreBatchesAtOnceThanMaxInFlight() throws Exception {
     HeldRunner runner = new HeldRunner();
     Coalescer<String, String> coalescer =
