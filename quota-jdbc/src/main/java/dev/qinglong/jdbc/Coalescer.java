@@ -213,7 +213,11 @@ final class Coalescer<Q, R> {
         if (c.state != State.TAKEN) {
           continue;
         }
-        c.answer = failure != null ? Answer.failed(failure) : answers.get(i);
+        Answer<R> answer = failure != null ? Answer.failed(failure) : answers.get(i);
+        c.answer =
+            answer != null
+                ? answer
+                : Answer.failed(new StoreUnavailableException(name + ": no answer in its batch"));
         c.state = State.DONE;
         c.wake.signal();
       }

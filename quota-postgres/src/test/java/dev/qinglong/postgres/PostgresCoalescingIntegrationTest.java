@@ -114,7 +114,10 @@ class PostgresCoalescingIntegrationTest {
         });
     CountDownLatch start = new CountDownLatch(1);
     List<FutureTask<Integer>> tasks = new ArrayList<>();
-    // Every receipt is sent by both instances: one send admits it, the other is a replay.
+    // Every receipt is sent by both instances: one send admits it, the other is a replay. The
+    // instances walk the buckets in opposite orders, so their batches hold overlapping buckets in
+    // different arrival orders: without the statement's one lock order (sorted by bucket) they
+    // deadlock (40P01, a 503 here).
     for (int s = 0; s < stores.size(); s++) {
       ManagementQuotaStore store = stores.get(s);
       for (int t = 0; t < threadsPerStore; t++) {
