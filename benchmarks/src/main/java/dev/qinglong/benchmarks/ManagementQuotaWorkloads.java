@@ -1,5 +1,6 @@
 package dev.qinglong.benchmarks;
 
+import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.qinglong.core.quota.ManagementQuotaStore;
 import dev.qinglong.core.quota.QuotaDecision;
@@ -66,6 +67,7 @@ final class ManagementQuotaWorkloads {
       all.add(new HttpPostgres(shape));
     }
     all.add(new RawSqlite(Shape.DISTINCT));
+    all.add(new RawSqlite(Shape.DISTINCT, false));
     all.add(new StoreSqlite(Shape.DISTINCT));
     return all;
   }
@@ -565,7 +567,10 @@ final class ManagementQuotaWorkloads {
   }
 
   /**
-   * The seed statement on SQLite (numbered parameters, JSON receipts), one pool of 1 as the app.
+   * The seed statement on SQLite (numbered parameters, JSON receipts), one pool of 1: the app's
+   * ({@code raw-jdbc}: {@link SqliteDatabase#open}, which keeps prepared statements), or the same
+   * pragmas on a Hikari pool over the bare driver, which compiles the statement on every call, as a
+   * user's own JDBC code on sqlite-jdbc does ({@code raw-jdbc-driver-pool}).
    */
   static final class RawSqlite extends QuotaWorkload {
     private static final String NOW = "CAST(unixepoch('subsec') * 1000 AS INTEGER)";
@@ -591,17 +596,24 @@ final class ManagementQuotaWorkloads {
         RETURNING consumed_count
         """
             .formatted(NOW);
+    private final boolean appPool;
     private Path dir;
     private HikariDataSource pool;
 
     RawSqlite(Shape shape) {
-      super(shape, "raw-jdbc", "-sqlite");
+      this(shape, true);
+    }
+
+    RawSqlite(Shape shape, boolean appPool) {
+      super(shape, appPool ? "raw-jdbc" : "raw-jdbc-driver-pool", "-sqlite");
+      this.appPool = appPool;
     }
 
     @Override
     void open() throws Exception {
       dir = Files.createTempDirectory("qinglong-bench-sqlite");
-      pool = SqliteDatabase.open(dir.resolve("raw.db"));
+      pool =
+          appPool ? SqliteDatabase.open(dir.resolve("raw.db")) : driverPool(dir.resolve("raw.db"));
       try (Connection c = pool.getConnection();
           Statement s = c.createStatement()) {
         s.execute(
@@ -614,6 +626,22 @@ final class ManagementQuotaWorkloads {
               PRIMARY KEY (project_id, subject_type, subject_id, operation))
             """);
       }
+    }
+
+    /** The pragmas of {@link SqliteDatabase#open} on the driver's own connections. */
+    private static HikariDataSource driverPool(Path file) {
+      HikariConfig config = new HikariConfig();
+      config.setPoolName("bench-sqlite-driver");
+      config.setJdbcUrl("jdbc:sqlite:" + file.toAbsolutePath());
+      config.setMaximumPoolSize(1);
+      config.setMinimumIdle(1);
+      config.setConnectionTimeout(30_000);
+      config.addDataSourceProperty("journal_mode", "WAL");
+      config.addDataSourceProperty("synchronous", "NORMAL");
+      config.addDataSourceProperty("busy_timeout", "10000");
+      config.addDataSourceProperty("foreign_keys", "true");
+      config.addDataSourceProperty("transaction_mode", "IMMEDIATE");
+      return new HikariDataSource(config);
     }
 
     @Override
