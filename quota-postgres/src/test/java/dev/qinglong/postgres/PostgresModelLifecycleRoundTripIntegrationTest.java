@@ -228,4 +228,40 @@ class PostgresModelLifecycleRoundTripIntegrationTest {
     assertThat(r.sqlHeads()).containsExactly("SELECT", "CALL", "SELECT", "CALL");
     assertThat(setup.currentWindowUsage("p2").usage().invocations()).isEqualTo(2);
   }
+
+  @Test
+  void afterEightStaleRoundsTheAdmissionIsDecidedUnderTheLockInOneTransaction() {
+    policies("p3");
+    setup.createStepRun("p3", "main", "r1", "m1");
+    for (int k = 1; k <= 8; k++) {
+      setup.createStepRun("p3", "s" + k, "r1", "m1");
+    }
+    Recording r = recording();
+    ModelQuotaStore store = new JdbcModelQuotaStore(r, PostgresDialect.INSTANCE);
+    // Before each of the store's CALLs another store admits one more invocation in the window, so
+    // every optimistic round finds the reservation head moved.
+    int[] others = {0};
+    r.hook =
+        () -> {
+          others[0]++;
+          assertThat(setup.admit(new AdmissionRequest("p3", "other" + others[0], "s" + others[0])))
+              .isInstanceOf(AdmissionOutcome.Admitted.class);
+          if (others[0] < 8) {
+            r.hookOn.set("CALL model_lifecycle_admit");
+          }
+        };
+    r.hookOn.set("CALL model_lifecycle_admit");
+
+    AdmissionOutcome outcome = store.admit(new AdmissionRequest("p3", "main-inv", "main"));
+
+    assertThat(outcome).isInstanceOf(AdmissionOutcome.Admitted.class);
+    assertThat(((AdmissionOutcome.Admitted) outcome).reservation().windowSeq()).isEqualTo(9);
+    List<String> heads = r.sqlHeads();
+    for (int round = 0; round < 8; round++) {
+      assertThat(heads.subList(2 * round, 2 * round + 2)).containsExactly("SELECT", "CALL");
+    }
+    assertThat(heads.subList(16, heads.size())).isNotEmpty().allMatch(h -> h.endsWith("(tx)"));
+    assertThat(r.commits).isEqualTo(1);
+    assertThat(setup.currentWindowUsage("p3").usage().invocations()).isEqualTo(9);
+  }
 }
