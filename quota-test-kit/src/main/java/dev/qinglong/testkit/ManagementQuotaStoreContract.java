@@ -535,12 +535,15 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
     assertThat(counting.statements()).isEqualTo(3);
 
     // Its receipts still replay, and a reused id is still 409: the database decides both.
-    assertThat(withoutClock(instance.consume(key, r("h2"), SAME, 3, WINDOW)))
-        .isEqualTo(replayed(full.windowStartedAtMs(), 3));
     assertThat(instance.consume(key, r("h3"), OTHER, 3, WINDOW))
         .isEqualTo(new QuotaDecision.KeyReused());
-    assertThat(counting.statements()).isEqualTo(5);
     assertThat(row(key)).isEqualTo(full);
+    assertThat(withoutClock(instance.consume(key, r("h2"), SAME, 3, WINDOW)))
+        .isEqualTo(replayed(full.windowStartedAtMs(), 3));
+    assertThat(counting.statements()).isEqualTo(5);
+    // A replay in the millisecond of the last admission may move updated_at_ms back by one on
+    // SQLite (its dialect's marker that the statement did not count); the ADR 000 columns stay.
+    assertThat(row(key)).usingRecursiveComparison().ignoringFields("updatedAtMs").isEqualTo(full);
 
     // A decision under another limit is not the held one's: the database counts it.
     assertThat(withoutClock(instance.consume(key, r("more"), SAME, 4, WINDOW)))

@@ -99,7 +99,8 @@ class DeployManifestsTest {
           "qinglong.downloads.slot",
           "qinglong.downloads.max-concurrent",
           "qinglong.downloads.min-bytes-per-second",
-          "qinglong.downloads.min-rate-window");
+          "qinglong.downloads.min-rate-window",
+          "qinglong.downloads.socket-write-buffer-bytes");
 
   /** Role keys of qinglong.postgres.roles.<role> (QingLongProperties.Postgres#login callers). */
   private static final Set<String> ROLE_KEYS =
