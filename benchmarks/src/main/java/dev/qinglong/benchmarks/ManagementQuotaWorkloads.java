@@ -64,7 +64,8 @@ final class ManagementQuotaWorkloads {
       all.add(new Bucket4jPostgres(shape, true));
       all.add(new StorePostgres(shape, 2));
       all.add(new StorePostgres(shape, THREADS)); // full run only
-      all.add(new HttpPostgres(shape));
+      all.add(new HttpPostgres(shape, 2));
+      all.add(new HttpPostgres(shape, THREADS)); // full run only
     }
     all.add(new RawSqlite(Shape.DISTINCT));
     all.add(new RawSqlite(Shape.DISTINCT, false));
@@ -462,12 +463,23 @@ final class ManagementQuotaWorkloads {
    * {@code allowed}, 429 {@code quota_exceeded} is {@code rejected}.
    */
   static final class HttpPostgres extends PostgresWorkload {
+    private final int managerPoolSize;
     private AppProcess app;
     private Http http;
     private String inspections;
 
-    HttpPostgres(Shape shape) {
-      super(shape, "http");
+    /**
+     * @param managerPoolSize {@code qinglong.postgres.manager-pool-size}: 2 (the default, system
+     *     {@code http}) or more ({@code http-pool-N}, full run only: whether the pool bounds it)
+     */
+    HttpPostgres(Shape shape, int managerPoolSize) {
+      super(shape, managerPoolSize == 2 ? "http" : "http-pool-" + managerPoolSize);
+      this.managerPoolSize = managerPoolSize;
+    }
+
+    @Override
+    public boolean inQuickMode() {
+      return managerPoolSize == 2;
     }
 
     @Override
@@ -491,7 +503,13 @@ final class ManagementQuotaWorkloads {
           ps.executeUpdate();
         }
       }
-      app = startApp(db, users, List.of());
+      app =
+          startApp(
+              db,
+              users,
+              managerPoolSize == 2
+                  ? List.of()
+                  : List.of("--qinglong.postgres.manager-pool-size=" + managerPoolSize));
       http = new Http(app);
       String proposal =
           http.expect(
@@ -531,7 +549,7 @@ final class ManagementQuotaWorkloads {
 
     @Override
     Map<String, Object> moreNotes() {
-      return Map.of("managerPoolSize", 2);
+      return Map.of("managerPoolSize", managerPoolSize);
     }
 
     @Override
