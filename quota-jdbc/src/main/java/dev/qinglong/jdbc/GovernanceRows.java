@@ -4,6 +4,7 @@ import dev.qinglong.core.governance.ActionType;
 import dev.qinglong.core.governance.Approval;
 import dev.qinglong.core.governance.Decision;
 import dev.qinglong.core.governance.DecisionCommand;
+import dev.qinglong.core.governance.Inspection;
 import dev.qinglong.core.governance.PluginPackageAction;
 import dev.qinglong.core.governance.Proposal;
 import dev.qinglong.core.governance.ProposalState;
@@ -140,6 +141,41 @@ final class GovernanceRows {
       WHERE project_id = ? AND approval_id = ?
       """;
 
+  /**
+   * A proposal with the approval it names, in one statement (one round trip, one snapshot): the
+   * approval's columns carry the prefix {@code a_}; they are all NULL when the approval is missing.
+   */
+  private static final String PROPOSAL_WITH_APPROVAL =
+      """
+      SELECT p.project_id, p.proposal_id, p.approval_id, p.action_ref, p.action_type,
+             p.package_name, p.package_version, p.artifact_digest, p.action_digest,
+             p.proposed_by, p.state, p.created_at_ms, p.updated_at_ms,
+             a.project_id AS a_project_id, a.approval_id AS a_approval_id,
+             a.proposal_id AS a_proposal_id, a.action_digest AS a_action_digest,
+             a.proposed_by AS a_proposed_by, a.state AS a_state, a.decision_id AS a_decision_id,
+             a.decision AS a_decision, a.decided_by AS a_decided_by,
+             a.decided_at_ms AS a_decided_at_ms, a.created_at_ms AS a_created_at_ms
+      FROM plugin_package_proposals p
+      LEFT JOIN plugin_package_approvals a
+        ON a.project_id = p.project_id AND a.approval_id = p.approval_id
+      WHERE p.project_id = ? AND p.proposal_id = ?
+      """;
+
+  static Optional<Inspection> proposalWithApproval(
+      Connection c, String projectId, String proposalId) throws SQLException {
+    return Optional.ofNullable(
+        JdbcRows.byKey(
+            c,
+            PROPOSAL_WITH_APPROVAL,
+            projectId,
+            proposalId,
+            "proposal",
+            rs ->
+                new Inspection(
+                    proposal(rs),
+                    rs.getString("a_approval_id") == null ? null : approval(rs, "a_"))));
+  }
+
   static Optional<Approval> approvalById(Connection c, String projectId, String approvalId)
       throws SQLException {
     return Optional.ofNullable(
@@ -148,21 +184,26 @@ final class GovernanceRows {
   }
 
   private static Approval approval(ResultSet rs) throws SQLException {
-    String decision = rs.getString("decision");
-    long decidedAt = rs.getLong("decided_at_ms");
+    return approval(rs, "");
+  }
+
+  /** An approval from the columns whose labels are its column names after {@code prefix}. */
+  private static Approval approval(ResultSet rs, String prefix) throws SQLException {
+    String decision = rs.getString(prefix + "decision");
+    long decidedAt = rs.getLong(prefix + "decided_at_ms");
     Long decidedAtMs = rs.wasNull() ? null : decidedAt;
     return new Approval(
-        rs.getString("approval_id"),
-        rs.getString("proposal_id"),
-        rs.getString("project_id"),
-        new Sha256Digest(rs.getString("action_digest")),
-        rs.getString("proposed_by"),
-        ProposalState.fromWire(rs.getString("state")),
-        rs.getString("decision_id"),
+        rs.getString(prefix + "approval_id"),
+        rs.getString(prefix + "proposal_id"),
+        rs.getString(prefix + "project_id"),
+        new Sha256Digest(rs.getString(prefix + "action_digest")),
+        rs.getString(prefix + "proposed_by"),
+        ProposalState.fromWire(rs.getString(prefix + "state")),
+        rs.getString(prefix + "decision_id"),
         decision == null ? null : Decision.fromWire(decision),
-        rs.getString("decided_by"),
+        rs.getString(prefix + "decided_by"),
         decidedAtMs,
-        rs.getLong("created_at_ms"));
+        rs.getLong(prefix + "created_at_ms"));
   }
 
   /**

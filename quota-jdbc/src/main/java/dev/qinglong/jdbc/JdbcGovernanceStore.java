@@ -3,6 +3,7 @@ package dev.qinglong.jdbc;
 import dev.qinglong.core.governance.Approval;
 import dev.qinglong.core.governance.DecisionCommand;
 import dev.qinglong.core.governance.GovernanceStore;
+import dev.qinglong.core.governance.Inspection;
 import dev.qinglong.core.governance.Proposal;
 import dev.qinglong.core.governance.ProposalKey;
 import dev.qinglong.core.governance.ProposalState;
@@ -97,6 +98,13 @@ public final class JdbcGovernanceStore implements GovernanceStore {
   public Optional<Approval> findApproval(String projectId, String approvalId) {
     return jdbc.autoCommit(
         "approval read", c -> GovernanceRows.approvalById(c, projectId, approvalId));
+  }
+
+  /** One statement: the proposal joined with the approval it names. */
+  @Override
+  public Optional<Inspection> findProposalWithApproval(String projectId, String proposalId) {
+    return jdbc.autoCommit(
+        "proposal read", c -> GovernanceRows.proposalWithApproval(c, projectId, proposalId));
   }
 
   @Override

@@ -161,6 +161,22 @@ public abstract class GovernanceStoreContract extends StoreContractSupport {
   }
 
   @Test
+  void theInspectReadIsOneStatementAndOneConnection() {
+    Proposal p = proposal(unique("prj"), "ref-1", install("1.0.0"));
+    create(p);
+    CountingDataSource counting = new CountingDataSource(dataSource);
+    GovernanceStore counted = fixture.governanceStore(counting);
+
+    Inspection found =
+        counted.findProposalWithApproval(p.projectId(), p.proposalId()).orElseThrow();
+
+    assertThat(found.approval()).isEqualTo(approvalOf(p));
+    // The inspect route reads this on every request: one round trip on one pooled connection.
+    assertThat(counting.statements()).isEqualTo(1);
+    assertThat(counting.connections()).isEqualTo(1);
+  }
+
+  @Test
   void objectsOfAnotherProjectAreNotFound() {
     Proposal p = proposal(unique("prj"), "ref-1", install("1.0.0"));
     create(p);
