@@ -13,16 +13,18 @@ import dev.qinglong.core.quota.RequestDigest;
 import dev.qinglong.jdbc.JdbcManagementQuotaStore;
 import dev.qinglong.jdbc.JdbcManagementQuotaStore.Coalescing;
 import dev.qinglong.testkit.CountingDataSource;
+import dev.qinglong.testkit.InterceptingDataSource;
 import dev.qinglong.testkit.StoreFixture;
-import java.io.PrintWriter;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
+import java.lang.reflect.Method;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
@@ -31,7 +33,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -621,16 +622,21 @@ class PostgresCoalescingIntegrationTest {
    * Holds the first connection taken after {@link #close} until {@link #open}; after {@link
    * #failNextBatch}, the connection taken after the held one fails every statement.
    */
-  private static final class Gate implements DataSource {
-    private final DataSource delegate;
+  private static final class Gate extends InterceptingDataSource {
     private volatile CountDownLatch open = new CountDownLatch(0);
     private volatile CountDownLatch held = new CountDownLatch(0);
     private volatile boolean holdNext;
     private volatile boolean failAfterHeld;
     private volatile boolean failNext;
 
+    /** Set by beforeConnection on the thread taking the connection that is to fail. */
+    private final ThreadLocal<Boolean> failThisOne = ThreadLocal.withInitial(() -> false);
+
+    private final Set<Connection> failing =
+        Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
+
     Gate(DataSource delegate) {
-      this.delegate = delegate;
+      super(delegate);
     }
 
     void close() {
@@ -652,7 +658,7 @@ class PostgresCoalescingIntegrationTest {
     }
 
     @Override
-    public Connection getConnection() throws SQLException {
+    protected void beforeConnection() throws SQLException {
       if (holdNext) {
         holdNext = false;
         held.countDown();
@@ -666,67 +672,29 @@ class PostgresCoalescingIntegrationTest {
           failAfterHeld = false;
           failNext = true;
         }
-        return delegate.getConnection();
+        return;
       }
-      Connection c = delegate.getConnection();
       if (failNext) {
         failNext = false;
-        return failing(c);
+        failThisOne.set(true);
       }
-      return c;
-    }
-
-    private static Connection failing(Connection c) {
-      return (Connection)
-          Proxy.newProxyInstance(
-              Gate.class.getClassLoader(),
-              new Class<?>[] {Connection.class},
-              (p, method, args) -> {
-                if (method.getName().startsWith("prepare")) {
-                  throw new SQLException("simulated: statement failed", "08006");
-                }
-                try {
-                  return method.invoke(c, args);
-                } catch (InvocationTargetException e) {
-                  throw e.getCause();
-                }
-              });
     }
 
     @Override
-    public Connection getConnection(String username, String password) throws SQLException {
-      throw new SQLException("not supported");
+    protected void afterConnection(Connection connection) {
+      if (failThisOne.get()) {
+        failThisOne.remove();
+        failing.add(connection);
+      }
     }
 
     @Override
-    public PrintWriter getLogWriter() {
-      return null;
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) {}
-
-    @Override
-    public void setLoginTimeout(int seconds) {}
-
-    @Override
-    public int getLoginTimeout() {
-      return 0;
-    }
-
-    @Override
-    public Logger getParentLogger() {
-      return Logger.getGlobal();
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> iface) throws SQLException {
-      throw new SQLException("not a wrapper");
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> iface) {
-      return false;
+    protected Object aroundConnectionCall(Connection connection, Method method, Call call)
+        throws Throwable {
+      if (method.getName().startsWith("prepare") && failing.contains(connection)) {
+        throw new SQLException("simulated: statement failed", "08006");
+      }
+      return call.proceed();
     }
   }
 }

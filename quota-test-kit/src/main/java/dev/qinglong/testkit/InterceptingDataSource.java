@@ -17,9 +17,9 @@ import javax.sql.DataSource;
 /**
  * A data source that hands out the delegate's connections behind JDK proxies, so that a test can
  * count, fail or lose what a store asks of the database. Subclasses override the hooks they need
- * ({@link #beforeConnection}, {@link #aroundConnectionCall}, {@link #aroundExecute}); every other
- * call passes through unchanged. Statements of every kind a connection creates are wrapped, and a
- * prepared statement's hook sees its SQL text.
+ * ({@link #beforeConnection}, {@link #afterConnection}, {@link #aroundConnectionCall}, {@link
+ * #aroundExecute}); every other call passes through unchanged. Statements of every kind a
+ * connection creates are wrapped, and a prepared statement's hook sees its SQL text.
  *
  * <p>Hand-written on purpose: the fault a test injects is one precise JDBC moment (after the
  * statement ran, before its answer; after COMMIT), which proxy libraries such as datasource-proxy
@@ -40,6 +40,12 @@ public abstract class InterceptingDataSource implements DataSource {
 
   /** Before a connection is taken from the delegate; throw to refuse it. */
   protected void beforeConnection() throws SQLException {}
+
+  /**
+   * The delegate's connection, just taken, before it is wrapped: the object {@link
+   * #aroundConnectionCall} will be given for it.
+   */
+  protected void afterConnection(Connection connection) throws SQLException {}
 
   /**
    * Around every method of a connection (statements it returns are wrapped afterwards, whatever
@@ -85,7 +91,8 @@ public abstract class InterceptingDataSource implements DataSource {
     return wrap(delegate.getConnection(username, password));
   }
 
-  private Connection wrap(Connection connection) {
+  private Connection wrap(Connection connection) throws SQLException {
+    afterConnection(connection);
     return proxy(
         Connection.class,
         (p, method, args) -> {
