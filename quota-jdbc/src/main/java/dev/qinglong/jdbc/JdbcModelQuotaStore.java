@@ -92,6 +92,7 @@ public final class JdbcModelQuotaStore implements ModelQuotaStore {
   private final JdbcDialect dialect;
   private final JdbcTransactions jdbc;
   private final String now;
+  private final ModelLifecycleStatements.Reads reads;
 
   public JdbcModelQuotaStore(DataSource dataSource, JdbcDialect dialect) {
     for (int i = 0; i < PROJECT_QUEUES; i++) {
@@ -100,6 +101,7 @@ public final class JdbcModelQuotaStore implements ModelQuotaStore {
     this.dialect = Objects.requireNonNull(dialect, "dialect");
     this.jdbc = new JdbcTransactions(dataSource, dialect);
     this.now = "SELECT " + dialect.nowMs();
+    this.reads = ModelLifecycleStatements.Reads.of(dialect);
   }
 
   /**
@@ -238,7 +240,7 @@ public final class JdbcModelQuotaStore implements ModelQuotaStore {
     for (int attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
       ModelLifecycleStatements.AdmissionView v =
           ModelLifecycleStatements.readAdmission(
-              c, dialect, project, request.invocationId(), request.stepRunId());
+              c, reads, project, request.invocationId(), request.stepRunId());
       WindowRef window = WindowRef.containing(project, v.quota(), v.nowMs());
       if (window.windowStartMs() != v.windowStartMs() || window.windowMs() != v.windowMs()) {
         return null;
@@ -361,7 +363,7 @@ public final class JdbcModelQuotaStore implements ModelQuotaStore {
     String project = request.projectId();
     for (int attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
       ModelLifecycleStatements.CompletionView v =
-          ModelLifecycleStatements.readCompletion(c, dialect, project, request.invocationId());
+          ModelLifecycleStatements.readCompletion(c, reads, project, request.invocationId());
       Reservation reservation = v.reservation();
       if (v.completion() != null || v.ledgerEntry() != null || v.settlement() != null) {
         // One snapshot: the receipts of one earlier transaction, all or none of them.
@@ -493,7 +495,7 @@ public final class JdbcModelQuotaStore implements ModelQuotaStore {
               "window usage read",
               c -> {
                 ModelLifecycleStatements.WindowView v =
-                    ModelLifecycleStatements.readWindow(c, dialect, projectId);
+                    ModelLifecycleStatements.readWindow(c, reads, projectId);
                 WindowRef window = WindowRef.containing(projectId, v.quota(), v.nowMs());
                 if (window.windowStartMs() != v.windowStartMs()
                     || window.windowMs() != v.windowMs()) {

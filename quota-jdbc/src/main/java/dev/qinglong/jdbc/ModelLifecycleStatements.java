@@ -155,6 +155,37 @@ final class ModelLifecycleStatements {
       Reservation windowHead,
       Settlement settledHead) {}
 
+  /**
+   * The latest quota policy {@code q} of project {@code k.project_id} and the window {@code w}
+   * containing {@code k.now_ms}: {@code now - now % length} of that policy, the unfenced day
+   * without one.
+   */
+  private static final String WINDOW =
+      """
+
+      LEFT JOIN LATERAL (SELECT * FROM model_project_quota_policies
+                         WHERE project_id = k.project_id ORDER BY revision DESC LIMIT 1) q
+        ON true
+      CROSS JOIN LATERAL (SELECT x.wm AS window_ms, k.now_ms - k.now_ms %% x.wm AS window_start_ms
+                          FROM (SELECT COALESCE(q.window_ms, %d) AS wm) x) w
+      """
+          .formatted(QuotaWindow.UNFENCED.millis());
+
+  /** The heads of window {@code w}: the last reservation {@code rh} and settlement {@code sh}. */
+  private static final String WINDOW_HEADS =
+      """
+      LEFT JOIN LATERAL (SELECT * FROM model_invocation_reservations
+                         WHERE project_id = k.project_id AND window_start_ms = w.window_start_ms
+                           AND window_ms = w.window_ms
+                         ORDER BY window_seq DESC LIMIT 1) rh
+        ON true
+      LEFT JOIN LATERAL (SELECT * FROM model_invocation_settlements
+                         WHERE project_id = k.project_id AND window_start_ms = w.window_start_ms
+                           AND window_ms = w.window_ms
+                         ORDER BY window_settle_seq DESC LIMIT 1) sh
+        ON true
+      """;
+
   private static final int A_QUOTA = 4;
   private static final int A_EXISTING = A_QUOTA + QUOTA.length;
   private static final int A_START = A_EXISTING + RESERVATION.length;
@@ -184,13 +215,8 @@ final class ModelLifecycleStatements {
         + " CAST(? AS text) AS step_run_id, "
         + dialect.nowMs()
         + " AS now_ms) k"
+        + WINDOW
         + """
-
-        LEFT JOIN LATERAL (SELECT * FROM model_project_quota_policies
-                           WHERE project_id = k.project_id ORDER BY revision DESC LIMIT 1) q
-          ON true
-        CROSS JOIN LATERAL (SELECT x.wm AS window_ms, k.now_ms - k.now_ms %% x.wm AS window_start_ms
-                            FROM (SELECT COALESCE(q.window_ms, %d) AS wm) x) w
         LEFT JOIN LATERAL (SELECT * FROM model_invocation_reservations
                            WHERE project_id = k.project_id AND invocation_id = k.invocation_id) r
           ON true
@@ -207,24 +233,24 @@ final class ModelLifecycleStatements {
         LEFT JOIN LATERAL (SELECT * FROM model_invocation_reservations
                            WHERE project_id = k.project_id AND step_run_id = k.step_run_id) rs
           ON true
-        LEFT JOIN LATERAL (SELECT * FROM model_invocation_reservations
-                           WHERE project_id = k.project_id AND window_start_ms = w.window_start_ms
-                             AND window_ms = w.window_ms
-                           ORDER BY window_seq DESC LIMIT 1) rh
-          ON true
-        LEFT JOIN LATERAL (SELECT * FROM model_invocation_settlements
-                           WHERE project_id = k.project_id AND window_start_ms = w.window_start_ms
-                             AND window_ms = w.window_ms
-                           ORDER BY window_settle_seq DESC LIMIT 1) sh
-          ON true
         """
-            .formatted(QuotaWindow.UNFENCED.millis());
+        + WINDOW_HEADS;
+  }
+
+  /**
+   * The three read statements' texts for one dialect, built once per store (they are long and every
+   * admission, completion and window read uses one).
+   */
+  record Reads(String admission, String completion, String window) {
+    static Reads of(JdbcDialect dialect) {
+      return new Reads(admissionRead(dialect), completionRead(dialect), windowRead(dialect));
+    }
   }
 
   static AdmissionView readAdmission(
-      Connection c, JdbcDialect dialect, String projectId, String invocationId, String stepRunId)
+      Connection c, Reads reads, String projectId, String invocationId, String stepRunId)
       throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(admissionRead(dialect))) {
+    try (PreparedStatement ps = c.prepareStatement(reads.admission())) {
       ps.setString(1, projectId);
       ps.setString(2, invocationId);
       ps.setString(3, stepRunId);
@@ -274,31 +300,13 @@ final class ModelLifecycleStatements {
         + "\nFROM (SELECT CAST(? AS text) AS project_id, "
         + dialect.nowMs()
         + " AS now_ms) k"
-        + """
-
-        LEFT JOIN LATERAL (SELECT * FROM model_project_quota_policies
-                           WHERE project_id = k.project_id ORDER BY revision DESC LIMIT 1) q
-          ON true
-        CROSS JOIN LATERAL (SELECT x.wm AS window_ms, k.now_ms - k.now_ms %% x.wm AS window_start_ms
-                            FROM (SELECT COALESCE(q.window_ms, %d) AS wm) x) w
-        LEFT JOIN LATERAL (SELECT * FROM model_invocation_reservations
-                           WHERE project_id = k.project_id AND window_start_ms = w.window_start_ms
-                             AND window_ms = w.window_ms
-                           ORDER BY window_seq DESC LIMIT 1) rh
-          ON true
-        LEFT JOIN LATERAL (SELECT * FROM model_invocation_settlements
-                           WHERE project_id = k.project_id AND window_start_ms = w.window_start_ms
-                             AND window_ms = w.window_ms
-                           ORDER BY window_settle_seq DESC LIMIT 1) sh
-          ON true
-        """
-            .formatted(QuotaWindow.UNFENCED.millis());
+        + WINDOW
+        + WINDOW_HEADS;
   }
 
   /** The current window's quota policy and heads, in one statement (one snapshot). */
-  static WindowView readWindow(Connection c, JdbcDialect dialect, String projectId)
-      throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(windowRead(dialect))) {
+  static WindowView readWindow(Connection c, Reads reads, String projectId) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(reads.window())) {
       ps.setString(1, projectId);
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
@@ -386,9 +394,8 @@ final class ModelLifecycleStatements {
   }
 
   static CompletionView readCompletion(
-      Connection c, JdbcDialect dialect, String projectId, String invocationId)
-      throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(completionRead(dialect))) {
+      Connection c, Reads reads, String projectId, String invocationId) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(reads.completion())) {
       ps.setString(1, projectId);
       ps.setString(2, invocationId);
       try (ResultSet rs = ps.executeQuery()) {
