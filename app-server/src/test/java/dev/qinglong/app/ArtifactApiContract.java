@@ -98,6 +98,11 @@ public abstract class ArtifactApiContract {
   /** Uploads, proposes, approves and waits until the worker published it. */
   Sha256Digest publish(TestApp writer, TestApp worker, String ref, byte[] content)
       throws Exception {
+    return publish(writer, ref, content);
+  }
+
+  /** Uploads, proposes, approves and waits until the app's own worker published it. */
+  static Sha256Digest publish(TestApp writer, String ref, byte[] content) throws Exception {
     Sha256Digest d = Sha256Digest.of(content);
     Response up = put(writer.http, path("demo", d), writer.token("alice"), content);
     assertThat(up.status()).as(up.body()).isEqualTo(201);
@@ -106,7 +111,7 @@ public abstract class ArtifactApiContract {
     return d;
   }
 
-  String approve(TestApp writer, String ref, Sha256Digest d) {
+  static String approve(TestApp writer, String ref, Sha256Digest d) {
     Response p =
         writer.http.post(
             ApiContract.proposals("demo"),

@@ -7,7 +7,6 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.qinglong.app.support.Http.Response;
 import dev.qinglong.app.support.PgApps;
 import dev.qinglong.app.support.TestApp;
 import dev.qinglong.core.kernel.Sha256Digest;
@@ -16,7 +15,6 @@ import dev.qinglong.testkit.postgres.TestDatabase;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -54,7 +52,7 @@ class DownloadAbortLogPostgresTest {
         HikariDataSource owner = db.newDataSource(2)) {
       byte[] content = new byte[SIZE];
       new Random(7).nextBytes(content);
-      Sha256Digest d = publish(app, content);
+      Sha256Digest d = ArtifactApiContract.publish(app, "abort", content);
 
       String path = "/v1/projects/demo/artifacts/" + d.value();
       HttpResponse<InputStream> download =
@@ -136,34 +134,5 @@ class DownloadAbortLogPostgresTest {
     assertThat(List.copyOf(logs.list).stream().map(ILoggingEvent::getFormattedMessage))
         .as("log lines")
         .anyMatch(m -> m.contains(text));
-  }
-
-  private static Sha256Digest publish(TestApp app, byte[] content) throws Exception {
-    Sha256Digest d = Sha256Digest.of(content);
-    Response up =
-        app.http.send(
-            app.http
-                .builder("/v1/projects/demo/artifacts/" + d.value(), app.token("alice"))
-                .header("Content-Type", "application/octet-stream")
-                .PUT(HttpRequest.BodyPublishers.ofByteArray(content)));
-    assertThat(up.status()).as(up.body()).isEqualTo(201);
-    Response p =
-        app.http.post(
-            ApiContract.proposals("demo"),
-            app.token("alice"),
-            "{\"actionRef\":\"abort-1\",\"action\":{\"type\":\"install\",\"package\":\"pkg-abort\","
-                + "\"version\":\"1.0.0\",\"artifactDigest\":\""
-                + d.value()
-                + "\"}}");
-    assertThat(p.status()).as(p.body()).isEqualTo(201);
-    Response decided =
-        app.http.post(
-            ApiContract.decisions("demo", p.json().get("approvalId").asString()),
-            app.token("bob"),
-            ApiContract.decisionJson(
-                "dec-abort", "approve", p.json().get("actionDigest").asString()));
-    assertThat(decided.status()).as(decided.body()).isEqualTo(200);
-    ArtifactApiContract.awaitState(app, p.json().get("proposalId").asString(), "published");
-    return d;
   }
 }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.qinglong.app.artifacts.DownloadSide;
-import dev.qinglong.app.support.Http.Response;
 import dev.qinglong.app.support.PgApps;
 import dev.qinglong.app.support.TestApp;
 import dev.qinglong.core.kernel.Sha256Digest;
@@ -16,7 +15,6 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,7 +53,7 @@ class UnthrottledDownloadCutPostgresTest {
         Socket socket = new Socket()) {
       byte[] content = new byte[SIZE];
       new Random(11).nextBytes(content);
-      Sha256Digest d = publish(app, content);
+      Sha256Digest d = ArtifactApiContract.publish(app, "cut", content);
 
       socket.setReceiveBufferSize(RECEIVE_BUFFER); // before connecting: the window stays small
       socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), app.http.port()));
@@ -141,34 +139,5 @@ class UnthrottledDownloadCutPostgresTest {
       matched = (b == '\r' || b == '\n') ? matched + 1 : 0;
     }
     return head.toString();
-  }
-
-  private static Sha256Digest publish(TestApp app, byte[] content) throws Exception {
-    Sha256Digest d = Sha256Digest.of(content);
-    Response up =
-        app.http.send(
-            app.http
-                .builder("/v1/projects/demo/artifacts/" + d.value(), app.token("alice"))
-                .header("Content-Type", "application/octet-stream")
-                .PUT(HttpRequest.BodyPublishers.ofByteArray(content)));
-    assertThat(up.status()).as(up.body()).isEqualTo(201);
-    Response p =
-        app.http.post(
-            ApiContract.proposals("demo"),
-            app.token("alice"),
-            "{\"actionRef\":\"cut-1\",\"action\":{\"type\":\"install\",\"package\":\"pkg-cut\","
-                + "\"version\":\"1.0.0\",\"artifactDigest\":\""
-                + d.value()
-                + "\"}}");
-    assertThat(p.status()).as(p.body()).isEqualTo(201);
-    Response decided =
-        app.http.post(
-            ApiContract.decisions("demo", p.json().get("approvalId").asString()),
-            app.token("bob"),
-            ApiContract.decisionJson(
-                "dec-cut", "approve", p.json().get("actionDigest").asString()));
-    assertThat(decided.status()).as(decided.body()).isEqualTo(200);
-    ArtifactApiContract.awaitState(app, p.json().get("proposalId").asString(), "published");
-    return d;
   }
 }
