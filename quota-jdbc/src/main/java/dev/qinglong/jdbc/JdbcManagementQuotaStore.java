@@ -416,14 +416,7 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
           if (outcome == null) {
             continue;
           }
-          BucketReading reading =
-              new BucketReading(
-                  BucketReading.Outcome.fromWire(outcome),
-                  rs.getLong(3),
-                  rs.getInt(4),
-                  rs.getInt(5),
-                  rs.getLong(6));
-          decided.set(k, new Decided(reading, rs.getString(7)));
+          decided.set(k, Decided.of(outcome, rs, 3));
         }
       }
     }
@@ -436,7 +429,22 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
   }
 
   /** The statement's reading, with the receipt ids of a full bucket. */
-  private record Decided(BucketReading reading, String fullReceiptIds) {}
+  private record Decided(BucketReading reading, String fullReceiptIds) {
+    /**
+     * From a decision row whose columns from {@code first} on are {@code (window_started_at_ms,
+     * consumed_count, receipt_count, now_ms, full_receipt_ids)}, after the outcome.
+     */
+    static Decided of(String outcome, ResultSet rs, int first) throws SQLException {
+      return new Decided(
+          new BucketReading(
+              BucketReading.Outcome.fromWire(outcome),
+              rs.getLong(first),
+              rs.getInt(first + 1),
+              rs.getInt(first + 2),
+              rs.getLong(first + 3)),
+          rs.getString(first + 4));
+    }
+  }
 
   /** One run of the statement; null when it could not decide (see {@link #RUNS}). */
   private Decided decide(
@@ -466,14 +474,7 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
         if (outcome == null) {
           return null;
         }
-        BucketReading reading =
-            new BucketReading(
-                BucketReading.Outcome.fromWire(outcome),
-                rs.getLong(2),
-                rs.getInt(3),
-                rs.getInt(4),
-                rs.getLong(5));
-        return new Decided(reading, rs.getString(6));
+        return Decided.of(outcome, rs, 2);
       }
     }
   }
