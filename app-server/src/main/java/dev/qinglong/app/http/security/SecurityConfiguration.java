@@ -35,6 +35,7 @@ import org.springframework.security.oauth2.server.resource.authentication.Bearer
 import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationConverter;
 import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationProvider;
 import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.security.web.header.HeaderWriterFilter;
 
 /**
  * Authentication of every {@code /v1/**} request with a bearer token: dev tokens (local default) or
@@ -139,7 +140,8 @@ public class SecurityConfiguration {
                 o.authenticationManagerResolver(resolver)
                     .authenticationEntryPoint(handlers)
                     .accessDeniedHandler(handlers))
-        .exceptionHandling(e -> e.authenticationEntryPoint(handlers).accessDeniedHandler(handlers));
+        .exceptionHandling(e -> e.authenticationEntryPoint(handlers).accessDeniedHandler(handlers))
+        .addFilterAfter(new BearerOnlyFilter(handlers), HeaderWriterFilter.class);
     return http.build();
   }
 
@@ -165,12 +167,12 @@ public class SecurityConfiguration {
   static AuthenticationManager devTokenManager(DevTokens tokens) {
     return authentication -> {
       if (!(authentication instanceof BearerTokenAuthenticationToken bearer)) {
-        throw new InvalidBearerTokenException("unsupported authentication");
+        throw new InvalidBearerTokenException("invalid token");
       }
       String user =
           tokens
               .userFor(bearer.getToken())
-              .orElseThrow(() -> new InvalidBearerTokenException("unknown token"));
+              .orElseThrow(() -> new InvalidBearerTokenException("invalid token"));
       return UsernamePasswordAuthenticationToken.authenticated(user, null, List.of());
     };
   }
