@@ -5,20 +5,20 @@ import com.nimbusds.jose.jwk.source.JWKSource;
 import com.nimbusds.jose.jwk.source.JWKSourceBuilder;
 import com.nimbusds.jose.jwk.source.URLBasedJWKSetSource;
 import com.nimbusds.jose.proc.SecurityContext;
+import com.nimbusds.jose.util.Base64URL;
 import com.nimbusds.jose.util.DefaultResourceRetriever;
+import com.nimbusds.jose.util.JSONObjectUtils;
 import com.nimbusds.jose.util.ResourceRetriever;
 import dev.qinglong.core.kernel.Identifiers;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import org.springframework.core.convert.converter.Converter;
 import org.springframework.security.oauth2.core.DelegatingOAuth2TokenValidator;
 import org.springframework.security.oauth2.core.OAuth2Error;
 import org.springframework.security.oauth2.core.OAuth2TokenValidator;
@@ -31,14 +31,14 @@ import org.springframework.security.oauth2.jwt.JwtClaimNames;
 import org.springframework.security.oauth2.jwt.JwtDecoder;
 import org.springframework.security.oauth2.jwt.JwtException;
 import org.springframework.security.oauth2.jwt.JwtTimestampValidator;
-import org.springframework.security.oauth2.jwt.MappedJwtClaimSetConverter;
 import org.springframework.security.oauth2.jwt.NimbusJwtDecoder;
 
 /**
  * Builds the JWT decoder of {@code qinglong.auth.mode=jwt}: signature with an accepted algorithm
  * from the issuer's keys (fetched at most once per cooldown, see {@link #keySource}), then expiry
  * (bounded skew), lifetime (at most {@code max-token-lifetime} ahead), exact issuer, audience,
- * token type (no ID tokens) and a principal claim that is a JSON string and a valid user id.
+ * token type (no ID tokens) and a principal claim (and {@code sub}) that is a JSON string and the
+ * principal a valid user id.
  */
 final class JwtDecoders {
   /** Claims only OpenID Connect ID tokens carry; an access token has none of them. */
@@ -82,13 +82,6 @@ final class JwtDecoders {
                   set.addAll(accepted);
                 })
             .build();
-    // Claims as the token has them: Spring's defaults turn a numeric "sub" or "iss" into a string,
-    // and the user id must be a JSON string.
-    Map<String, Converter<Object, ?>> asIs = new HashMap<>();
-    asIs.put(JwtClaimNames.SUB, value -> value);
-    asIs.put(JwtClaimNames.ISS, value -> value);
-    asIs.put(principalClaim, value -> value);
-    nimbus.setClaimSetConverter(MappedJwtClaimSetConverter.withDefaults(asIs));
 
     List<OAuth2TokenValidator<Jwt>> validators = new ArrayList<>();
     JwtTimestampValidator timestamps = new JwtTimestampValidator(jwt.clockSkew());
@@ -101,7 +94,7 @@ final class JwtDecoders {
     validators.add(JwtDecoders::notAnIdToken);
     validators.add(token -> principalIsUserId(token, principalClaim));
     nimbus.setJwtValidator(new DelegatingOAuth2TokenValidator<>(validators));
-    return new Guarded(nimbus, new AuthFailureLog(AuthFailureLog.DEFAULT_INTERVAL));
+    return new Guarded(nimbus, principalClaim, new AuthFailureLog(AuthFailureLog.DEFAULT_INTERVAL));
   }
 
   /**
@@ -150,10 +143,13 @@ final class JwtDecoders {
    */
   static final class Guarded implements JwtDecoder {
     private final JwtDecoder decoder;
+    private final List<String> stringClaims;
     private final AuthFailureLog failures;
 
-    Guarded(JwtDecoder decoder, AuthFailureLog failures) {
+    Guarded(JwtDecoder decoder, String principalClaim, AuthFailureLog failures) {
       this.decoder = decoder;
+      this.stringClaims =
+          List.copyOf(new LinkedHashSet<>(List.of(JwtClaimNames.SUB, principalClaim)));
       this.failures = failures;
     }
 
@@ -162,8 +158,9 @@ final class JwtDecoders {
       if (startsWithByteOrderMark(token)) {
         throw new BadJwtException("invalid token");
       }
+      Jwt jwt;
       try {
-        return decoder.decode(token);
+        jwt = decoder.decode(token);
       } catch (BadJwtException e) {
         throw e;
       } catch (JwtException | IllegalStateException e) {
@@ -175,6 +172,35 @@ final class JwtDecoders {
             root.getClass().getSimpleName(), root.getClass().getName() + ": " + root.getMessage());
         throw new BadJwtException("invalid token");
       }
+      if (!claimsAreJsonStrings(token, stringClaims)) {
+        throw new BadJwtException("invalid token");
+      }
+      return jwt;
+    }
+  }
+
+  /**
+   * Whether each of {@code names} that the (verified) token's payload has is a JSON string there.
+   * Nimbus reads a numeric {@code sub} as its decimal string, so the decoded claims cannot tell.
+   */
+  static boolean claimsAreJsonStrings(String token, List<String> names) {
+    int first = token.indexOf('.');
+    int second = token.indexOf('.', first + 1);
+    if (first < 0 || second < 0) {
+      return false;
+    }
+    try {
+      Map<String, Object> raw =
+          JSONObjectUtils.parse(new Base64URL(token.substring(first + 1, second)).decodeToString());
+      for (String name : names) {
+        Object value = raw.get(name);
+        if (value != null && !(value instanceof String)) {
+          return false;
+        }
+      }
+      return true;
+    } catch (java.text.ParseException e) {
+      return false;
     }
   }
 
