@@ -53,7 +53,7 @@ final class JwtDecoders {
    * @param principalClaim the claim that names the user ({@code …jwt.principal-claim-name}, default
    *     {@code sub})
    */
-  static JwtDecoder build(AuthProperties.Jwt jwt, List<String> algorithms, String principalClaim) {
+  static Guarded build(AuthProperties.Jwt jwt, List<String> algorithms, String principalClaim) {
     if (isBlank(jwt.issuerUri())) {
       throw new IllegalStateException(
           "qinglong.auth.mode=jwt needs qinglong.auth.jwt.issuer-uri (the \"iss\" every token"
@@ -74,8 +74,9 @@ final class JwtDecoders {
       }
       accepted.add(algorithm);
     }
+    JWKSource<SecurityContext> keys = keySource(jwt);
     NimbusJwtDecoder nimbus =
-        NimbusJwtDecoder.withJwkSource(keySource(jwt))
+        NimbusJwtDecoder.withJwkSource(keys)
             .jwsAlgorithms(
                 set -> {
                   set.clear();
@@ -94,7 +95,8 @@ final class JwtDecoders {
     validators.add(JwtDecoders::notAnIdToken);
     validators.add(token -> principalIsUserId(token, principalClaim));
     nimbus.setJwtValidator(new DelegatingOAuth2TokenValidator<>(validators));
-    return new Guarded(nimbus, principalClaim, new AuthFailureLog(AuthFailureLog.DEFAULT_INTERVAL));
+    return new Guarded(
+        nimbus, keys, principalClaim, new AuthFailureLog(AuthFailureLog.DEFAULT_INTERVAL));
   }
 
   /**
@@ -141,13 +143,15 @@ final class JwtDecoders {
    * other) plus one throttled log line, instead of an {@code AuthenticationServiceException} that
    * would escape the filter chain and log a stack trace per request.
    */
-  static final class Guarded implements JwtDecoder {
+  static final class Guarded implements JwtDecoder, AutoCloseable {
     private final JwtDecoder decoder;
+    private final Object keys;
     private final List<String> stringClaims;
     private final AuthFailureLog failures;
 
-    Guarded(JwtDecoder decoder, String principalClaim, AuthFailureLog failures) {
+    Guarded(JwtDecoder decoder, Object keys, String principalClaim, AuthFailureLog failures) {
       this.decoder = decoder;
+      this.keys = keys;
       this.stringClaims =
           List.copyOf(new LinkedHashSet<>(List.of(JwtClaimNames.SUB, principalClaim)));
       this.failures = failures;
@@ -163,7 +167,7 @@ final class JwtDecoders {
         jwt = decoder.decode(token);
       } catch (BadJwtException e) {
         throw e;
-      } catch (JwtException | IllegalStateException e) {
+      } catch (JwtException e) {
         Throwable root = e;
         while (root.getCause() != null && root.getCause() != root) {
           root = root.getCause();
@@ -176,6 +180,14 @@ final class JwtDecoders {
         throw new BadJwtException("invalid token");
       }
       return jwt;
+    }
+
+    /** Stops the key source's worker threads (refresh-ahead, fetch) with the application. */
+    @Override
+    public void close() throws Exception {
+      if (keys instanceof AutoCloseable c) {
+        c.close();
+      }
     }
   }
 

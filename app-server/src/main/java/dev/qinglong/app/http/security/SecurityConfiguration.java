@@ -71,13 +71,31 @@ public class SecurityConfiguration {
     return new ProjectPolicy(backend.policy(), Set.copyOf(auth.effectiveGlobalAdmins()));
   }
 
+  /**
+   * The one authentication manager of the mode; closed with the context (the JWT mode's key source
+   * has worker threads).
+   */
+  record BearerManagers(AuthenticationManager manager, AutoCloseable resources)
+      implements AuthenticationManagerResolver<HttpServletRequest>, AutoCloseable {
+    @Override
+    public AuthenticationManager resolve(HttpServletRequest request) {
+      return manager;
+    }
+
+    @Override
+    public void close() throws Exception {
+      resources.close();
+    }
+  }
+
   @Bean
-  AuthenticationManagerResolver<HttpServletRequest> bearerAuthenticationManagerResolver(
+  BearerManagers bearerAuthenticationManagerResolver(
       AuthProperties auth,
       PlatformProperties platform,
       StoreBackend backend,
       Environment environment) {
     AuthenticationManager manager;
+    AutoCloseable resources = () -> {};
     if (auth.mode() == AuthProperties.Mode.JWT) {
       // Spring Boot's own spring.security.oauth2.resourceserver.jwt.* for what it names:
       // jws-algorithms and principal-claim-name.
@@ -91,9 +109,10 @@ public class SecurityConfiguration {
           boot.getPrincipalClaimName() == null || boot.getPrincipalClaimName().isBlank()
               ? JwtClaimNames.SUB
               : boot.getPrincipalClaimName().trim();
-      JwtAuthenticationProvider provider =
-          new JwtAuthenticationProvider(
-              JwtDecoders.build(auth.jwt(), boot.getJwsAlgorithms(), principalClaim));
+      JwtDecoders.Guarded decoder =
+          JwtDecoders.build(auth.jwt(), boot.getJwsAlgorithms(), principalClaim);
+      resources = decoder;
+      JwtAuthenticationProvider provider = new JwtAuthenticationProvider(decoder);
       JwtAuthenticationConverter converter = new JwtAuthenticationConverter();
       converter.setPrincipalClaimName(principalClaim);
       provider.setJwtAuthenticationConverter(converter);
@@ -117,7 +136,7 @@ public class SecurityConfiguration {
       }
       manager = devTokenManager(tokens);
     }
-    return request -> manager;
+    return new BearerManagers(manager, resources);
   }
 
   @Bean
