@@ -235,6 +235,11 @@ class JwtModeHostileTest {
     int fetched = fetches.get() - before;
     long cooldowns = elapsed / TimeUnit.SECONDS.toNanos(COOLDOWN_SECONDS);
 
+    Map<Integer, Long> seen = new HashMap<>();
+    floodStatuses.forEach((s, n) -> seen.put(s, n.sum()));
+    System.out.printf(
+        "flood idp=%s: user %s (%d of %d 2xx), flood %s, fetches %d in %d ms%n",
+        mode, userStatuses, ok, total, seen, fetched, elapsed / 1_000_000);
     assertThat(total).as("valid requests sent").isGreaterThanOrEqualTo(10);
     assertThat(ok * 100)
         .as("valid user answered 2xx (%s of %s, statuses %s)", ok, total, userStatuses)
@@ -245,8 +250,6 @@ class JwtModeHostileTest {
     // The flood spans more than a cooldown: at least one unknown kid found it over and fetched
     // (against the hanging IdP in that test), so the bound above is no accident of timing.
     assertThat(fetched).as("fetches during the flood").isGreaterThanOrEqualTo(1);
-    Map<Integer, Long> seen = new HashMap<>();
-    floodStatuses.forEach((s, n) -> seen.put(s, n.sum()));
     assertThat(seen.keySet()).as("flood statuses %s", seen).isSubsetOf(401, 429, 503);
     assertThat(seen.getOrDefault(401, 0L)).as("flood statuses %s", seen).isPositive();
   }
