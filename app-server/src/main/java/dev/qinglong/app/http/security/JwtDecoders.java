@@ -172,8 +172,7 @@ final class JwtDecoders {
         while (root.getCause() != null && root.getCause() != root) {
           root = root.getCause();
         }
-        failures.failure(
-            root.getClass().getSimpleName(), root.getClass().getName() + ": " + root.getMessage());
+        failures.failure(root.getClass().getSimpleName(), detail(root));
         throw new BadJwtException("invalid token");
       }
       if (!claimsAreJsonStrings(token, stringClaims)) {
@@ -189,6 +188,13 @@ final class JwtDecoders {
         c.close();
       }
     }
+  }
+
+  /** An exception's class and message for one log line: one line, at most 200 characters. */
+  static String detail(Throwable t) {
+    String d = t.getClass().getName() + ": " + t.getMessage();
+    d = d.length() > 200 ? d.substring(0, 200) + "…" : d;
+    return d.replaceAll("\\p{Cntrl}", "?");
   }
 
   /**

@@ -118,10 +118,14 @@ public class SecurityConfiguration {
       provider.setJwtAuthenticationConverter(converter);
       manager = new ProviderManager(provider);
       log.info(
-          "auth.mode=jwt issuer={} algorithms={} principalClaim={} globalAdmins={}",
+          "auth.mode=jwt issuer={} algorithms={} principalClaim={} keySetRefreshCooldown={}"
+              + " keySetFetchTimeout={} maxTokenLifetime={} globalAdmins={}",
           auth.jwt().issuerUri(),
           boot.getJwsAlgorithms(),
           principalClaim,
+          auth.jwt().keySetRefreshCooldown(),
+          auth.jwt().keySetFetchTimeout(),
+          auth.jwt().maxTokenLifetime(),
           auth.effectiveGlobalAdmins());
     } else {
       requireLoopback(auth, environment);

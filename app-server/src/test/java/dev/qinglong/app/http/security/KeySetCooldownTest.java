@@ -5,10 +5,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.nimbusds.jose.KeySourceException;
 import com.nimbusds.jose.jwk.JWKSet;
+import com.nimbusds.jose.jwk.RSAKey;
+import com.nimbusds.jose.jwk.gen.RSAKeyGenerator;
 import com.nimbusds.jose.jwk.source.JWKSetSource;
 import com.nimbusds.jose.jwk.source.JWKSetUnavailableException;
 import com.nimbusds.jose.jwk.source.RateLimitReachedException;
 import com.nimbusds.jose.proc.SecurityContext;
+import com.nimbusds.jose.util.DefaultResourceRetriever;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,12 +27,13 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
  * Issue 18 items 1 and 4 in isolation: the key set is fetched once per cooldown whatever the number
- * of concurrent callers, a hanging fetch is given up after the timeout, and failures are logged
- * once per kind per interval with a count.
+ * of concurrent callers, a hanging fetch is given up after the timeout, discovery takes only the
+ * exact issuer, and failures are logged once per kind per interval with a count.
  */
 class KeySetCooldownTest {
 
@@ -105,6 +114,46 @@ class KeySetCooldownTest {
       hang.countDown();
       source.close();
     }
+  }
+
+  @Test
+  void withoutAJwkSetUriTheKeysAreFoundByDiscoveryOfTheExactIssuer() throws Exception {
+    RSAKey key = new RSAKeyGenerator(2048).keyID("d1").generate();
+    HttpServer idp = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    String base = "http://127.0.0.1:" + idp.getAddress().getPort();
+    AtomicReference<String> named = new AtomicReference<>(base + "/realm");
+    idp.createContext(
+        "/realm/.well-known/openid-configuration",
+        exchange ->
+            answer(
+                exchange,
+                "{\"issuer\":\"" + named.get() + "\",\"jwks_uri\":\"" + base + "/keys\"}"));
+    idp.createContext(
+        "/keys", exchange -> answer(exchange, new JWKSet(key.toPublicJWK()).toString()));
+    idp.start();
+    try {
+      DiscoveredJwkSetSource source =
+          new DiscoveredJwkSetSource(base + "/realm", new DefaultResourceRetriever(1000, 1000));
+      assertThat(source.getJWKSet(null, 0, null).getKeyByKeyId("d1")).isNotNull();
+      named.set(base + "/REALM");
+      assertThatThrownBy(
+              () ->
+                  new DiscoveredJwkSetSource(
+                          base + "/realm", new DefaultResourceRetriever(1000, 1000))
+                      .getJWKSet(null, 0, null))
+          .isInstanceOf(JWKSetUnavailableException.class)
+          .hasMessageContaining("another issuer");
+    } finally {
+      idp.stop(0);
+    }
+  }
+
+  private static void answer(HttpExchange exchange, String json) throws IOException {
+    byte[] body = json.getBytes(StandardCharsets.UTF_8);
+    exchange.getResponseHeaders().add("Content-Type", "application/json");
+    exchange.sendResponseHeaders(200, body.length);
+    exchange.getResponseBody().write(body);
+    exchange.close();
   }
 
   @Test
