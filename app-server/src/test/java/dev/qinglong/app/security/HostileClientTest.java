@@ -51,6 +51,39 @@ class HostileClientTest {
     }
   }
 
+  // ---- issue 18: every 401 alike, Bearer only (dev-tokens mode) --------------------------------
+
+  @Test
+  void anUnknownDevTokenAndTheDpopSchemeGetTheSame401WithoutAReason() {
+    List<Http.Response> answers =
+        List.of(
+            app.http.get("/v1/projects/demo/members", "no-such-dev-token"),
+            app.http.send(
+                app.http
+                    .builder("/v1/projects/demo/members", null)
+                    .header("Authorization", "DPoP " + app.token("alice"))),
+            app.http.send(
+                app.http
+                    .builder("/v1/projects/demo/members", null)
+                    .header("Authorization", "DPoP no-such-dev-token")),
+            app.http.send(
+                app.http
+                    .builder("/v1/projects/demo/members", null)
+                    .header("Authorization", "Basic YWxpY2U6c2VjcmV0")));
+    String first = answers.get(0).comparableBody();
+    for (Http.Response r : answers) {
+      assertThat(r.status()).as(r.body()).isEqualTo(401);
+      assertThat(r.code()).isEqualTo("unauthenticated");
+      assertThat(r.raw().headers().allValues("WWW-Authenticate")).containsExactly("Bearer");
+      assertThat(r.comparableBody()).isEqualTo(first);
+      r.raw()
+          .headers()
+          .map()
+          .forEach(
+              (name, values) -> assertThat(values).as(name).noneMatch(v -> v.contains("error")));
+    }
+  }
+
   // ---- item 1: nothing reads a body before authentication --------------------------------------
 
   @Test

@@ -67,13 +67,25 @@ public record AuthProperties(
    * @param tokenTypes Accepted values of the JOSE header "typ" (case-insensitive, with or without
    *     "application/"); a token without "typ" is accepted. ID tokens are refused whatever their
    *     type.
+   * @param keySetRefreshCooldown Least time between two fetches of the JWK set, for the whole
+   *     process: a token whose "kid" is not among the cached keys triggers a fetch only if none ran
+   *     within it, and is refused at once otherwise (an anonymous flood of unknown kids costs one
+   *     fetch per cooldown). 1s … 1h.
+   * @param keySetFetchTimeout Bound on one JWK set fetch (connect, read and in total); the one
+   *     request that triggered a fetch waits at most this long, every other request not at all.
+   *     50ms … 10s.
+   * @param maxTokenLifetime Largest accepted distance of "exp" beyond now (plus clock-skew): a
+   *     token valid for longer is refused, whoever signed it. 1m … 30d.
    */
   public record Jwt(
       String issuerUri,
       String jwkSetUri,
       String audience,
       @NotNull @DefaultValue("30s") Duration clockSkew,
-      @NotEmpty @DefaultValue({"at+jwt", "JWT"}) List<String> tokenTypes) {
+      @NotEmpty @DefaultValue({"at+jwt", "JWT"}) List<String> tokenTypes,
+      @NotNull @DefaultValue("30s") Duration keySetRefreshCooldown,
+      @NotNull @DefaultValue("1s") Duration keySetFetchTimeout,
+      @NotNull @DefaultValue("24h") Duration maxTokenLifetime) {
 
     /** Largest accepted clock skew: beyond it an expired token lives on noticeably. */
     public static final Duration MAX_CLOCK_SKEW = Duration.ofMinutes(5);
@@ -86,6 +98,25 @@ public record AuthProperties(
     public boolean isClockSkewBounded() {
       return clockSkew == null
           || (!clockSkew.isNegative() && clockSkew.compareTo(MAX_CLOCK_SKEW) <= 0);
+    }
+
+    @AssertTrue(message = "qinglong.auth.jwt.key-set-refresh-cooldown must be between 1s and 1h")
+    public boolean isKeySetRefreshCooldownBounded() {
+      return within(keySetRefreshCooldown, Duration.ofSeconds(1), Duration.ofHours(1));
+    }
+
+    @AssertTrue(message = "qinglong.auth.jwt.key-set-fetch-timeout must be between 50ms and 10s")
+    public boolean isKeySetFetchTimeoutBounded() {
+      return within(keySetFetchTimeout, Duration.ofMillis(50), Duration.ofSeconds(10));
+    }
+
+    @AssertTrue(message = "qinglong.auth.jwt.max-token-lifetime must be between 1m and 30d")
+    public boolean isMaxTokenLifetimeBounded() {
+      return within(maxTokenLifetime, Duration.ofMinutes(1), Duration.ofDays(30));
+    }
+
+    private static boolean within(Duration d, Duration min, Duration max) {
+      return d == null || (d.compareTo(min) >= 0 && d.compareTo(max) <= 0);
     }
   }
 }

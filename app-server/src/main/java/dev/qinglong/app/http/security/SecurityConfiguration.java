@@ -35,6 +35,7 @@ import org.springframework.security.oauth2.server.resource.authentication.Bearer
 import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationConverter;
 import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationProvider;
 import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.security.web.header.HeaderWriterFilter;
 
 /**
  * Authentication of every {@code /v1/**} request with a bearer token: dev tokens (local default) or
@@ -70,13 +71,31 @@ public class SecurityConfiguration {
     return new ProjectPolicy(backend.policy(), Set.copyOf(auth.effectiveGlobalAdmins()));
   }
 
+  /**
+   * The one authentication manager of the mode; closed with the context (the JWT mode's key source
+   * has worker threads).
+   */
+  record BearerManagers(AuthenticationManager manager, AutoCloseable resources)
+      implements AuthenticationManagerResolver<HttpServletRequest>, AutoCloseable {
+    @Override
+    public AuthenticationManager resolve(HttpServletRequest request) {
+      return manager;
+    }
+
+    @Override
+    public void close() throws Exception {
+      resources.close();
+    }
+  }
+
   @Bean
-  AuthenticationManagerResolver<HttpServletRequest> bearerAuthenticationManagerResolver(
+  BearerManagers bearerAuthenticationManagerResolver(
       AuthProperties auth,
       PlatformProperties platform,
       StoreBackend backend,
       Environment environment) {
     AuthenticationManager manager;
+    AutoCloseable resources = () -> {};
     if (auth.mode() == AuthProperties.Mode.JWT) {
       // Spring Boot's own spring.security.oauth2.resourceserver.jwt.* for what it names:
       // jws-algorithms and principal-claim-name.
@@ -90,18 +109,23 @@ public class SecurityConfiguration {
           boot.getPrincipalClaimName() == null || boot.getPrincipalClaimName().isBlank()
               ? JwtClaimNames.SUB
               : boot.getPrincipalClaimName().trim();
-      JwtAuthenticationProvider provider =
-          new JwtAuthenticationProvider(
-              JwtDecoders.build(auth.jwt(), boot.getJwsAlgorithms(), principalClaim));
+      JwtDecoders.Guarded decoder =
+          JwtDecoders.build(auth.jwt(), boot.getJwsAlgorithms(), principalClaim);
+      resources = decoder;
+      JwtAuthenticationProvider provider = new JwtAuthenticationProvider(decoder);
       JwtAuthenticationConverter converter = new JwtAuthenticationConverter();
       converter.setPrincipalClaimName(principalClaim);
       provider.setJwtAuthenticationConverter(converter);
       manager = new ProviderManager(provider);
       log.info(
-          "auth.mode=jwt issuer={} algorithms={} principalClaim={} globalAdmins={}",
+          "auth.mode=jwt issuer={} algorithms={} principalClaim={} keySetRefreshCooldown={}"
+              + " keySetFetchTimeout={} maxTokenLifetime={} globalAdmins={}",
           auth.jwt().issuerUri(),
           boot.getJwsAlgorithms(),
           principalClaim,
+          auth.jwt().keySetRefreshCooldown(),
+          auth.jwt().keySetFetchTimeout(),
+          auth.jwt().maxTokenLifetime(),
           auth.effectiveGlobalAdmins());
     } else {
       requireLoopback(auth, environment);
@@ -116,7 +140,7 @@ public class SecurityConfiguration {
       }
       manager = devTokenManager(tokens);
     }
-    return request -> manager;
+    return new BearerManagers(manager, resources);
   }
 
   @Bean
@@ -139,7 +163,8 @@ public class SecurityConfiguration {
                 o.authenticationManagerResolver(resolver)
                     .authenticationEntryPoint(handlers)
                     .accessDeniedHandler(handlers))
-        .exceptionHandling(e -> e.authenticationEntryPoint(handlers).accessDeniedHandler(handlers));
+        .exceptionHandling(e -> e.authenticationEntryPoint(handlers).accessDeniedHandler(handlers))
+        .addFilterAfter(new BearerOnlyFilter(handlers), HeaderWriterFilter.class);
     return http.build();
   }
 
@@ -165,12 +190,12 @@ public class SecurityConfiguration {
   static AuthenticationManager devTokenManager(DevTokens tokens) {
     return authentication -> {
       if (!(authentication instanceof BearerTokenAuthenticationToken bearer)) {
-        throw new InvalidBearerTokenException("unsupported authentication");
+        throw new InvalidBearerTokenException("invalid token");
       }
       String user =
           tokens
               .userFor(bearer.getToken())
-              .orElseThrow(() -> new InvalidBearerTokenException("unknown token"));
+              .orElseThrow(() -> new InvalidBearerTokenException("invalid token"));
       return UsernamePasswordAuthenticationToken.authenticated(user, null, List.of());
     };
   }
