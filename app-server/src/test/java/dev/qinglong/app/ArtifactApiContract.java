@@ -183,7 +183,7 @@ public abstract class ArtifactApiContract {
     assertThat(first.json().get("digest").asString()).isEqualTo(d.value());
     assertThat(first.json().get("sizeBytes").asLong()).isEqualTo(150_000);
     assertThat(first.header("ETag")).contains("\"" + d.value() + "\"");
-    assertThat(first.header("Location")).contains(path("demo", d));
+    assertThat(first.header("Location")).contains(path("demo", d) + "/upload");
     assertThat(first.header("RateLimit-Policy"))
         .hasValueSatisfying(v -> assertThat(v).startsWith("\"artifact.upload\";q="));
     // A re-upload of stored content is verified again and answers the same 201.

@@ -106,7 +106,7 @@ class OpenApiDriftTest {
         }
       }
     }
-    assertThat(ai).hasSize(8);
+    assertThat(ai).hasSize(10);
     try (TestApp off = TestApp.start(offDir, Map.of())) {
       assertThat(v1Routes(off)).isEqualTo(always);
     }

@@ -1,6 +1,7 @@
 package dev.qinglong.jdbc;
 
 import dev.qinglong.core.governance.Approval;
+import dev.qinglong.core.governance.ArtifactUpload;
 import dev.qinglong.core.governance.DecisionCommand;
 import dev.qinglong.core.governance.GovernanceStore;
 import dev.qinglong.core.governance.Inspection;
@@ -29,6 +30,9 @@ public final class JdbcGovernanceStore implements GovernanceStore {
           + """
           WHERE state = 'approved' AND artifact_digest IS NOT NULL
             AND (project_id, proposal_id) > (?, ?)
+            AND EXISTS (SELECT 1 FROM project_artifacts a
+                        WHERE a.project_id = plugin_package_proposals.project_id
+                          AND a.artifact_digest = plugin_package_proposals.artifact_digest)
           ORDER BY project_id, proposal_id
           LIMIT ?
           """;
@@ -38,6 +42,24 @@ public final class JdbcGovernanceStore implements GovernanceStore {
       UPDATE plugin_package_proposals SET state = 'published', updated_at_ms = ?
       WHERE project_id = ? AND proposal_id = ? AND state = 'approved'
         AND artifact_digest IS NOT NULL
+        AND EXISTS (SELECT 1 FROM project_artifacts a
+                    WHERE a.project_id = plugin_package_proposals.project_id
+                      AND a.artifact_digest = plugin_package_proposals.artifact_digest)
+      """;
+
+  // Artifacts are per Project: the shared content store says nothing about who uploaded what.
+  private static final String RECORD_UPLOAD =
+      """
+      INSERT INTO project_artifacts (project_id, artifact_digest, size_bytes, uploaded_at_ms)
+      VALUES (?, ?, ?, ?)
+      ON CONFLICT (project_id, artifact_digest)
+      DO UPDATE SET size_bytes = excluded.size_bytes, uploaded_at_ms = excluded.uploaded_at_ms
+      """;
+
+  private static final String FIND_UPLOAD =
+      """
+      SELECT project_id, artifact_digest, size_bytes, uploaded_at_ms FROM project_artifacts
+      WHERE project_id = ? AND artifact_digest = ?
       """;
 
   private static final String ARTIFACT_PUBLISHED =
@@ -189,6 +211,42 @@ public final class JdbcGovernanceStore implements GovernanceStore {
             }
           }
         });
+  }
+
+  @Override
+  public void recordArtifactUpload(ArtifactUpload upload) {
+    jdbc.autoCommit(
+        "artifact upload record",
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(RECORD_UPLOAD)) {
+            ps.setString(1, upload.projectId());
+            ps.setString(2, upload.digest().value());
+            ps.setLong(3, upload.sizeBytes());
+            ps.setLong(4, upload.uploadedAtMs());
+            return ps.executeUpdate();
+          }
+        });
+  }
+
+  @Override
+  public Optional<ArtifactUpload> findArtifactUpload(
+      String projectId, Sha256Digest artifactDigest) {
+    return jdbc.autoCommit(
+        "artifact upload read",
+        c ->
+            Optional.ofNullable(
+                JdbcRows.byKey(
+                    c,
+                    FIND_UPLOAD,
+                    projectId,
+                    artifactDigest.value(),
+                    "artifact upload",
+                    rs ->
+                        new ArtifactUpload(
+                            rs.getString(1),
+                            Sha256Digest.parse("artifact_digest", rs.getString(2)),
+                            rs.getLong(3),
+                            rs.getLong(4)))));
   }
 
   @Override

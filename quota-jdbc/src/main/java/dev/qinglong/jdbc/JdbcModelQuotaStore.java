@@ -1,5 +1,6 @@
 package dev.qinglong.jdbc;
 
+import dev.qinglong.core.ai.Admission;
 import dev.qinglong.core.ai.AdmissionOutcome;
 import dev.qinglong.core.ai.AdmissionRequest;
 import dev.qinglong.core.ai.AdvisoryLockKeys;
@@ -212,6 +213,20 @@ public final class JdbcModelQuotaStore implements ModelQuotaStore {
   @Override
   public Optional<StepRun> stepRun(String projectId, String stepRunId) {
     return transaction("step run read", c -> StepRunRows.stepRun(c, projectId, stepRunId));
+  }
+
+  @Override
+  public Optional<Admission> invocation(String projectId, String invocationId) {
+    return transaction(
+        "invocation read",
+        c -> {
+          Reservation r = AdmissionRows.reservationOfInvocation(c, projectId, invocationId);
+          if (r == null) {
+            return Optional.empty();
+          }
+          InvocationStart s = AdmissionRows.startOfInvocation(c, projectId, invocationId);
+          return Optional.of(new Admission(r, s, false));
+        });
   }
 
   @Override

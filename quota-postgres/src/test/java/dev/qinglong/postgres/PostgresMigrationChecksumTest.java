@@ -26,7 +26,9 @@ class PostgresMigrationChecksumTest {
           "V6__artifact_upload_quota_operation.sql",
           "a7d404350f2bc4b2a52b78d26229055e8b5c2721383562e6d967b825afbb4403",
           "V7__proposal_list_indexes.sql",
-          "5e3ad9552047515935fc475e214ba057ca75d28c5db7d17b312189e8d3b8f189");
+          "5e3ad9552047515935fc475e214ba057ca75d28c5db7d17b312189e8d3b8f189",
+          "V8__artifacts_per_project.sql",
+          "532726dfd27904ea6523f23ba79c764d3e6cee11dffb9e70d1c523df5d33fafd");
 
   /** The optional AI feature's migrations (db/postgres-ai), pinned the same way. */
   private static final Map<String, String> RELEASED_AI =

@@ -252,6 +252,13 @@ class PostgresRolePrivilegesIntegrationTest {
 
     // What the worker does: approved -> published, once; then nothing moves it again.
     JdbcGovernanceStore store = new JdbcGovernanceStore(executor, PostgresDialect.INSTANCE);
+    // Not before the Project uploaded the artifact (artifacts are per Project).
+    assertThat(store.markPublished("prj-exec", g.approved().proposalId(), 9L)).isFalse();
+    new JdbcGovernanceStore(
+            fixture.rolePool(PostgresRoles.PACKAGE_MANAGER, 1), PostgresDialect.INSTANCE)
+        .recordArtifactUpload(
+            new dev.qinglong.core.governance.ArtifactUpload(
+                "prj-exec", g.approved().action().artifactDigest(), 3L, 1L));
     assertThat(store.markPublished("prj-exec", g.approved().proposalId(), 9L)).isTrue();
     assertThat(stateOf(g.approved())).isEqualTo("published");
     assertRefused(
@@ -448,7 +455,11 @@ class PostgresRolePrivilegesIntegrationTest {
     for (String role : PostgresRoles.ALL) {
       for (String table :
           List.of(
-              BUCKETS, "plugin_package_proposals", "plugin_package_approvals", "project_members")) {
+              BUCKETS,
+              "plugin_package_proposals",
+              "plugin_package_approvals",
+              "project_members",
+              "project_artifacts")) {
         assertThat(hasTablePrivilege(role, table, "DELETE"))
             .as(role + " DELETE " + table)
             .isFalse();
@@ -465,6 +476,28 @@ class PostgresRolePrivilegesIntegrationTest {
                       + "')"))
           .as(role + " owns nothing")
           .isFalse();
+    }
+  }
+
+  @Test
+  void uploadsAreRecordedByTheManagerAndReadByTheExecutorOnly() throws SQLException {
+    for (String privilege : List.of("SELECT", "INSERT", "UPDATE")) {
+      assertThat(hasTablePrivilege(PostgresRoles.PACKAGE_MANAGER, "project_artifacts", privilege))
+          .as("package manager " + privilege)
+          .isTrue();
+    }
+    assertThat(hasTablePrivilege(PostgresRoles.PACKAGE_EXECUTOR, "project_artifacts", "SELECT"))
+        .isTrue();
+    for (String privilege : List.of("INSERT", "UPDATE")) {
+      assertThat(hasTablePrivilege(PostgresRoles.PACKAGE_EXECUTOR, "project_artifacts", privilege))
+          .as("executor " + privilege)
+          .isFalse();
+    }
+    for (String role : PostgresRoles.ALL) {
+      if (!role.equals(PostgresRoles.PACKAGE_MANAGER)
+          && !role.equals(PostgresRoles.PACKAGE_EXECUTOR)) {
+        assertThat(hasTablePrivilege(role, "project_artifacts", "SELECT")).as(role).isFalse();
+      }
     }
   }
 

@@ -69,6 +69,17 @@ final class PublishingAsExecutor implements GovernanceStore {
   }
 
   @Override
+  public void recordArtifactUpload(dev.qinglong.core.governance.ArtifactUpload upload) {
+    manager.recordArtifactUpload(upload);
+  }
+
+  @Override
+  public Optional<dev.qinglong.core.governance.ArtifactUpload> findArtifactUpload(
+      String projectId, Sha256Digest artifactDigest) {
+    return manager.findArtifactUpload(projectId, artifactDigest);
+  }
+
+  @Override
   public boolean isArtifactReferenced(Sha256Digest artifactDigest) {
     return executor.isArtifactReferenced(artifactDigest);
   }

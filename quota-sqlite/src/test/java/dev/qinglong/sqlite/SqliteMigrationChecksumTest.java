@@ -22,7 +22,9 @@ class SqliteMigrationChecksumTest {
           "V4__artifact_upload_quota_operation.sql",
           "b298fe385eccc51f2920eebbf08639417e097ca2762f96aa7ff48c34a2754f13",
           "V5__proposal_list_index.sql",
-          "7c832ae4ac8f31c545a1bb1a73b8274648c97b5cc8bbcc3c5473257f11839975");
+          "7c832ae4ac8f31c545a1bb1a73b8274648c97b5cc8bbcc3c5473257f11839975",
+          "V6__artifacts_per_project.sql",
+          "19f80bf3af18d4cb68bd34491d886b62f8d08aa9951947a60aa8f9d0a69a00db");
 
   /** The optional AI feature's migrations (db/sqlite-ai), pinned the same way. */
   private static final Map<String, String> RELEASED_AI =

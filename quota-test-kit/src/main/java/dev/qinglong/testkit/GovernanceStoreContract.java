@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.qinglong.core.governance.Approval;
+import dev.qinglong.core.governance.ArtifactUpload;
 import dev.qinglong.core.governance.Decision;
 import dev.qinglong.core.governance.DecisionCommand;
 import dev.qinglong.core.governance.GovernanceStore;
@@ -17,6 +18,7 @@ import dev.qinglong.core.governance.ProposalState;
 import dev.qinglong.core.governance.ProposeResult;
 import dev.qinglong.core.kernel.ConflictException;
 import dev.qinglong.core.kernel.ForbiddenException;
+import dev.qinglong.core.kernel.IdempotencyKeyReusedException;
 import dev.qinglong.core.kernel.Principal;
 import dev.qinglong.core.kernel.QuotaExceededException;
 import dev.qinglong.core.kernel.Sha256Digest;
@@ -243,9 +245,16 @@ public abstract class GovernanceStoreContract extends StoreContractSupport {
     }
   }
 
+  private void uploaded(String project) {
+    store()
+        .recordArtifactUpload(
+            new ArtifactUpload(project, Sha256Digest.parse("digest", DIGEST), 3L, 1L));
+  }
+
   @Test
   void approvedInstallsAreListedPublishedOnceAndThenServed() {
     String project = unique("prj");
+    uploaded(project);
     Proposal a = approved(project, "ref-a", install("1.0.0"));
     Proposal b = approved(project, "ref-b", install("2.0.0"));
     Proposal pending = proposal(project, "ref-p", install("3.0.0"));
@@ -317,6 +326,7 @@ public abstract class GovernanceStoreContract extends StoreContractSupport {
   void concurrentPublicationsOfOneProposalPublishItExactlyOnce() throws Exception {
     String project = unique("prj");
     Proposal p = approved(project, "ref-c", install("1.0.0"));
+    uploaded(project);
     DataSource second = fixture.newDataSource();
     GovernanceStore[] stores = {store(), fixture.governanceStore(second)};
     ExecutorService pool = Executors.newFixedThreadPool(8);
@@ -517,6 +527,92 @@ public abstract class GovernanceStoreContract extends StoreContractSupport {
     assertThat(service.propose(ALICE, project, "ref-1", install("1.0.0")).created()).isFalse();
     // Nothing was stored for the rejected ref: creating it now is a first creation.
     assertThat(create(proposal(project, "ref-2", install("2.0.0"))).created()).isTrue();
+  }
+
+  // --- artifacts per Project (issue 18) ---
+
+  @Test
+  void anArtifactUploadedInAnotherProjectIsNeitherListedNorPublished() {
+    String uploader = unique("prj");
+    String project = unique("prj");
+    Sha256Digest artifact = Sha256Digest.parse("digest", DIGEST);
+    uploaded(uploader);
+    Proposal p = approved(project, "ref-x", install("1.0.0"));
+
+    // The content store is shared; only an upload into the proposal's own Project counts.
+    assertThat(store().findArtifactUpload(project, artifact)).isEmpty();
+    assertThat(approvedUnpublishedOf(project)).isEmpty();
+    assertThat(store().markPublished(project, p.proposalId(), 99L)).isFalse();
+    assertThat(store().findProposal(project, p.proposalId()).orElseThrow().state())
+        .isEqualTo(ProposalState.APPROVED);
+    assertThat(store().isArtifactPublished(project, artifact)).isFalse();
+
+    // Uploaded into the Project, the same approved proposal is listed and published.
+    uploaded(project);
+    assertThat(approvedUnpublishedOf(project))
+        .extracting(Proposal::proposalId)
+        .containsExactly(p.proposalId());
+    assertThat(store().markPublished(project, p.proposalId(), 100L)).isTrue();
+    assertThat(store().isArtifactPublished(project, artifact)).isTrue();
+  }
+
+  @Test
+  void anArtifactUploadIsRecordedPerProjectAndRefreshedByARepeat() {
+    String project = unique("prj");
+    Sha256Digest artifact = Sha256Digest.of(unique("bytes").getBytes(StandardCharsets.UTF_8));
+    assertThat(store().findArtifactUpload(project, artifact)).isEmpty();
+    store().recordArtifactUpload(new ArtifactUpload(project, artifact, 5L, 10L));
+    assertThat(store().findArtifactUpload(project, artifact))
+        .contains(new ArtifactUpload(project, artifact, 5L, 10L));
+    store().recordArtifactUpload(new ArtifactUpload(project, artifact, 5L, 20L));
+    assertThat(store().findArtifactUpload(project, artifact))
+        .contains(new ArtifactUpload(project, artifact, 5L, 20L));
+    assertThat(store().findArtifactUpload(unique("prj"), artifact)).isEmpty();
+  }
+
+  // --- idempotency ids are bound to their caller (issue 18) ---
+
+  @Test
+  void serviceRefusesAnotherUsersActionRefAndNeverReturnsTheirProposal() {
+    PluginPackageGovernance service = service(dataSource, Map.of());
+    String project = seededProject();
+    fixture
+        .policyStore(dataSource)
+        .replaceMember(
+            new ProjectMember(
+                project, "carol", Set.of(Permission.PACKAGE_MANAGE, Permission.APPROVAL_DECIDE)));
+    Principal carol = new Principal("carol");
+    Proposal mine = service.propose(ALICE, project, "ref-own", install("1.0.0")).proposal();
+
+    // The exact same body under the same actionRef, but from another user: a reused key.
+    assertThatThrownBy(() -> service.propose(carol, project, "ref-own", install("1.0.0")))
+        .isInstanceOf(IdempotencyKeyReusedException.class);
+    // Alice's replay still replays, and her proposal is unchanged.
+    ProposeResult replay = service.propose(ALICE, project, "ref-own", install("1.0.0"));
+    assertThat(replay.created()).isFalse();
+    assertThat(replay.proposal()).isEqualTo(mine);
+    assertThat(store().findProposal(project, mine.proposalId())).contains(mine);
+    assertThat(store().listProposals(project, null, null, 10)).containsExactly(mine);
+  }
+
+  @Test
+  void serviceRefusesAnotherUsersDecisionIdOnTheSameApproval() {
+    PluginPackageGovernance service = service(dataSource, Map.of());
+    String project = seededProject();
+    fixture
+        .policyStore(dataSource)
+        .replaceMember(new ProjectMember(project, "carol", Set.of(Permission.APPROVAL_DECIDE)));
+    Principal carol = new Principal("carol");
+    Proposal p = service.propose(ALICE, project, "ref-d", install("1.0.0")).proposal();
+    String digest = p.actionDigest().value();
+    Approval decided = service.decide(BOB, project, p.approvalId(), "d-own", "approve", digest);
+
+    assertThatThrownBy(
+            () -> service.decide(carol, project, p.approvalId(), "d-own", "approve", digest))
+        .isInstanceOf(IdempotencyKeyReusedException.class);
+    assertThat(service.decide(BOB, project, p.approvalId(), "d-own", "approve", digest))
+        .isEqualTo(decided);
+    assertThat(store().findApproval(project, p.approvalId())).contains(decided);
   }
 
   // --- proposal lists (DESIGN §4 GET …/proposals) ---

@@ -898,4 +898,57 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
     assertThatThrownBy(() -> broken.currentWindowUsage("p"))
         .isInstanceOf(StoreUnavailableException.class);
   }
+
+  // --- the reads behind the Location of a StepRun and of an admission (issue 18) ---
+
+  @Test
+  void aStepRunAndAnAdmittedInvocationAreReadBackOnlyInTheirProject() {
+    ModelInvocationQuota s = service();
+    String project = project();
+    s.putModelPolicy(ADMIN, project, "m1", 4096, null);
+    String step = id("s");
+    dev.qinglong.core.ai.StepRun created =
+        s.createStepRun(ALICE, project, step, "run-1", "m1").stepRun();
+    assertThat(s.stepRun(ALICE, project, step)).isEqualTo(created);
+    assertThatThrownBy(() -> s.invocation(ALICE, project, "inv-none"))
+        .isInstanceOf(ConflictException.class);
+
+    Admission admitted = s.admit(ALICE, project, id("inv"), step);
+    String invocation = admitted.reservation().invocationId();
+    Admission read = s.invocation(ALICE, project, invocation);
+    assertThat(read.created()).isFalse();
+    assertThat(read.reservation()).isEqualTo(admitted.reservation());
+    assertThat(read.start()).isEqualTo(admitted.start());
+    assertThat(s.stepRun(ALICE, project, step).state()).isEqualTo(StepRunState.RUNNING);
+    assertThat(s.stepRun(ALICE, project, step).invocationId()).isEqualTo(invocation);
+
+    // Absent and another Project's alike: the same conflict, nothing to tell them apart.
+    String other = project();
+    for (Runnable unknown :
+        List.<Runnable>of(
+            () -> s.stepRun(ALICE, other, step),
+            () -> s.stepRun(ALICE, project, "s-none"),
+            () -> s.invocation(ALICE, other, invocation),
+            () -> s.invocation(ALICE, project, "inv-none"))) {
+      assertThatThrownBy(unknown::run)
+          .isInstanceOf(ConflictException.class)
+          .hasMessage("no such object in this project");
+    }
+    // The store itself scopes the read by Project.
+    assertThat(ai().modelQuotaStore(runtime()).invocation(other, invocation)).isEmpty();
+  }
+
+  @Test
+  void readingAStepRunOrAnInvocationNeedsModelInvoke() {
+    ModelInvocationQuota s = service();
+    String project = project();
+    s.putModelPolicy(ADMIN, project, "m1", 4096, null);
+    Admission admitted = admit(s, project, "m1");
+    String step = admitted.reservation().stepRunId();
+    String invocation = admitted.reservation().invocationId();
+    assertThatThrownBy(() -> s.stepRun(CAROL, project, step))
+        .isInstanceOf(ForbiddenException.class);
+    assertThatThrownBy(() -> s.invocation(CAROL, project, invocation))
+        .isInstanceOf(ForbiddenException.class);
+  }
 }

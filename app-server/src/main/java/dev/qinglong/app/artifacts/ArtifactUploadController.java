@@ -6,6 +6,9 @@ import dev.qinglong.app.http.ProblemType;
 import dev.qinglong.app.http.Problems;
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
+import dev.qinglong.core.governance.ArtifactUpload;
+import dev.qinglong.core.governance.GovernanceStore;
+import dev.qinglong.core.kernel.ConflictException;
 import dev.qinglong.core.kernel.Identifiers;
 import dev.qinglong.core.kernel.Principal;
 import dev.qinglong.core.kernel.Sha256Digest;
@@ -19,17 +22,22 @@ import dev.qinglong.gateway.artifacts.ArtifactDigestMismatchException;
 import dev.qinglong.gateway.artifacts.ArtifactTooLargeException;
 import dev.qinglong.gateway.artifacts.FileArtifactStore;
 import dev.qinglong.gateway.artifacts.StoredArtifact;
+import dev.qinglong.jdbc.backend.StoreBackend;
 import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
 import java.io.InputStream;
+import java.time.Clock;
 import java.util.Map;
+import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.security.core.Authentication;
 import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PutMapping;
 import org.springframework.web.bind.annotation.RestController;
@@ -45,21 +53,48 @@ import org.springframework.web.bind.annotation.RestController;
  * digest names the same bytes, so a re-upload of it by the same user in the window (a retry after a
  * lost response) is a replay and not counted again, and a receipt can never name two different
  * requests. A full window is 429 {@code quota_exceeded} before a byte of the body is read.
+ *
+ * <p>Artifacts are per Project (issue 18): the bytes go to the shared content-addressed store, and
+ * the upload into this Project is recorded ({@link GovernanceStore#recordArtifactUpload}); only
+ * then may the Project's proposals for the digest be published and the artifact be served in it.
+ * The 201's {@code Location} is {@code GET …/artifacts/{digest}/upload}, the upload's state (needs
+ * {@code package.manage}, one {@code plugin-package.inspect} quota unit): the download path answers
+ * 409 until a proposal of the Project is published.
  */
 @RestController
 @ConditionalOnRole({Role.ALL, Role.WRITER})
 public class ArtifactUploadController {
   private static final Logger log = LoggerFactory.getLogger(ArtifactUploadController.class);
 
+  /** The upload's state: what an upload's {@code Location} names. */
+  static final String UPLOAD_PATH = ArtifactRoutes.PATH + "/upload";
+
   private final ProjectPolicy policy;
   private final ManagementQuota quota;
   private final FileArtifactStore artifacts;
+  private final GovernanceStore governance;
+  private final Clock clock;
 
+  @Autowired
   public ArtifactUploadController(
-      ProjectPolicy policy, ManagementQuota quota, FileArtifactStore artifacts) {
+      ProjectPolicy policy,
+      ManagementQuota quota,
+      FileArtifactStore artifacts,
+      StoreBackend backend) {
+    this(policy, quota, artifacts, backend.governance(), Clock.systemUTC());
+  }
+
+  ArtifactUploadController(
+      ProjectPolicy policy,
+      ManagementQuota quota,
+      FileArtifactStore artifacts,
+      GovernanceStore governance,
+      Clock clock) {
     this.policy = policy;
     this.quota = quota;
     this.artifacts = artifacts;
+    this.governance = governance;
+    this.clock = clock;
   }
 
   // Raw bytes only: a form or multipart body is refused unread, never parsed into memory.
@@ -91,12 +126,16 @@ public class ArtifactUploadController {
     try (StoredArtifact stored = artifacts.open(d).orElseThrow()) {
       size = stored.length();
     }
+    // Only now does this Project have the artifact: its proposals may publish it, it may serve it.
+    governance.recordArtifactUpload(new ArtifactUpload(projectId, d, size, clock.millis()));
     log.info("artifact.uploaded project={} artifact={} bytes={}", projectId, d.value(), size);
     return ResponseEntity.status(201)
         .contentType(MediaType.APPLICATION_JSON)
         .header(HttpHeaders.CACHE_CONTROL, "no-store")
         .header(HttpHeaders.ETAG, etag(d))
-        .header(HttpHeaders.LOCATION, "/v1/projects/" + projectId + "/artifacts/" + d.value())
+        .header(
+            HttpHeaders.LOCATION,
+            "/v1/projects/" + projectId + "/artifacts/" + d.value() + "/upload")
         .body(
             "{\"projectId\":\""
                 + projectId
@@ -104,6 +143,47 @@ public class ArtifactUploadController {
                 + d.value()
                 + "\",\"sizeBytes\":"
                 + size
+                + "}");
+  }
+
+  /**
+   * {@code GET /v1/projects/{p}/artifacts/{digest}/upload}: the Project's upload of the artifact
+   * and whether the Project published it. Needs {@code package.manage} (as the upload); consumes
+   * one {@code plugin-package.inspect} unit under a fresh id. Never uploaded into this Project
+   * (whether or not another Project did) → the same 409 {@code conflict} as any unknown object.
+   */
+  @GetMapping(UPLOAD_PATH)
+  ResponseEntity<String> upload(
+      @PathVariable String projectId, @PathVariable String digest, Authentication authentication) {
+    Identifiers.require("projectId", projectId);
+    Sha256Digest d = Sha256Digest.parse("digest", digest);
+    Principal caller = JsonResponses.caller(authentication);
+    policy.requireAny(caller, projectId, Permission.PACKAGE_MANAGE);
+    quota.consume(
+        projectId,
+        caller.userId(),
+        QuotaOperation.INSPECT,
+        new ReceiptId("req-" + UUID.randomUUID()),
+        RequestDigest.of(QuotaOperation.INSPECT, "artifact-upload", d.value()));
+    ArtifactUpload upload =
+        governance
+            .findArtifactUpload(projectId, d)
+            .orElseThrow(() -> new ConflictException("no such object in this project"));
+    boolean published = governance.isArtifactPublished(projectId, d);
+    return ResponseEntity.status(200)
+        .contentType(MediaType.APPLICATION_JSON)
+        .header(HttpHeaders.CACHE_CONTROL, "no-store")
+        .body(
+            "{\"projectId\":\""
+                + upload.projectId()
+                + "\",\"digest\":\""
+                + upload.digest().value()
+                + "\",\"sizeBytes\":"
+                + upload.sizeBytes()
+                + ",\"uploadedAtMs\":"
+                + upload.uploadedAtMs()
+                + ",\"published\":"
+                + published
                 + "}");
   }
 

@@ -115,6 +115,29 @@ public class ModelQuotaController {
     return json(200, views.stepRun(result.stepRun()));
   }
 
+  /** What the {@code Location} of a created StepRun names; the same view as the creation's. */
+  @GetMapping(BASE + "/step-runs/{stepRunId}")
+  ResponseEntity<String> stepRun(
+      @PathVariable String projectId,
+      @PathVariable String stepRunId,
+      Authentication authentication) {
+    return json(
+        200,
+        views.stepRun(quota.stepRun(JsonResponses.caller(authentication), projectId, stepRunId)));
+  }
+
+  /** What the {@code Location} of an admission names; the same view as the admission's. */
+  @GetMapping(BASE + "/model-invocations/{invocationId}")
+  ResponseEntity<String> invocation(
+      @PathVariable String projectId,
+      @PathVariable String invocationId,
+      Authentication authentication) {
+    return json(
+        200,
+        views.admission(
+            quota.invocation(JsonResponses.caller(authentication), projectId, invocationId)));
+  }
+
   @PostMapping(path = BASE + "/model-invocations", consumes = MediaType.APPLICATION_JSON_VALUE)
   ResponseEntity<String> admit(
       @PathVariable String projectId,

@@ -315,6 +315,28 @@ final class RouteTable {
                 null));
     add(
         "GET",
+        P + "/step-runs/{stepRunId}",
+        EnumSet.of(MODEL_INVOKE),
+        WRITES,
+        true,
+        (w, o) -> Request.json("GET", base(o) + "/step-runs/" + o.readyStepRunId(), null));
+    add(
+        "GET",
+        P + "/model-invocations/{invocationId}",
+        EnumSet.of(MODEL_INVOKE),
+        WRITES,
+        true,
+        (w, o) -> Request.json("GET", base(o) + "/model-invocations/" + o.invocationId(), null));
+    add(
+        "GET",
+        P + "/artifacts/{digest}/upload",
+        EnumSet.of(PACKAGE_MANAGE),
+        WRITES,
+        true,
+        (w, o) ->
+            Request.json("GET", base(o) + "/artifacts/" + o.digest().value() + "/upload", null));
+    add(
+        "GET",
         P + "/model-usage/window",
         EnumSet.of(MODEL_USAGE_READ),
         WRITES,

@@ -127,6 +127,57 @@ public final class ModelInvocationQuota {
   }
 
   /**
+   * One StepRun, as stored (the {@code Location} of its creation). Needs {@code model.invoke}, as
+   * its creation; reads no quota, as its creation consumes none.
+   *
+   * @throws ConflictException if the StepRun does not exist in the Project (absent and foreign
+   *     alike)
+   */
+  public StepRun stepRun(Principal caller, String projectId, String stepRunId) {
+    Identifiers.require("projectId", projectId);
+    Identifiers.require("stepRunId", stepRunId);
+    policy.requireAny(caller, projectId, Permission.MODEL_INVOKE);
+    StepRun found =
+        observe(() -> store.stepRun(projectId, stepRunId))
+            .orElseThrow(() -> new ConflictException("no such object in this project"));
+    if (!found.projectId().equals(projectId) || !found.stepRunId().equals(stepRunId)) {
+      throw new StoreUnavailableException("step run read returned a row it was not asked for");
+    }
+    return found;
+  }
+
+  /**
+   * One admitted invocation, its reservation and start receipts as stored (the {@code Location} of
+   * its admission), verified against their digests. Needs {@code model.invoke}, as its admission.
+   *
+   * @throws ConflictException if the invocation does not exist in the Project (absent and foreign
+   *     alike), or a receipt is missing or drifted
+   */
+  public Admission invocation(Principal caller, String projectId, String invocationId) {
+    Identifiers.require("projectId", projectId);
+    Identifiers.require("invocationId", invocationId);
+    policy.requireAny(caller, projectId, Permission.MODEL_INVOKE);
+    Admission found =
+        observe(() -> store.invocation(projectId, invocationId))
+            .orElseThrow(() -> new ConflictException("no such object in this project"));
+    Reservation r = found.reservation();
+    InvocationStart s = found.start();
+    if (r == null || s == null) {
+      throw new ConflictException("admission receipt missing");
+    }
+    if (!r.projectId().equals(projectId) || !r.invocationId().equals(invocationId)) {
+      throw new StoreUnavailableException("invocation read returned a row it was not asked for");
+    }
+    if (!r.digestMatches()
+        || !s.digestMatches()
+        || !s.reservationDigest().equals(r.digest())
+        || !s.invocationId().equals(r.invocationId())) {
+      throw new ConflictException("admission receipt drifted from its digest");
+    }
+    return new Admission(r, s, false);
+  }
+
+  /**
    * Admits one invocation of a ready StepRun: reserves the model policy's worst case against the
    * Project's current window and moves the StepRun to {@code running}, atomically. Needs {@code
    * model.invoke}.

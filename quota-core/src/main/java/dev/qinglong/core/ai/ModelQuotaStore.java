@@ -60,6 +60,14 @@ public interface ModelQuotaStore {
   Optional<StepRun> stepRun(String projectId, String stepRunId);
 
   /**
+   * The admitted invocation with that id in the Project: its reservation and start receipts as
+   * stored ({@code created=false}), read consistently; empty if the Project has no reservation for
+   * that id. A start may be {@code null} if the receipts are incomplete (the caller treats it as a
+   * conflict).
+   */
+  Optional<Admission> invocation(String projectId, String invocationId);
+
+  /**
    * Admits one invocation in ONE transaction: window from the database clock, the window's usage
    * from its latest reservation and settlement (two index seeks), the quota fence, StepRun {@code
    * ready → running}, the start receipt and the reservation receipt.

@@ -67,17 +67,19 @@ public interface GovernanceStore {
   Optional<Approval> recordDecision(DecisionCommand command);
 
   /**
-   * Approved install/upgrade proposals (those with an artifact digest) that are not yet published,
-   * over all Projects, in (projectId, proposalId) order strictly after the given key: a keyset page
-   * for the completion worker. Pass empty strings to start from the beginning.
+   * Approved install/upgrade proposals (those with an artifact digest that was uploaded into the
+   * proposal's Project, see {@link #recordArtifactUpload}) that are not yet published, over all
+   * Projects, in (projectId, proposalId) order strictly after the given key: a keyset page for the
+   * completion worker. Pass empty strings to start from the beginning.
    *
    * @param limit at most this many, {@code >= 1}
    */
   List<Proposal> listApprovedUnpublished(String afterProjectId, String afterProposalId, int limit);
 
   /**
-   * Moves an approved install/upgrade proposal to {@code published}. Idempotent: a proposal that is
-   * already published (or not approved, or absent) is left as it is.
+   * Moves an approved install/upgrade proposal to {@code published}, only if its artifact was
+   * uploaded into the proposal's Project. Idempotent: a proposal that is already published (or not
+   * approved, absent, or whose artifact the Project never uploaded) is left as it is.
    *
    * @return {@code true} if this call published it, {@code false} if nothing changed
    */
@@ -88,6 +90,17 @@ public interface GovernanceStore {
    * serve only published artifacts, and only in a Project that published them.
    */
   boolean isArtifactPublished(String projectId, Sha256Digest artifactDigest);
+
+  /**
+   * Records that the Project uploaded this artifact (insert, or refresh size and time of an earlier
+   * upload into the same Project). Artifacts are per Project: only an uploaded digest is published
+   * for the Project's proposals and so served in it; another Project's upload of the same bytes
+   * counts for nothing here.
+   */
+  void recordArtifactUpload(ArtifactUpload upload);
+
+  /** The Project's upload of this artifact, or empty if the Project never uploaded it. */
+  Optional<ArtifactUpload> findArtifactUpload(String projectId, Sha256Digest artifactDigest);
 
   /**
    * Whether any proposal, in any Project and any state, names this artifact digest: the clean-up of

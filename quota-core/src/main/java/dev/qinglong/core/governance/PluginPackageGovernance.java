@@ -63,7 +63,8 @@ public final class PluginPackageGovernance {
    *
    * @return the new proposal ({@code created=true}), or the existing one if this is an exact replay
    *     of the actionRef
-   * @throws IdempotencyKeyReusedException if the actionRef already names a different action
+   * @throws IdempotencyKeyReusedException if the actionRef already names a different action, or the
+   *     same action proposed by another user (an id is bound to its caller)
    */
   public ProposeResult propose(
       Principal caller, String projectId, String actionRef, PluginPackageAction action) {
@@ -113,6 +114,11 @@ public final class PluginPackageGovernance {
     if (!result.created() && !result.proposal().actionDigest().equals(digest)) {
       // Outside the quota window the bucket no longer remembers the ref; the proposal does.
       throw new IdempotencyKeyReusedException("actionRef already used for a different action");
+    }
+    if (!result.created() && !result.proposal().proposedBy().equals(caller.userId())) {
+      // The actionRef names one request, and the caller is part of it: another user's ref is a
+      // reused key, never a replay that hands out that user's proposal.
+      throw new IdempotencyKeyReusedException("actionRef already used for a different request");
     }
     return result;
   }

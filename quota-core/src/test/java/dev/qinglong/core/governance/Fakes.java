@@ -163,6 +163,19 @@ final class Fakes {
       return Optional.of(decided);
     }
 
+    final Map<String, ArtifactUpload> uploads = new HashMap<>();
+
+    @Override
+    public void recordArtifactUpload(ArtifactUpload upload) {
+      uploads.put(upload.projectId() + "/" + upload.digest().value(), upload);
+    }
+
+    @Override
+    public Optional<ArtifactUpload> findArtifactUpload(
+        String projectId, dev.qinglong.core.kernel.Sha256Digest artifactDigest) {
+      return Optional.ofNullable(uploads.get(projectId + "/" + artifactDigest.value()));
+    }
+
     @Override
     public java.util.List<Proposal> listApprovedUnpublished(
         String afterProjectId, String afterProposalId, int limit) {

@@ -74,6 +74,12 @@ public final class SplitModelQuotaStore implements ModelQuotaStore {
   }
 
   @Override
+  public Optional<dev.qinglong.core.ai.Admission> invocation(
+      String projectId, String invocationId) {
+    return runtime.invocation(projectId, invocationId);
+  }
+
+  @Override
   public AdmissionOutcome admit(AdmissionRequest request) {
     return runtime.admit(request);
   }

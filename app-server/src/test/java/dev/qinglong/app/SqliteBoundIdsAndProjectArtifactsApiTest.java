@@ -1,0 +1,22 @@
+package dev.qinglong.app;
+
+import dev.qinglong.app.support.StoreInspector;
+import dev.qinglong.app.support.TestApp;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Issue 18's HTTP contract on the embedded SQLite store. */
+class SqliteBoundIdsAndProjectArtifactsApiTest extends BoundIdsAndProjectArtifactsApiContract {
+  @TempDir static Path dataDir;
+
+  @Override
+  protected TestApp startApp(Map<String, String> properties) {
+    return TestApp.start(dataDir, properties);
+  }
+
+  @Override
+  protected StoreInspector inspector(TestApp app) {
+    return StoreInspector.sqlite(app.dataDir());
+  }
+}
