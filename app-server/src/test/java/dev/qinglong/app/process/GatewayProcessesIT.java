@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.qinglong.core.kernel.Sha256Digest;
+import dev.qinglong.gateway.lease.LeaseTimings;
 import dev.qinglong.testkit.TcpProxy;
 import dev.qinglong.testkit.postgres.PostgresTestServer;
 import dev.qinglong.testkit.postgres.TestDatabase;
@@ -131,10 +132,10 @@ class GatewayProcessesIT {
     assertThat(gatewayDetails(workerB).get("worker").asString()).isEqualTo("standby");
 
     workerA.kill();
-    // A new approval is published by B once it holds the lock (retry every 5 s).
-    long before = System.nanoTime();
+    // A new approval is published by B once it holds the lock (retry every 5 s): the publication
+    // itself is the condition waited on, and only B, now active, can have made it.
     publish(bytes(1_000));
-    assertThat(Duration.ofNanos(System.nanoTime() - before)).isLessThan(Duration.ofSeconds(30));
+    assertThat(workerB.output()).contains("worker.active");
     // Readiness details come from a probe refreshed in the background: wait for the next one.
     long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
     String state = gatewayDetails(workerB).get("worker").asString();
@@ -243,7 +244,11 @@ class GatewayProcessesIT {
     // Readiness goes DOWN and stays DOWN; even with the database back, no payload flows again.
     awaitStatus(reader2, "/actuator/health/readiness", 503, Duration.ofSeconds(20));
     proxy.heal();
-    Thread.sleep(3_000);
+    // Waited on the condition that matters: this process reaches its database again (readiness'
+    // database component is UP), and still its lease stays lost and no payload flows.
+    awaitDatabaseUp(reader2, Duration.ofSeconds(30));
+    assertThat(gatewayDetails(reader2).get("sharedDownloads").get("lease").get("state").asString())
+        .isEqualTo("lost");
     assertThat(reader2.status("/actuator/health/readiness")).isEqualTo(503);
     assertThat(reader2.status("/actuator/health/liveness")).isEqualTo(503);
     HttpResponse<byte[]> again = get(reader2, small);
@@ -290,7 +295,9 @@ class GatewayProcessesIT {
 
     reader1.process.destroy(); // SIGTERM: graceful shutdown
     awaitLog(reader1, "download lease of slot 1 closed", Duration.ofSeconds(15));
-    Thread.sleep(300); // a renewal that was on the wire when the lease closed has landed
+    // No sleep for a renewal that may still have been on the wire when the lease closed: if the
+    // server finishes one after this read, the reservation only lasts longer than read here, and
+    // every check below bounds the take-over from below by this expiry, so it still holds.
     SlotRow stale = slotRow(1);
     // The clean stop left the reservation in place (ADR 002): same owner, not yet expired.
     assertThat(stale.owner).isEqualTo(live.owner);
@@ -351,17 +358,13 @@ class GatewayProcessesIT {
     try {
       sampler.start();
       d0.startThread();
-      dHung.startThread();
+      Thread tHung = dHung.startThread();
       d2.startThread();
       awaitBytes(dHung, 2 * SHARE, Duration.ofSeconds(30));
 
       hung.suspend(); // SIGSTOP: the gateway hangs, its connections stay open
-      Thread.sleep(1_000); // a renewal that was on the wire has landed
-      SlotRow frozen = slotRow(1);
-      Thread.sleep(1_000);
-      assertThat(slotRow(1).renewedMillis)
-          .as("a frozen gateway renews nothing")
-          .isEqualTo(frozen.renewedMillis);
+      // A frozen gateway renews nothing: watched on the database clock, not slept through.
+      SlotRow frozen = awaitRenewalsStopped(1);
       assertThat(frozen.expiresMillis - frozen.renewedMillis).isBetween(10_000L, 10_001L);
       assertThat(frozen.expiresMillis)
           .as("the replacement's lease looks at a live reservation")
@@ -397,7 +400,10 @@ class GatewayProcessesIT {
       HttpResponse<byte[]> late = get(hung, small);
       assertThat(late.statusCode()).as(new String(late.body())).isEqualTo(503);
       awaitStatus(hung, "/actuator/health/liveness", 503, Duration.ofSeconds(20));
-      Thread.sleep(2_000);
+      // Its download ends (the gateway closes it) instead of going on: waited on the transfer's
+      // end, then everything it sent after waking up is counted.
+      tHung.join(30_000);
+      assertThat(tHung.isAlive()).as("the hung gateway's download ended").isFalse();
       double sinceResume = (System.nanoTime() - resumedAt) / 1e9;
       assertThat(dHung.complete).isFalse();
       assertThat(dHung.received.get() - atResume)
@@ -473,7 +479,11 @@ class GatewayProcessesIT {
       assertThat(lease.get("lateAnswers").asLong()).as(lease.toString()).isGreaterThanOrEqualTo(1);
       assertThat(lease.get("state").asString()).isEqualTo("lost");
       assertThat(lease.get("locallyValid").asBoolean()).isFalse();
-      Thread.sleep(2_500); // one more heartbeat period: nothing comes back
+      // Nothing comes back once the database answers promptly again (waited on that condition:
+      // readiness' database component is UP): a lost lease is never revived.
+      awaitDatabaseUp(slot2, Duration.ofSeconds(30));
+      assertThat(gatewayDetails(slot2).get("sharedDownloads").get("lease").get("state").asString())
+          .isEqualTo("lost");
       assertThat(slot2.status("/actuator/health/readiness")).isEqualTo(503);
       assertThat(slot2.status("/actuator/health/liveness")).isEqualTo(503);
       assertThat(get(slot2, small).statusCode()).isEqualTo(503);
@@ -577,6 +587,53 @@ class GatewayProcessesIT {
       Thread.sleep(100);
     }
     throw new AssertionError(p.name + " not ready within " + timeout + ":\n" + p.tail());
+  }
+
+  /**
+   * Waits until {@code p}'s readiness shows its database component UP (its background probe reached
+   * the database), whatever the overall status.
+   */
+  private static void awaitDatabaseUp(AppProcess p, Duration timeout) throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    String last = null;
+    while (System.nanoTime() < deadline) {
+      JsonNode database = JSON.readTree(p.body("/actuator/health/readiness")).path("components");
+      last = database.path("database").path("status").asString();
+      if ("UP".equals(last)) {
+        return;
+      }
+      Thread.sleep(200);
+    }
+    throw new AssertionError(p.name + " database component stayed " + last + ":\n" + p.tail());
+  }
+
+  /**
+   * After a gateway was frozen: watches slot {@code slot}'s row on the database clock until a full
+   * heartbeat (the default 2 s, plus 0.5 s) has gone by since its last renewal, and returns the
+   * row. A renewal already on the wire at the freeze may still land (PostgreSQL finishes it without
+   * the client): at most one change is allowed; a gateway that went on renewing would change it
+   * again within that heartbeat.
+   */
+  private SlotRow awaitRenewalsStopped(int slot) throws Exception {
+    long heartbeatMillis = LeaseTimings.DEFAULTS.heartbeat().toMillis();
+    SlotRow last = slotRow(slot);
+    int changes = 0;
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (last.dbNowMillis < last.renewedMillis + heartbeatMillis + 500) {
+      assertThat(System.nanoTime())
+          .as("slot %d row watched for too long", slot)
+          .isLessThan(deadline);
+      Thread.sleep(50);
+      SlotRow next = slotRow(slot);
+      if (next.renewedMillis != last.renewedMillis) {
+        changes++;
+      }
+      assertThat(changes)
+          .as("renewals of slot %d after its gateway froze (one may have been on the wire)", slot)
+          .isLessThanOrEqualTo(1);
+      last = next;
+    }
+    return last;
   }
 
   private static void awaitBytes(RawDownload d, long bytes, Duration timeout) throws Exception {

@@ -110,7 +110,12 @@ class OpenDoorsTest {
               }
             })
         .as("an app that accepts a dev-tokens file of mode 0644")
-        .isNotNull();
+        // The start fails for this reason, not for any other (a port, a database, a typo).
+        .rootCause()
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("dev-tokens file " + loose.resolve("dev-tokens.properties"))
+        .hasMessageContaining("has mode rw-r--r--")
+        .hasMessageContaining("it must be readable and writable by its owner only");
   }
 
   @Test

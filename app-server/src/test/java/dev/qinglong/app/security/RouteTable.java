@@ -92,6 +92,40 @@ final class RouteTable {
       return key.substring(0, key.indexOf(' '));
     }
 
+    /**
+     * The exact status of this route's well-formed request when the caller is let in and the
+     * objects are {@link #prepare prepared}: 201 where it creates something, 200 otherwise.
+     */
+    int okStatus() {
+      return switch (key) {
+        case "POST " + P + "/plugin-packages/proposals",
+            "POST " + P + "/step-runs",
+            "POST " + P + "/model-invocations",
+            "PUT " + P + "/artifacts/{digest}" ->
+            201;
+        default -> 200;
+      };
+    }
+
+    /**
+     * The objects for a request that is expected to succeed: a route that uses its object up (a
+     * decision, an admission, a completion, a recovery) gets a fresh one of {@code o.project()}, so
+     * it succeeds with {@link #okStatus} however many callers went before; other routes get {@code
+     * o} as it is. Seeds through the API: only for a Project the world owns, in a role that serves
+     * writes.
+     */
+    SecurityWorld.Objects prepare(SecurityWorld w, SecurityWorld.Objects o) {
+      return switch (key) {
+        case "POST " + P + "/plugin-packages/approvals/{approvalId}/decisions" ->
+            w.withFreshPendingApproval(o);
+        case "POST " + P + "/model-invocations",
+            "POST " + P + "/model-invocations/{invocationId}/completion",
+            "POST " + P + "/step-runs/{stepRunId}/recovery" ->
+            w.withFreshModelObjects(o);
+        default -> o;
+      };
+    }
+
     /** The user holding exactly the permission that opens this route in {@code p-own}. */
     String allowedUser() {
       if (globalAdminOnly) {

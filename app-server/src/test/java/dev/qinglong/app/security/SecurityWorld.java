@@ -85,7 +85,10 @@ final class SecurityWorld implements AutoCloseable {
   final RawHttp raw;
   final Map<String, String> tokens = new LinkedHashMap<>();
   final Map<String, Objects> objects = new LinkedHashMap<>();
-  private final AtomicLong fresh = new AtomicLong();
+  // One counter for every world of the JVM: worlds started one after the other on the same data
+  // directory (PathSpellingsTest, one per role) must not hand out the same "fresh" id twice, or a
+  // request meant to create something is answered as a replay.
+  private static final AtomicLong fresh = new AtomicLong();
   private final Random random = new Random(7);
 
   static String memberOf(Permission p) {
@@ -290,6 +293,74 @@ final class SecurityWorld implements AutoCloseable {
             "s-ready-" + p,
             "inv-" + p,
             artifact));
+  }
+
+  // ---- fresh objects for requests that use their object up
+  // ------------------------------------------------------------------
+
+  /**
+   * {@code o} with a fresh pending proposal of {@code o.project()} (seeded by its owner), so one
+   * decision on its approval succeeds (a decided approval answers 409 to the next).
+   */
+  Objects withFreshPendingApproval(Objects o) {
+    JsonNode pending =
+        json(
+            expect(
+                201,
+                raw.request(
+                    "POST",
+                    "/v1/projects/" + o.project() + "/plugin-packages/proposals",
+                    token("owner"),
+                    "{\"actionRef\":\""
+                        + fresh("fx-ref")
+                        + "\",\"action\":{\"type\":\"remove\",\"package\":\""
+                        + fresh("fx-pkg")
+                        + "\",\"version\":\"1.0.0\"}}")));
+    return new Objects(
+        o.project(),
+        pending.get("proposalId").asString(),
+        pending.get("approvalId").asString(),
+        pending.get("actionDigest").asString(),
+        o.memberId(),
+        o.readyStepRunId(),
+        o.invocationId(),
+        o.artifact());
+  }
+
+  /**
+   * {@code o} with a fresh ready StepRun {@code s-ready-<n>} and a fresh admitted one {@code
+   * s-admitted-<n>} whose invocation is {@code inv-<n>} (seeded by the owner): one admission of the
+   * ready StepRun, one completion of the invocation and one recovery of the admitted StepRun each
+   * succeed (a StepRun is admitted once, an invocation completes once).
+   */
+  Objects withFreshModelObjects(Objects o) {
+    String n = fresh("fx");
+    String base = "/v1/projects/" + o.project();
+    for (String s : List.of("s-admitted-" + n, "s-ready-" + n)) {
+      expect(
+          201,
+          raw.request(
+              "POST",
+              base + "/step-runs",
+              token("owner"),
+              "{\"stepRunId\":\"" + s + "\",\"runId\":\"r1\",\"modelId\":\"m1\"}"));
+    }
+    expect(
+        201,
+        raw.request(
+            "POST",
+            base + "/model-invocations",
+            token("owner"),
+            "{\"invocationId\":\"inv-" + n + "\",\"stepRunId\":\"s-admitted-" + n + "\"}"));
+    return new Objects(
+        o.project(),
+        o.proposalId(),
+        o.approvalId(),
+        o.actionDigest(),
+        o.memberId(),
+        "s-ready-" + n,
+        "inv-" + n,
+        o.artifact());
   }
 
   private static RawHttp.Response expect(int status, RawHttp.Response r) {

@@ -43,6 +43,7 @@ public final class DownloadGovernor {
   private final Bucket total; // null: no total limit
   private final BucketListener principalParking;
   private final long maxPiece;
+  private final GovernorTime time;
 
   // Access-ordered: the eldest entry is the least recently used principal. Guarded by itself.
   private final LinkedHashMap<String, Tracked> principals = new LinkedHashMap<>(64, 0.75f, true);
@@ -65,6 +66,18 @@ public final class DownloadGovernor {
       GovernorListener listener,
       int maxTrackedPrincipals,
       Duration idleEviction) {
+    this(rates, gate, listener, maxTrackedPrincipals, idleEviction, GovernorTime.SYSTEM);
+  }
+
+  /** As the public constructor, on {@code time} instead of the system's (for tests). */
+  DownloadGovernor(
+      DownloadRates rates,
+      ServingGate gate,
+      GovernorListener listener,
+      int maxTrackedPrincipals,
+      Duration idleEviction,
+      GovernorTime time) {
+    this.time = Objects.requireNonNull(time, "time");
     this.rates = Objects.requireNonNull(rates, "rates");
     this.gate = Objects.requireNonNull(gate, "gate");
     this.listener = Objects.requireNonNull(listener, "listener");
@@ -121,7 +134,7 @@ public final class DownloadGovernor {
       throw new IllegalArgumentException("bytes must be >= 0, was " + bytes);
     }
     checkGate();
-    long deadline = System.nanoTime() + maxWait.toNanos();
+    long deadline = time.currentTimeNanos() + maxWait.toNanos();
     Bucket perPrincipal = rates.limitsPrincipals() ? principalBucket(principal) : null;
     long remaining = bytes;
     while (remaining > 0) {
@@ -150,14 +163,15 @@ public final class DownloadGovernor {
     }
   }
 
-  private static boolean consume(Bucket bucket, long tokens, long deadline)
-      throws InterruptedException {
-    long waitNanos = deadline - System.nanoTime();
+  private boolean consume(Bucket bucket, long tokens, long deadline) throws InterruptedException {
+    long waitNanos = deadline - time.currentTimeNanos();
     if (waitNanos <= 0) {
       return bucket.tryConsume(tokens);
     }
     // Reserves only if the wait fits the bound; parks interruptibly.
-    return bucket.asBlocking().tryConsume(tokens, waitNanos);
+    return time == GovernorTime.SYSTEM
+        ? bucket.asBlocking().tryConsume(tokens, waitNanos)
+        : bucket.asBlocking().tryConsume(tokens, waitNanos, time);
   }
 
   private void checkGate() {
@@ -174,7 +188,7 @@ public final class DownloadGovernor {
   }
 
   private Bucket principalBucket(String principal) {
-    long now = System.nanoTime();
+    long now = time.currentTimeNanos();
     synchronized (principals) {
       Tracked tracked = principals.get(principal);
       if (tracked == null) {
@@ -201,14 +215,22 @@ public final class DownloadGovernor {
     }
   }
 
-  private static Bucket newBucket(long bytesPerSecond, BucketListener parking) {
+  private Bucket newBucket(long bytesPerSecond, BucketListener parking) {
     Bandwidth limit =
         Bandwidth.builder()
             .capacity(bytesPerSecond)
             .refillGreedy(bytesPerSecond, ONE_SECOND)
             .initialTokens(bytesPerSecond)
             .build();
-    return Bucket.builder().addLimit(limit).withListener(parking).build();
+    if (time == GovernorTime.SYSTEM) {
+      // Bucket4j's default time source, exactly as before the time became replaceable.
+      return Bucket.builder().addLimit(limit).withListener(parking).build();
+    }
+    return Bucket.builder()
+        .addLimit(limit)
+        .withCustomTimePrecision(time)
+        .withListener(parking)
+        .build();
   }
 
   private BucketListener parkingListener(GovernorListener.Limit limit) {

@@ -2,6 +2,7 @@ package dev.qinglong.gateway.governor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
 import dev.qinglong.gateway.lease.SharedDownloadPolicy;
 import java.time.Duration;
@@ -91,14 +92,13 @@ class DownloadGovernorTest {
 
   @Test
   void aChunkLargerThanOneBurstIsAdmittedPiecewiseAtTheRate() throws Exception {
+    FakeTime time = new FakeTime();
     DownloadGovernor governor =
-        new DownloadGovernor(
-            new DownloadRates(1000, 0), ServingGate.ALWAYS_OPEN, GovernorListener.NONE);
-    long start = System.nanoTime();
+        governor(new DownloadRates(1000, 0), ServingGate.ALWAYS_OPEN, GovernorListener.NONE, time);
     governor.acquire("a", 2500, NO_BOUND);
-    // 1000 bytes of burst, then 1500 more at 1000 B/s: it cannot be faster than 1.5 s.
-    assertThat(System.nanoTime() - start)
-        .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(1450));
+    // 1000 bytes of burst, then 1500 more at 1000 B/s: 1.5 s of waiting, on the governor's clock.
+    assertThat(time.parks).hasValue(2); // the second and the third piece
+    assertThat(time.now.get()).isCloseTo(TimeUnit.MILLISECONDS.toNanos(1500), within(1_000L));
   }
 
   @Test
@@ -122,16 +122,17 @@ class DownloadGovernorTest {
             }
           }
         };
+    FakeTime time = new FakeTime();
     DownloadGovernor governor =
-        new DownloadGovernor(new DownloadRates(10_000, 10_000), ServingGate.ALWAYS_OPEN, listener);
+        governor(new DownloadRates(10_000, 10_000), ServingGate.ALWAYS_OPEN, listener, time);
     governor.acquire("a", 10_000, Duration.ZERO); // the whole burst
     assertThatThrownBy(() -> governor.acquire("a", 5_000, Duration.ofMillis(10)))
         .isInstanceOf(ThrottleTimeoutException.class);
     assertThat(refusals).hasValue(1);
+    assertThat(time.now.get()).as("the refusal did not wait").isZero();
     // Nothing was taken by the refusal: 5000 bytes need 0.5 s of refill, not 1 s.
-    long start = System.nanoTime();
     governor.acquire("a", 5_000, Duration.ofSeconds(5));
-    assertThat(System.nanoTime() - start).isLessThan(TimeUnit.MILLISECONDS.toNanos(950));
+    assertThat(time.now.get()).isCloseTo(TimeUnit.MILLISECONDS.toNanos(500), within(1_000L));
   }
 
   @Test
@@ -145,27 +146,17 @@ class DownloadGovernorTest {
             served.addAndGet(bytes);
           }
         };
-    DownloadGovernor governor =
-        new DownloadGovernor(new DownloadRates(1000, 0), open::get, listener);
+    FakeTime time = new FakeTime();
+    DownloadGovernor governor = governor(new DownloadRates(1000, 0), open::get, listener, time);
     governor.acquire("a", 1000, NO_BOUND);
     assertThat(served).hasValue(1000);
 
-    // The next 3000 bytes need ~3 s of refill; the gate closes meanwhile: they must not go out.
-    AtomicReference<Throwable> outcome = new AtomicReference<>();
-    Thread downloader =
-        new Thread(
-            () -> {
-              try {
-                governor.acquire("a", 3000, NO_BOUND);
-              } catch (Throwable t) {
-                outcome.set(t);
-              }
-            });
-    downloader.start();
-    Thread.sleep(200);
-    open.set(false);
-    downloader.join(10_000);
-    assertThat(outcome.get()).isInstanceOf(DownloadsHaltedException.class);
+    // The next 3000 bytes need 3 s of refill; the gate closes during the first wait (the clock's
+    // park hook closes it, so it is closed exactly while the chunk waits): none may go out.
+    time.onPark = () -> open.set(false);
+    assertThatThrownBy(() -> governor.acquire("a", 3000, NO_BOUND))
+        .isInstanceOf(DownloadsHaltedException.class);
+    assertThat(time.parks).hasValue(1);
     assertThat(served).hasValue(1000);
     assertThatThrownBy(() -> governor.acquire("a", 1, NO_BOUND))
         .isInstanceOf(DownloadsHaltedException.class);
@@ -192,7 +183,12 @@ class DownloadGovernorTest {
             });
     downloader.start();
     started.await();
-    Thread.sleep(100);
+    // Interrupted while it waits (parked in the bucket), not before: waited on its thread state.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (downloader.getState() != Thread.State.TIMED_WAITING) {
+      assertThat(System.nanoTime()).as("the downloader parks").isLessThan(deadline);
+      Thread.onSpinWait();
+    }
     downloader.interrupt();
     downloader.join(5_000);
     assertThat(downloader.isAlive()).isFalse();
@@ -216,14 +212,16 @@ class DownloadGovernorTest {
             throttledNanos.addAndGet(nanos);
           }
         };
+    FakeTime time = new FakeTime();
     DownloadGovernor governor =
-        new DownloadGovernor(new DownloadRates(10_000, 0), ServingGate.ALWAYS_OPEN, listener);
+        governor(new DownloadRates(10_000, 0), ServingGate.ALWAYS_OPEN, listener, time);
     governor.acquire("a", 10_000, NO_BOUND);
     assertThat(throttledNanos).hasValue(0);
     governor.acquire("a", 10_000, NO_BOUND);
     assertThat(served).hasValue(20_000);
-    // The second 10 kB needed about a second of refill: it was parked, and the hook saw it.
-    assertThat(throttledNanos.get()).isPositive();
+    // The second 10 kB needed a second of refill: it was parked that long, and the hook saw it.
+    assertThat(throttledNanos.get()).isCloseTo(TimeUnit.SECONDS.toNanos(1), within(1_000L));
+    assertThat(time.now.get()).isEqualTo(throttledNanos.get());
   }
 
   @Test
@@ -244,17 +242,26 @@ class DownloadGovernorTest {
 
   @Test
   void idlePrincipalBucketsAreEvicted() throws Exception {
+    FakeTime time = new FakeTime();
     DownloadGovernor governor =
         new DownloadGovernor(
             new DownloadRates(0, 1_000_000),
             ServingGate.ALWAYS_OPEN,
             GovernorListener.NONE,
             100,
-            Duration.ofSeconds(1));
+            Duration.ofSeconds(1),
+            time);
     governor.acquire("old-1", 10, NO_BOUND);
     governor.acquire("old-2", 10, NO_BOUND);
-    Thread.sleep(1100);
+    time.advance(Duration.ofMillis(999));
+    governor.acquire("newer", 10, NO_BOUND);
+    assertThat(governor.trackedPrincipals()).as("not idle for a second yet").isEqualTo(3);
+    time.advance(Duration.ofMillis(1));
     governor.acquire("new", 10, NO_BOUND);
+    // old-1 and old-2 have been idle for 1 s ("newer" for 1 ms only).
+    assertThat(governor.trackedPrincipals()).isEqualTo(2);
+    time.advance(Duration.ofSeconds(1));
+    governor.acquire("newest", 10, NO_BOUND);
     // The idle ones were full again, so dropping them changed nothing but memory.
     assertThat(governor.trackedPrincipals()).isEqualTo(1);
   }
@@ -307,6 +314,51 @@ class DownloadGovernorTest {
     }
     assertThat(failure.get()).isNull();
     return bytes;
+  }
+
+  private static DownloadGovernor governor(
+      DownloadRates rates, ServingGate gate, GovernorListener listener, FakeTime time) {
+    return new DownloadGovernor(
+        rates,
+        gate,
+        listener,
+        DownloadGovernor.DEFAULT_MAX_TRACKED_PRINCIPALS,
+        DownloadGovernor.DEFAULT_IDLE_EVICTION,
+        time);
+  }
+
+  /**
+   * The governor's clock in a test: it stands still until advanced, and a wait advances it by
+   * exactly the time waited (after running {@link #onPark}), so nothing depends on the machine.
+   */
+  static final class FakeTime implements GovernorTime {
+    final AtomicLong now = new AtomicLong();
+    final AtomicLong parks = new AtomicLong();
+    volatile Runnable onPark = () -> {};
+
+    void advance(Duration d) {
+      now.addAndGet(d.toNanos());
+    }
+
+    @Override
+    public long currentTimeNanos() {
+      return now.get();
+    }
+
+    @Override
+    public boolean isWallClockBased() {
+      return false;
+    }
+
+    @Override
+    public void park(long nanosToPark) throws InterruptedException {
+      if (Thread.interrupted()) {
+        throw new InterruptedException();
+      }
+      parks.incrementAndGet();
+      onPark.run();
+      now.addAndGet(nanosToPark);
+    }
   }
 
   private static long sum(long[] values) {

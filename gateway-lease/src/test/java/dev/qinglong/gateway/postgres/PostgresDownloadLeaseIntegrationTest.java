@@ -291,8 +291,13 @@ class PostgresDownloadLeaseIntegrationTest {
     RecordingLeaseListener events = new RecordingLeaseListener();
     PostgresDownloadLease lease = start(POLICY, 0, FAST, db.reader(FAST, proxy), events);
     proxy.cut();
-    // Long enough for a renewal attempt to fail, far shorter than the window.
-    Thread.sleep(FAST.heartbeat().toMillis() + 200);
+    // Until a renewal attempt has failed on the cut network (waited on the failure itself, not on
+    // a heartbeat and a margin that a busy machine may not honour).
+    long failedBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (events.failed.get() == 0) {
+      assertThat(System.nanoTime()).as("a renewal failed on the cut network").isLessThan(failedBy);
+      Thread.sleep(10);
+    }
     proxy.heal();
     long until = System.nanoTime() + FAST.localValidity().toNanos() * 2;
     while (events.renewed.get() == 0 || lease.status().renewals() < 2) {
@@ -300,7 +305,15 @@ class PostgresDownloadLeaseIntegrationTest {
       Thread.sleep(50);
     }
     long renewedBefore = lease.status().renewals();
-    Thread.sleep(FAST.localValidity().toMillis());
+    // It goes on renewing on its new connection for more than a whole window's worth of heartbeats
+    // (waited on the renewals, not slept through), and stays active.
+    long renewalsPerWindow = FAST.localValidity().toMillis() / FAST.heartbeat().toMillis();
+    long renewedBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (lease.status().renewals() <= renewedBefore + renewalsPerWindow) {
+      assertThat(System.nanoTime()).as("renewals go on").isLessThan(renewedBy);
+      assertThat(lease.state()).isEqualTo(LeaseState.ACTIVE);
+      Thread.sleep(50);
+    }
     assertThat(lease.status().renewals()).isGreaterThan(renewedBefore);
     assertThat(lease.state()).isEqualTo(LeaseState.ACTIVE);
     assertThat(lease.mayServe()).isTrue();

@@ -68,6 +68,30 @@ class StandaloneBarrierKeeperIntegrationTest {
     }
   }
 
+  /**
+   * Waits until no session holds the mode-barrier advisory lock in any mode (PostgreSQL releases a
+   * session's advisory locks only when its backend exits, which can be after the client's close or
+   * {@code pg_terminate_backend} returned).
+   */
+  private void awaitBarrierFree() throws InterruptedException {
+    await(() -> barrierLockHolders().isEmpty());
+  }
+
+  /** The pids holding the mode-barrier advisory lock in this database in any mode, or "". */
+  private String barrierLockHolders() {
+    Object pid =
+        db.queryOne(
+            "SELECT string_agg(l.pid::text, ',') FROM pg_locks l"
+                + " JOIN pg_database d ON d.oid = l.database"
+                + " WHERE l.locktype = 'advisory' AND l.granted"
+                + " AND l.classid = "
+                + GatewaySql.LOCK_CLASS
+                + " AND l.objid = "
+                + GatewaySql.MODE_BARRIER
+                + " AND l.objsubid = 2 AND d.datname = current_database()");
+    return pid == null ? "" : pid.toString();
+  }
+
   /** The pid holding the exclusive mode-barrier advisory lock in this database, or "". */
   private String barrierLockHolder() {
     Object pid =
@@ -93,10 +117,12 @@ class StandaloneBarrierKeeperIntegrationTest {
   }
 
   @Test
-  void aManualCheckAfterTheSessionDiedRetakesIt() {
+  void aManualCheckAfterTheSessionDiedRetakesIt() throws Exception {
     try (StandaloneBarrierKeeper keeper =
         StandaloneBarrierKeeper.start(db.reader(FAST), false, Duration.ofHours(1))) {
-      terminateBarrierSessions();
+      assertThat(terminateBarrierSessions()).isEqualTo(1L);
+      // pg_terminate_backend's wait is bounded: make sure the lock really is free before the check.
+      awaitBarrierFree();
       keeper.check();
       assertThat(keeper.state()).isEqualTo(StandaloneBarrierKeeper.State.HELD);
       assertThat(barrierPids()).isNotEmpty();
@@ -108,15 +134,26 @@ class StandaloneBarrierKeeperIntegrationTest {
     try (StandaloneBarrierKeeper keeper =
         StandaloneBarrierKeeper.start(db.reader(FAST), false, Duration.ofHours(1))) {
       // Someone else (another standalone process) gets in between the death and the re-take.
-      terminateBarrierSessions();
+      assertThat(terminateBarrierSessions()).isEqualTo(1L);
+      awaitBarrierFree();
+      String intruderPid;
       try (PostgresStandaloneDownloadBarrier intruder =
           PostgresStandaloneDownloadBarrier.acquire(db.reader(FAST), false)) {
+        intruderPid = barrierLockHolder();
+        assertThat(intruderPid).isNotEmpty();
         keeper.check();
         assertThat(keeper.state()).isEqualTo(StandaloneBarrierKeeper.State.HELD_ELSEWHERE);
         assertThat(keeper.held()).isFalse();
+        // Still held elsewhere: the keeper's failed attempt did not take it from the intruder.
+        assertThat(barrierLockHolder()).isEqualTo(intruderPid);
       }
+      // Closing the intruder's connection returns before its backend has exited and released the
+      // lock: wait for the server to release it (the condition itself), not for a while.
+      awaitBarrierFree();
       keeper.check();
       assertThat(keeper.state()).isEqualTo(StandaloneBarrierKeeper.State.HELD);
+      String keeperPid = barrierLockHolder();
+      assertThat(keeperPid).isNotEmpty().isNotEqualTo(intruderPid);
     }
   }
 

@@ -7,10 +7,12 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.qinglong.gateway.worker.WorkerLease;
 import dev.qinglong.gateway.worker.WorkerListener;
+import dev.qinglong.gateway.worker.WorkerLock;
 import dev.qinglong.gateway.worker.WorkerState;
 import dev.qinglong.testkit.TcpProxy;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -82,17 +84,27 @@ class WorkerLockIntegrationTest {
   void oneActiveWorkerTheOtherInStandbyThenTakeOverWhenTheFirstCloses() throws Exception {
     AtomicInteger passesA = new AtomicInteger();
     AtomicInteger passesB = new AtomicInteger();
+    AtomicReference<Thread> threadA = new AtomicReference<>();
+    AtomicInteger attemptsB = new AtomicInteger();
     WorkerLease a =
-        new WorkerLease(lock("worker-a"), counting(passesA), RETRY, PASS, WorkerListener.NONE);
+        new WorkerLease(
+            lock("worker-a"), counting(passesA, threadA), RETRY, PASS, WorkerListener.NONE);
     a.start();
     await(() -> a.state() == WorkerState.ACTIVE, "a active");
     WorkerLease b =
-        new WorkerLease(lock("worker-b"), counting(passesB), RETRY, PASS, WorkerListener.NONE);
+        new WorkerLease(
+            counting(lock("worker-b"), attemptsB),
+            counting(passesB),
+            RETRY,
+            PASS,
+            WorkerListener.NONE);
     b.start();
     try {
       await(() -> b.state() == WorkerState.STANDBY, "b standby");
-      // Several retries go by; the standby still publishes nothing and has logged it once.
-      Thread.sleep(RETRY.toMillis() * 5);
+      // Several retries go by (waited on b's lock attempts, not on a time); the standby still
+      // publishes nothing and has logged it once.
+      int attempts = attemptsB.get();
+      await(() -> attemptsB.get() >= attempts + 4, "b retried several times");
       assertThat(b.state()).isEqualTo(WorkerState.STANDBY);
       assertThat(passesB).hasValue(0);
       assertThat(passesA.get()).isPositive();
@@ -102,7 +114,8 @@ class WorkerLockIntegrationTest {
       await(() -> b.state() == WorkerState.ACTIVE, "b took over");
       int passesAAtClose = passesA.get();
       await(() -> passesB.get() > 0, "b publishes");
-      Thread.sleep(PASS.toMillis() * 4);
+      // a.close() joined a's worker thread, the only thread that runs a's passes: none can follow.
+      assertThat(threadA.get().isAlive()).isFalse();
       assertThat(passesA.get()).isEqualTo(passesAAtClose);
       assertThat(a.state()).isEqualTo(WorkerState.STOPPED);
     } finally {
@@ -115,10 +128,11 @@ class WorkerLockIntegrationTest {
   void theStandbyTakesOverWhenTheActiveWorkersSessionDies() throws Exception {
     AtomicInteger passesA = new AtomicInteger();
     AtomicInteger passesB = new AtomicInteger();
+    AtomicInteger attemptsA = new AtomicInteger();
     TcpProxy network = db.proxy();
     WorkerLease a =
         new WorkerLease(
-            lock("worker-a", db.urlThrough(network)),
+            counting(lock("worker-a", db.urlThrough(network)), attemptsA),
             counting(passesA),
             RETRY,
             PASS,
@@ -138,7 +152,10 @@ class WorkerLockIntegrationTest {
       // a noticed it lost the lock and went back to standby rather than publishing on.
       await(() -> a.state() == WorkerState.STANDBY, "a back in standby");
       int passesAInStandby = passesA.get();
-      Thread.sleep(RETRY.toMillis() * 3);
+      // a retries the lock (through the cut network) several times and publishes nothing.
+      int attempts = attemptsA.get();
+      await(() -> attemptsA.get() >= attempts + 3, "a retried several times");
+      assertThat(a.state()).isEqualTo(WorkerState.STANDBY);
       assertThat(passesA.get()).isEqualTo(passesAInStandby);
       assertThat(passesB.get()).isPositive();
       // Once for b's standby, once for a's, however many retries went by.
@@ -189,9 +206,37 @@ class WorkerLockIntegrationTest {
   }
 
   private static dev.qinglong.gateway.worker.CompletionPublisher counting(AtomicInteger passes) {
+    return counting(passes, new AtomicReference<>());
+  }
+
+  /** Counts passes and remembers the thread that runs them. */
+  private static dev.qinglong.gateway.worker.CompletionPublisher counting(
+      AtomicInteger passes, AtomicReference<Thread> passThread) {
     return () -> {
+      passThread.set(Thread.currentThread());
       passes.incrementAndGet();
       return 0;
+    };
+  }
+
+  /** The lock, counting the worker's attempts to take it (one per standby retry). */
+  private static WorkerLock counting(WorkerLock lock, AtomicInteger attempts) {
+    return new WorkerLock() {
+      @Override
+      public boolean tryAcquire() {
+        attempts.incrementAndGet();
+        return lock.tryAcquire();
+      }
+
+      @Override
+      public boolean isHeld() {
+        return lock.isHeld();
+      }
+
+      @Override
+      public void close() {
+        lock.close();
+      }
     };
   }
 

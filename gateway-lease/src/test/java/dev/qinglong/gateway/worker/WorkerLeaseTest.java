@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
@@ -18,10 +19,15 @@ class WorkerLeaseTest {
   @Test
   void aSingleProcessWorkerIsActiveAndPublishes() throws Exception {
     AtomicInteger passes = new AtomicInteger();
+    AtomicReference<Thread> passThread = new AtomicReference<>();
     WorkerLease worker =
         new WorkerLease(
             WorkerLock.singleProcess(),
-            WorkerLeaseTest.counting(passes),
+            () -> {
+              passThread.set(Thread.currentThread());
+              passes.incrementAndGet();
+              return 0;
+            },
             RETRY,
             PASS,
             WorkerListener.NONE);
@@ -33,19 +39,22 @@ class WorkerLeaseTest {
       worker.close();
     }
     assertThat(worker.state()).isEqualTo(WorkerState.STOPPED);
-    int afterClose = passes.get();
-    Thread.sleep(PASS.toMillis() * 5);
-    assertThat(passes.get()).isEqualTo(afterClose);
+    // close() has joined the worker thread: the only thread that runs passes is gone, so no pass
+    // can follow (checked on the thread itself rather than by watching the count for a while).
+    assertThat(passThread.get()).isNotNull();
+    assertThat(passThread.get().isAlive()).isFalse();
   }
 
   @Test
   void losingTheLockStopsPassesUntilItIsRegained() throws Exception {
     AtomicBoolean available = new AtomicBoolean(true);
     AtomicBoolean held = new AtomicBoolean();
+    AtomicInteger attempts = new AtomicInteger();
     WorkerLock lock =
         new WorkerLock() {
           @Override
           public boolean tryAcquire() {
+            attempts.incrementAndGet();
             held.set(available.get());
             return held.get();
           }
@@ -76,7 +85,11 @@ class WorkerLeaseTest {
       available.set(false); // e.g. the session died and someone else holds the lock now
       await(() -> worker.state() == WorkerState.STANDBY);
       int inStandby = passes.get();
-      Thread.sleep(RETRY.toMillis() * 4);
+      // Several standby retries (each a failed tryAcquire) go by without a pass: waited on the
+      // retries themselves, not on a time that a slow machine may not give the worker.
+      int attemptsInStandby = attempts.get();
+      await(() -> attempts.get() >= attemptsInStandby + 3);
+      assertThat(worker.state()).isEqualTo(WorkerState.STANDBY);
       assertThat(passes.get()).isEqualTo(inStandby);
       available.set(true);
       await(() -> passes.get() > inStandby);
