@@ -107,8 +107,12 @@ public final class RequestShieldFilter extends OncePerRequestFilter {
 
   @Override
   protected boolean shouldNotFilter(HttpServletRequest request) {
-    // Probes must answer even when the API is saturated.
-    return request.getRequestURI().startsWith("/actuator/");
+    // Probes must answer even when the API is saturated. Only a path that is actuator's both as
+    // written and once normalised: /actuator/../v1/… is the API's and stays shielded.
+    String path = ApiPaths.of(request);
+    return path != null
+        && path.startsWith("/actuator/")
+        && request.getRequestURI().startsWith("/actuator/");
   }
 
   @Override
