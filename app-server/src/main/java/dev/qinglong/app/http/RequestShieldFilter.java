@@ -68,7 +68,9 @@ public final class RequestShieldFilter extends OncePerRequestFilter {
   /**
    * Requests that hold their slot long by nature (downloads, paced and as slow as their reader) and
    * therefore count against a budget of {@code maxConcurrent} of their own instead of the total, so
-   * they can never take the API's slots. The per-address bound still applies.
+   * they can never take the API's slots. The per-address bound still applies. The predicate must
+   * decide on {@link ApiPaths#of}, the path MVC routes, not on the raw URI ({@link
+   * ArtifactRoutes#isDownload}), or another spelling of the same route escapes the budget.
    */
   public record OwnBudget(Predicate<HttpServletRequest> applies, int maxConcurrent) {
     /** No route has its own budget. */
