@@ -1008,6 +1008,9 @@ class DeployManifestsTest {
     }
     assertThat(config.get("MANAGEMENT_SERVER_PORT")).isEqualTo(Integer.toString(MANAGEMENT_PORT));
     assertThat(config.get("MANAGEMENT_SERVER_PORT")).isNotEqualTo(config.get("SERVER_PORT"));
+    // The application binds the management port to loopback unless told: the probes (httpGet on
+    // the pod address) and Prometheus need it on the pod's address.
+    assertThat(config.get("MANAGEMENT_SERVER_ADDRESS")).isEqualTo("0.0.0.0");
   }
 
   private static void checkArtifactsClaim(Manifests m) {

@@ -1,5 +1,6 @@
 package dev.qinglong.app.http;
 
+import jakarta.servlet.http.HttpServletRequest;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
@@ -13,6 +14,16 @@ import java.util.Locale;
  */
 public final class ApiPaths {
   private ApiPaths() {}
+
+  /**
+   * The request's path as every filter before MVC classifies it (role filter, shield): {@link
+   * #normalise} of its URI within the context path.
+   *
+   * @return the normalised path, or {@code null} if it is malformed
+   */
+  public static String of(HttpServletRequest request) {
+    return normalise(request.getRequestURI(), request.getContextPath());
+  }
 
   /**
    * Percent-decodes (repeatedly, so a double encoding cannot hide a segment), drops path parameters

@@ -68,7 +68,9 @@ public final class RequestShieldFilter extends OncePerRequestFilter {
   /**
    * Requests that hold their slot long by nature (downloads, paced and as slow as their reader) and
    * therefore count against a budget of {@code maxConcurrent} of their own instead of the total, so
-   * they can never take the API's slots. The per-address bound still applies.
+   * they can never take the API's slots. The per-address bound still applies. The predicate must
+   * decide on {@link ApiPaths#of}, the path MVC routes, not on the raw URI ({@link
+   * ArtifactRoutes#isDownload}), or another spelling of the same route escapes the budget.
    */
   public record OwnBudget(Predicate<HttpServletRequest> applies, int maxConcurrent) {
     /** No route has its own budget. */
@@ -107,8 +109,12 @@ public final class RequestShieldFilter extends OncePerRequestFilter {
 
   @Override
   protected boolean shouldNotFilter(HttpServletRequest request) {
-    // Probes must answer even when the API is saturated.
-    return request.getRequestURI().startsWith("/actuator/");
+    // Probes must answer even when the API is saturated. Only a path that is actuator's both as
+    // written and once normalised: /actuator/../v1/… is the API's and stays shielded.
+    String path = ApiPaths.of(request);
+    return path != null
+        && path.startsWith("/actuator/")
+        && request.getRequestURI().startsWith("/actuator/");
   }
 
   @Override

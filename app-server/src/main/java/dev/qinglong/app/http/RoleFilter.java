@@ -46,7 +46,7 @@ public final class RoleFilter extends OncePerRequestFilter {
   protected void doFilterInternal(
       HttpServletRequest request, HttpServletResponse response, FilterChain chain)
       throws ServletException, IOException {
-    String path = ApiPaths.normalise(request.getRequestURI(), request.getContextPath());
+    String path = ApiPaths.of(request);
     if (path == null) {
       Problems.write(
           response, ProblemType.INVALID_REQUEST, "The request path is malformed.", Map.of());

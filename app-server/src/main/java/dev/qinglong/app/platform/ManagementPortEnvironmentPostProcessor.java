@@ -13,14 +13,28 @@ import org.springframework.core.env.MapPropertySource;
  * §10). On the API port it exposes only the health endpoints and never their details or components
  * (role, store, lease generation, schema versions), whatever else is configured; the details and
  * {@code /actuator/prometheus} need the management port of their own.
+ *
+ * <p>That port serves them without authentication, so it listens on {@code 127.0.0.1} unless {@code
+ * management.server.address} is set (Spring Boot alone would bind every interface, whatever {@code
+ * server.address} says). The default is the lowest-precedence source: any explicit setting wins;
+ * the Kubernetes manifests set {@code 0.0.0.0} for the kubelet's probes and Prometheus.
  */
 public class ManagementPortEnvironmentPostProcessor implements EnvironmentPostProcessor {
   static final String SOURCE = "qinglongActuatorOnApiPort";
+  static final String ADDRESS_SOURCE = "qinglongManagementAddressDefault";
+  static final String ADDRESS = "management.server.address";
+  static final String DEFAULT_ADDRESS = "127.0.0.1";
 
   @Override
   public void postProcessEnvironment(
       ConfigurableEnvironment environment, SpringApplication application) {
     if (ManagementPortType.get(environment) == ManagementPortType.DIFFERENT) {
+      if (!environment.containsProperty(ADDRESS)) {
+        // Last: below application.properties, the environment and the command line.
+        environment
+            .getPropertySources()
+            .addLast(new MapPropertySource(ADDRESS_SOURCE, Map.of(ADDRESS, DEFAULT_ADDRESS)));
+      }
       return;
     }
     Map<String, Object> locked = new LinkedHashMap<>();
