@@ -1,6 +1,7 @@
 package dev.qinglong.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.qinglong.app.support.StoreInspector;
 import dev.qinglong.app.support.TestApp;
@@ -77,39 +78,37 @@ class ShieldTest {
     }
   }
 
-  static String awaitStatus(String source, String path, String status) throws Exception {
-    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    String last = "";
-    while (System.nanoTime() < deadline) {
-      last = request(source, path);
-      if (last.startsWith("HTTP/1.1 " + status)) {
-        return last;
-      }
-      Thread.sleep(50);
-    }
-    return last;
+  /** Repeats the GET until it answers {@code status} (60 s at most); returns that answer. */
+  static String awaitStatus(String source, String path, String status) {
+    String[] last = {""};
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(50))
+        .ignoreExceptions()
+        .until(
+            () -> {
+              last[0] = request(source, path);
+              return last[0].startsWith("HTTP/1.1 " + status);
+            });
+    return last[0];
   }
 
   /**
-   * Holds a request from {@code source} and proves it is in flight: a probe (from the same address
-   * for the per-client bound, another one for the total) is refused with {@code refusal} while the
-   * held request has had no answer. A probe that raced the held request may win the last slot
-   * instead; then the held request is the one refused, and the attempt is repeated.
+   * Holds a request from {@code source} and proves it is in flight, then sends one probe (from the
+   * same address for the per-client bound, another one for the total) and returns its answer. The
+   * probe goes out only once the shield counts the held request (its in-flight count reaches {@code
+   * alreadyHeld + 1}), so it can never race the held request for the last slot.
    */
   static HeldRequest holdInFlight(
-      String source, String token, String probeSource, String probePath, String refusal)
+      String source, String token, String probeSource, String probePath, int alreadyHeld)
       throws Exception {
-    for (int attempt = 0; attempt < 20; attempt++) {
-      Socket held = hold(source, token);
-      Thread.sleep(100);
-      String probe = request(probeSource, probePath);
-      if (probe.startsWith("HTTP/1.1 " + refusal) && unanswered(held)) {
-        return new HeldRequest(held, probe);
-      }
-      held.close();
-      Thread.sleep(100);
-    }
-    throw new AssertionError("could not hold a request in flight from " + source);
+    // Nothing but the requests this test holds may be in flight (an earlier close is seen late).
+    await().atMost(Duration.ofSeconds(60)).until(() -> app.shieldInFlight() == alreadyHeld);
+    Socket held = hold(source, token);
+    await().atMost(Duration.ofSeconds(60)).until(() -> app.shieldInFlight() == alreadyHeld + 1);
+    String probe = request(probeSource, probePath);
+    assertThat(unanswered(held)).as("the held request is still in flight").isTrue();
+    return new HeldRequest(held, probe);
   }
 
   record HeldRequest(Socket socket, String probe) implements AutoCloseable {
@@ -133,7 +132,7 @@ class ShieldTest {
   void concurrentRequestsAreBoundedPerClientAndInTotal() throws Exception {
     String token = app.token("alice");
     String members = "/v1/projects/demo/members";
-    try (HeldRequest a = holdInFlight("127.0.0.1", token, "127.0.0.1", members, "429")) {
+    try (HeldRequest a = holdInFlight("127.0.0.1", token, "127.0.0.1", members, 0)) {
       String perClient = a.probe();
       assertThat(perClient).startsWith("HTTP/1.1 429");
       // The shield's own 429 is told apart from the durable quota's (DESIGN §3).
@@ -141,7 +140,7 @@ class ShieldTest {
           .contains("application/problem+json", "\"code\":\"too_many_requests\"")
           .doesNotContain("quota_exceeded");
       assertThat(perClient).containsIgnoringCase("Retry-After: 1");
-      try (HeldRequest b = holdInFlight("127.0.0.2", token, "127.0.0.3", members, "503")) {
+      try (HeldRequest b = holdInFlight("127.0.0.2", token, "127.0.0.3", members, 1)) {
         String total = b.probe();
         assertThat(total).startsWith("HTTP/1.1 503");
         assertThat(total).contains("\"code\":\"unavailable\"");

@@ -36,6 +36,14 @@ public final class PrincipalShieldFilter extends OncePerRequestFilter {
     this.metrics = metrics;
   }
 
+  /**
+   * How many authenticated requests are counted against their user right now. For diagnostics and
+   * tests, which wait on it instead of guessing how long the server takes to admit a request.
+   */
+  public int inFlight() {
+    return inFlight.values().stream().mapToInt(Integer::intValue).sum();
+  }
+
   @Override
   protected void doFilterInternal(
       HttpServletRequest request, HttpServletResponse response, FilterChain chain)

@@ -41,6 +41,7 @@ public final class RequestShieldFilter extends OncePerRequestFilter {
 
   private final long maxBodyBytes;
   private final int perClient;
+  private final int totalMax;
   private final Semaphore total;
   // Requests in flight per client address; an entry exists only while its count is positive, and
   // every change happens inside the map's per-key compute, so no count can be lost or detached.
@@ -51,6 +52,7 @@ public final class RequestShieldFilter extends OncePerRequestFilter {
   private final long ownMaxBodyBytes;
   // Requests counted against a budget of their own instead of the total (downloads).
   private final Predicate<HttpServletRequest> ownBudget;
+  private final int ownBudgetMax;
   private final Semaphore ownBudgetPermits;
   private final ClientAddresses clients;
   private final ShieldMetrics metrics;
@@ -93,13 +95,25 @@ public final class RequestShieldFilter extends OncePerRequestFilter {
       ShieldProperties shield, OwnBodyCap ownBodyCap, OwnBudget ownBudget, ShieldMetrics metrics) {
     this.metrics = metrics;
     this.ownBudget = ownBudget.applies();
-    this.ownBudgetPermits = new Semaphore(ownBudget.maxConcurrent());
+    this.ownBudgetMax = ownBudget.maxConcurrent();
+    this.ownBudgetPermits = new Semaphore(ownBudgetMax);
     this.clients = new ClientAddresses(shield.trustedProxies());
     this.ownBodyCap = ownBodyCap.applies();
     this.ownMaxBodyBytes = ownBodyCap.maxBytes();
     this.maxBodyBytes = shield.maxBodyBytes();
     this.perClient = shield.maxConcurrentRequestsPerClient();
-    this.total = new Semaphore(shield.maxConcurrentRequests());
+    this.totalMax = shield.maxConcurrentRequests();
+    this.total = new Semaphore(totalMax);
+  }
+
+  /**
+   * How many requests hold a slot right now, of the total or of the routes' own budget: admitted
+   * past both bounds and not yet finished. For diagnostics and tests, which wait on it instead of
+   * guessing how long the server takes to admit a request.
+   */
+  public int inFlight() {
+    return (totalMax - total.availablePermits())
+        + (ownBudgetMax - ownBudgetPermits.availablePermits());
   }
 
   /** True if the request's body was cut off by this filter (its reader then fails). */

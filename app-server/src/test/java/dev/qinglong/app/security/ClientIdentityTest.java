@@ -11,6 +11,7 @@ import java.net.Socket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -49,56 +50,55 @@ class ClientIdentityTest {
     app.close();
   }
 
-  /** Repeats the GET until it answers {@code expected} (10 s at most); returns the last answer. */
-  static String await(String source, String token, String forwardedFor, int expected)
-      throws Exception {
-    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    String last = get(source, port, MEMBERS, token, forwardedFor);
-    while (status(last) != expected && System.nanoTime() < deadline) {
-      Thread.sleep(50);
-      last = get(source, port, MEMBERS, token, forwardedFor);
-    }
-    return last;
+  /** Repeats the GET until it answers {@code expected} (60 s at most); returns that answer. */
+  static String await(String source, String token, String forwardedFor, int expected) {
+    String[] last = {""};
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(50))
+        .ignoreExceptions()
+        .until(
+            () -> {
+              last[0] = get(source, port, MEMBERS, token, forwardedFor);
+              return status(last[0]) == expected;
+            });
+    return last[0];
   }
 
   /**
-   * Holds a POST (it stays in flight past authentication) and proves it is in flight: a probe from
-   * {@code probeSource} without a token is refused with 429. A probe that raced the held request
-   * may take the slot instead; then the attempt is repeated.
+   * Holds a POST (it stays in flight past authentication) and proves it is in flight: once the
+   * shield counts it (and nothing else), a probe from {@code probeSource} without a token is
+   * refused with 429. The probe goes out only after the held request is counted, so it cannot race
+   * it for the client's slot.
    */
   static Socket holdInFlight(String source, String token, String forwardedFor, String probeSource)
       throws Exception {
-    for (int attempt = 0; attempt < 20; attempt++) {
-      Socket held = holdPost(source, port, PROPOSALS, token, forwardedFor);
-      Thread.sleep(200);
-      String probe = get(probeSource, port, MEMBERS, null, forwardedFor);
-      if (status(probe) == 429 && unanswered(held, Duration.ofMillis(200))) {
-        return held;
-      }
-      held.close();
-      Thread.sleep(200);
-    }
-    throw new AssertionError("could not hold a request in flight from " + source);
+    // An earlier test's closed request may still be finishing on the server.
+    Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> app.shieldInFlight() == 0);
+    Socket held = holdPost(source, port, PROPOSALS, token, forwardedFor);
+    Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> app.shieldInFlight() == 1);
+    String probe = get(probeSource, port, MEMBERS, null, forwardedFor);
+    assertThat(status(probe)).as(probe).isEqualTo(429);
+    assertThat(unanswered(held, Duration.ofMillis(200))).isTrue();
+    return held;
   }
 
   /**
-   * Holds one request of {@code token}'s user in flight from {@code source}, retrying while an
-   * earlier test's request still holds a permit (its close is seen by the server a little later on
-   * a loaded machine): returns once the request is unanswered and the same user from {@code
-   * probeSource} is refused with 429.
+   * Holds one request of {@code token}'s user in flight from {@code source}: waits until no earlier
+   * request of any user is counted (an earlier test's close is seen by the server a little later on
+   * a loaded machine), opens it, and returns once the per-principal bound counts it and the same
+   * user from {@code probeSource} is refused with 429.
    */
   private Socket holdPrincipal(String source, String token, String probeSource) throws Exception {
-    for (int attempt = 0; attempt < 25; attempt++) {
-      Socket held = holdPost(source, port, PROPOSALS, token, null);
-      Thread.sleep(200);
-      if (unanswered(held, Duration.ofMillis(200))
-          && status(get(probeSource, port, MEMBERS, token, null)) == 429) {
-        return held;
-      }
-      held.close();
-      Thread.sleep(300);
-    }
-    throw new AssertionError("could not hold a request of this user in flight from " + source);
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> app.principalInFlight() == 0 && app.shieldInFlight() == 0);
+    Socket held = holdPost(source, port, PROPOSALS, token, null);
+    Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> app.principalInFlight() == 1);
+    String probe = get(probeSource, port, MEMBERS, token, null);
+    assertThat(status(probe)).as(probe).isEqualTo(429);
+    assertThat(unanswered(held, Duration.ofMillis(200))).isTrue();
+    return held;
   }
 
   @Test

@@ -49,7 +49,7 @@ class DownloadBudgetSpellingsTest {
                 + app.token(user)
                 + "\r\n\r\n",
             0);
-    held.setSoTimeout(10_000);
+    held.setSoTimeout(60_000);
     String head = new String(held.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
     assertThat(head).as("GET " + rawPath).isEqualTo("HTTP/1.1 200");
     return held;
@@ -105,7 +105,7 @@ class DownloadBudgetSpellingsTest {
       }
       // The permit comes back once the server sees the held download closed.
       await()
-          .atMost(Duration.ofSeconds(20))
+          .atMost(Duration.ofSeconds(60))
           .until(() -> RawClient.status(head(app, path(d), "bob")) == 200);
 
       // A download held through an encoded spelling takes the download budget's slot, not the

@@ -1,6 +1,7 @@
 package dev.qinglong.app.security;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.qinglong.app.support.Http.Response;
 import dev.qinglong.app.support.TestApp;
@@ -58,20 +59,23 @@ class DownloadBudgetTest {
                 + p.json().get("actionDigest").asString()
                 + "\"}");
     assertThat(decided.status()).as(decided.body()).isEqualTo(200);
-    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-    while (System.nanoTime() < deadline) {
-      if (app.http
-              .send(
-                  app.http
-                      .builder(path(d), app.token("bob"))
-                      .method("HEAD", HttpRequest.BodyPublishers.noBody()))
-              .status()
-          == 200) {
-        return d;
-      }
-      Thread.sleep(200);
-    }
-    throw new AssertionError("artifact " + d.value() + " not published");
+    // Publication follows the approval asynchronously: wait until the artifact serves.
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(100))
+        .as("artifact " + d.value() + " published")
+        .until(() -> head(app, d, "bob") == 200);
+    return d;
+  }
+
+  /** The status of a HEAD of the artifact as {@code user}. */
+  static int head(TestApp app, Sha256Digest d, String user) throws Exception {
+    return app.http
+        .send(
+            app.http
+                .builder(path(d), app.token(user))
+                .method("HEAD", HttpRequest.BodyPublishers.noBody()))
+        .status();
   }
 
   static String path(Sha256Digest d) {
@@ -105,11 +109,12 @@ class DownloadBudgetTest {
             Map.of(
                 "qinglong.shield.max-concurrent-requests", "1",
                 "qinglong.downloads.max-concurrent", "1",
-                // Paced: a 1 MiB download takes half a minute.
-                "qinglong.downloads.per-principal-bytes-per-second", "32768"))) {
+                // Paced: a 1 MiB download takes two minutes, far longer than this test needs to
+                // hold it, however slow the machine.
+                "qinglong.downloads.per-principal-bytes-per-second", "8192"))) {
       Sha256Digest d = publish(app, "budget-1", bytes(1024 * 1024));
       try (Socket held = download(app, d, "alice", 0)) {
-        held.setSoTimeout(10_000);
+        held.setSoTimeout(60_000);
         InputStream in = held.getInputStream();
         String head = new String(in.readNBytes(12), StandardCharsets.US_ASCII);
         assertThat(head).isEqualTo("HTTP/1.1 200");
@@ -122,20 +127,11 @@ class DownloadBudgetTest {
         assertThat(second.code()).isEqualTo("unavailable");
         assertThat(second.header("Retry-After")).contains("1");
       }
-      // The permit comes back with the closed download.
-      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-      int status = 0;
-      while (status != 200 && System.nanoTime() < deadline) {
-        status =
-            app.http
-                .send(
-                    app.http
-                        .builder(path(d), app.token("bob"))
-                        .method("HEAD", HttpRequest.BodyPublishers.noBody()))
-                .status();
-        Thread.sleep(100);
-      }
-      assertThat(status).isEqualTo(200);
+      // The permit comes back with the closed download (once the server sees the close).
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(100))
+          .until(() -> head(app, d, "bob") == 200);
     }
   }
 
@@ -155,45 +151,40 @@ class DownloadBudgetTest {
         slow.setSoTimeout(200);
         InputStream in = slow.getInputStream();
         byte[] buffer = new byte[1024];
-        long started = System.nanoTime();
-        boolean cut = false;
-        // About 5 KiB/s, far below the 64 KiB/s minimum; a whole transfer would take an hour.
-        // The server cuts it off at the minimum-rate check or, once megabytes sit in the kernel's
-        // buffers and a write cannot finish at all, at the write timeout (20 s). What the kernel
-        // buffered still trickles in afterwards, so the cut shows on the server: the metric, and
-        // the download budget's only slot is free again.
-        while (!cut && System.nanoTime() - started < Duration.ofSeconds(40).toNanos()) {
-          try {
-            if (in.read(buffer) < 0) {
-              break;
-            }
-          } catch (SocketTimeoutException e) {
-            // nothing this round
-          } catch (IOException e) {
-            break; // reset by the server
-          }
-          Thread.sleep(200);
-          cut =
-              app.management
-                  .get("/actuator/prometheus", null)
-                  .body()
-                  .matches("(?s).*qinglong_downloads_slow_readers_total\\{[^}]*\\} [1-9].*");
-        }
-        assertThat(cut).as("the server cut the slow reader off").isTrue();
+        boolean[] closed = {false};
+        // About 5 KiB/s (1 KiB every 200 ms), far below the 64 KiB/s minimum; a whole transfer
+        // would take an hour. The server cuts it off at the minimum-rate check or, once megabytes
+        // sit in the kernel's buffers and a write cannot finish at all, at the write timeout
+        // (20 s). What the kernel buffered still trickles in afterwards, so the cut shows on the
+        // server: the metric, and the download budget's only slot is free again. The wait is on
+        // that metric; its bound is only a guard against a hang.
+        await()
+            .as("the server cut the slow reader off")
+            .atMost(Duration.ofSeconds(120))
+            .pollInterval(Duration.ofMillis(200))
+            .until(
+                () -> {
+                  if (!closed[0]) {
+                    try {
+                      if (in.read(buffer) < 0) {
+                        closed[0] = true;
+                      }
+                    } catch (SocketTimeoutException e) {
+                      // nothing this round
+                    } catch (IOException e) {
+                      closed[0] = true; // reset by the server
+                    }
+                  }
+                  return app.management
+                      .get("/actuator/prometheus", null)
+                      .body()
+                      .matches("(?s).*qinglong_downloads_slow_readers_total\\{[^}]*\\} [1-9].*");
+                });
         // The slow reader's socket is still open, yet its download no longer holds the budget.
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        int status = 0;
-        while (status != 200 && System.nanoTime() < deadline) {
-          status =
-              app.http
-                  .send(
-                      app.http
-                          .builder(path(d), app.token("alice"))
-                          .method("HEAD", HttpRequest.BodyPublishers.noBody()))
-                  .status();
-          Thread.sleep(100);
-        }
-        assertThat(status).isEqualTo(200);
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .pollInterval(Duration.ofMillis(100))
+            .until(() -> head(app, d, "alice") == 200);
       }
     }
   }

@@ -133,6 +133,32 @@ public final class TestApp implements AutoCloseable {
     return ((WebServerApplicationContext) context).getWebServer();
   }
 
+  /**
+   * Requests the pre-authentication shield has admitted and not yet finished ({@code
+   * RequestShieldFilter#inFlight}).
+   */
+  public int shieldInFlight() {
+    return ((dev.qinglong.app.http.RequestShieldFilter)
+            bean(
+                    "requestShieldFilter",
+                    org.springframework.boot.web.servlet.FilterRegistrationBean.class)
+                .getFilter())
+        .inFlight();
+  }
+
+  /**
+   * Requests counted against their user and not yet finished ({@code
+   * PrincipalShieldFilter#inFlight}).
+   */
+  public int principalInFlight() {
+    return ((dev.qinglong.app.http.PrincipalShieldFilter)
+            bean(
+                    "principalShieldFilter",
+                    org.springframework.boot.web.servlet.FilterRegistrationBean.class)
+                .getFilter())
+        .inFlight();
+  }
+
   public <T> T bean(Class<T> type) {
     return context.getBean(type);
   }
