@@ -63,7 +63,7 @@ class DownloadBudgetTest {
     await()
         .atMost(Duration.ofSeconds(60))
         .pollInterval(Duration.ofMillis(100))
-        .as("artifact " + d.value() + " published")
+        .alias("artifact " + d.value() + " published")
         .until(() -> head(app, d, "bob") == 200);
     return d;
   }
@@ -159,7 +159,7 @@ class DownloadBudgetTest {
         // server: the metric, and the download budget's only slot is free again. The wait is on
         // that metric; its bound is only a guard against a hang.
         await()
-            .as("the server cut the slow reader off")
+            .alias("the server cut the slow reader off")
             .atMost(Duration.ofSeconds(120))
             .pollInterval(Duration.ofMillis(200))
             .until(
