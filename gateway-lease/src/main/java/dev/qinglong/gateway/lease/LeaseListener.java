@@ -12,6 +12,13 @@ public interface LeaseListener {
   /** A renewal succeeded in time. */
   default void onRenewed(int slot, long generation) {}
 
+  /**
+   * The local window now runs from {@code startNanos}, the lease clock's monotonic time at the
+   * start of the acquisition or renewal that just succeeded in time: serving ends at the latest
+   * {@code localValidity} after it. Fired on the lease's thread, before {@link #onRenewed}.
+   */
+  default void onWindowStarted(int slot, long startNanos) {}
+
   /** A renewal attempt failed (database unreachable or statement error); the lease may survive. */
   default void onRenewalFailed(int slot, Exception cause) {}
 

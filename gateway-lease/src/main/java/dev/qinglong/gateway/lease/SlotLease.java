@@ -109,6 +109,7 @@ public final class SlotLease implements ServingGate {
                 + slot
                 + " was acquired, but the answer came after the whole local validity window");
       }
+      notifyListener(() -> listener.onWindowStarted(slot, taken.start().nanos()));
     } catch (StoreUnavailableException e) {
       abandon();
       throw new StoreUnavailableException(
@@ -172,6 +173,7 @@ public final class SlotLease implements ServingGate {
         return true;
       }
       renewals.incrementAndGet();
+      notifyListener(() -> listener.onWindowStarted(slot, start.nanos()));
       notifyListener(() -> listener.onRenewed(slot, generation));
       return true;
     } catch (StoreUnavailableException e) {

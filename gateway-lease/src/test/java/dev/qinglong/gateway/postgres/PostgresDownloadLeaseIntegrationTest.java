@@ -141,12 +141,12 @@ class PostgresDownloadLeaseIntegrationTest {
   @Test
   void aSecondOwnerOnALiveSlotIsRefusedAsBusy() {
     PostgresDownloadLease holder = start(0);
-    long t0 = System.nanoTime();
+    // Seen renewing, not merely timed out: a reservation that only failed to expire within the
+    // stale wait is refused as "still reserved" instead (aStaleReservationThatDoesNotExpire...).
     assertThatThrownBy(() -> start(0))
         .isInstanceOf(SlotBusyException.class)
-        .hasMessageContaining("renews its lease");
-    // Seen renewing, not merely timed out: it took about one heartbeat, not the stale wait.
-    assertThat(System.nanoTime() - t0).isLessThan(FAST.staleWait().toNanos());
+        .hasMessageContaining("renews its lease")
+        .hasMessageNotContaining("still reserved");
     assertThat(holder.mayServe()).isTrue();
     assertThat(holder.state()).isEqualTo(LeaseState.ACTIVE);
   }
@@ -164,10 +164,10 @@ class PostgresDownloadLeaseIntegrationTest {
         (Timestamp)
             db.queryOne("SELECT expires_at FROM qinglong.download_slot_leases WHERE slot = 0");
 
-    long t0 = System.nanoTime();
+    // Had it not been taken within the stale wait, the start would have been refused
+    // (SlotBusyException "still reserved"): that it returns is the bound on the wait.
     PostgresDownloadLease restarted =
         start(POLICY, 0, timings, db.reader(timings), LeaseListener.NONE);
-    long waitedNanos = System.nanoTime() - t0;
 
     assertThat(restarted.generation()).isEqualTo(oldGeneration + 1);
     assertThat(restarted.mayServe()).isTrue();
@@ -176,8 +176,6 @@ class PostgresDownloadLeaseIntegrationTest {
         (Timestamp)
             db.queryOne("SELECT acquired_at FROM qinglong.download_slot_leases WHERE slot = 0");
     assertThat(acquiredAt).isAfterOrEqualTo(oldExpiry);
-    assertThat(waitedNanos)
-        .isLessThanOrEqualTo(timings.staleWait().toNanos() + TimeUnit.SECONDS.toNanos(2));
   }
 
   @Test
@@ -225,7 +223,7 @@ class PostgresDownloadLeaseIntegrationTest {
     PostgresDownloadLease successor = start(0);
     assertThat(successor.generation()).isEqualTo(old.generation() + 1);
 
-    assertThat(events.awaitLost(10)).isTrue();
+    assertThat(events.awaitLost(60)).isTrue();
     assertThat(events.lossReason.get()).contains("refused");
     assertThat(old.state()).isEqualTo(LeaseState.LOST);
     assertThat(old.mayServe()).isFalse();
@@ -244,14 +242,13 @@ class PostgresDownloadLeaseIntegrationTest {
     // Partition: the proxy keeps the sockets open but delivers nothing, so renewals hang.
     long cutAt = System.nanoTime();
     proxy.setSilent(true);
-    long stoppedAt = pollUntilNotServing(lease, Duration.ofSeconds(12));
+    awaitNotServing(lease);
 
-    // The last renewal that succeeded started before the cut, so serving stops at most 8 s after
-    // it; 0.5 s covers this test's polling and a busy machine.
-    assertThat(stoppedAt - cutAt)
-        .isLessThanOrEqualTo(
-            timings.localValidity().toNanos() + TimeUnit.MILLISECONDS.toNanos(500));
-    assertThat(events.awaitLost(5)).isTrue();
+    // Serving ends localValidity (8 s) after the start of the last renewal that succeeded, and
+    // that renewal started before the cut: no window opened after it. Asserted on where the
+    // lease's own clock put the window, not on when this thread happened to see it close.
+    assertWindowStartedBefore(events, cutAt);
+    assertThat(events.awaitLost(60)).isTrue();
     assertThat(events.lost.get()).isEqualTo(1);
     assertThat(events.lossReason.get()).contains("local validity expired");
     assertThat(lease.state()).isEqualTo(LeaseState.LOST);
@@ -274,10 +271,11 @@ class PostgresDownloadLeaseIntegrationTest {
 
     long cutAt = System.nanoTime();
     proxy.cut(); // resets the lease connection and refuses new ones
-    long stoppedAt = pollUntilNotServing(lease, Duration.ofSeconds(10));
-    assertThat(stoppedAt - cutAt)
-        .isLessThanOrEqualTo(FAST.localValidity().toNanos() + TimeUnit.MILLISECONDS.toNanos(500));
-    assertThat(events.awaitLost(5)).isTrue();
+    awaitNotServing(lease);
+    // Its window ends localValidity after the last renewal that succeeded, which started before
+    // the cut (recorded by the lease's clock on its own thread).
+    assertWindowStartedBefore(events, cutAt);
+    assertThat(events.awaitLost(60)).isTrue();
     // It did try to reconnect and renew while the window lasted.
     assertThat(lease.status().failedRenewals()).isGreaterThanOrEqualTo(1);
     proxy.heal();
@@ -293,27 +291,24 @@ class PostgresDownloadLeaseIntegrationTest {
     proxy.cut();
     // Until a renewal attempt has failed on the cut network (waited on the failure itself, not on
     // a heartbeat and a margin that a busy machine may not honour).
-    long failedBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (events.failed.get() == 0) {
-      assertThat(System.nanoTime()).as("a renewal failed on the cut network").isLessThan(failedBy);
-      Thread.sleep(10);
-    }
+    awaitCondition("a renewal failed on the cut network", () -> events.failed.get() > 0);
+    long cutAt = System.nanoTime();
     proxy.heal();
-    long until = System.nanoTime() + FAST.localValidity().toNanos() * 2;
-    while (events.renewed.get() == 0 || lease.status().renewals() < 2) {
-      assertThat(System.nanoTime()).isLessThan(until);
-      Thread.sleep(50);
-    }
+    // Survived: a renewal after the outage succeeded in time, on a new connection. (Waited on the
+    // renewal; had the window run out first, the lease would be lost and this asserts it is not.)
+    awaitCondition("a renewal after the outage", () -> events.windowStartNanos.get() - cutAt > 0);
+    assertThat(lease.state()).isEqualTo(LeaseState.ACTIVE);
+    assertThat(events.lost.get()).isZero();
     long renewedBefore = lease.status().renewals();
     // It goes on renewing on its new connection for more than a whole window's worth of heartbeats
     // (waited on the renewals, not slept through), and stays active.
     long renewalsPerWindow = FAST.localValidity().toMillis() / FAST.heartbeat().toMillis();
-    long renewedBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (lease.status().renewals() <= renewedBefore + renewalsPerWindow) {
-      assertThat(System.nanoTime()).as("renewals go on").isLessThan(renewedBy);
-      assertThat(lease.state()).isEqualTo(LeaseState.ACTIVE);
-      Thread.sleep(50);
-    }
+    awaitCondition(
+        "renewals go on",
+        () -> {
+          assertThat(lease.state()).isEqualTo(LeaseState.ACTIVE);
+          return lease.status().renewals() > renewedBefore + renewalsPerWindow;
+        });
     assertThat(lease.status().renewals()).isGreaterThan(renewedBefore);
     assertThat(lease.state()).isEqualTo(LeaseState.ACTIVE);
     assertThat(lease.mayServe()).isTrue();
@@ -332,15 +327,11 @@ class PostgresDownloadLeaseIntegrationTest {
     // PostgreSQL answers 9 s late: the next renewal is applied in the database at once, but its
     // "ok" reaches the gateway after the 8 s window of the previous renewal has ended.
     proxy.setResponseLatency(Duration.ofSeconds(9));
-    assertThat(events.awaitLost(12)).isTrue();
+    assertThat(events.awaitLost(60)).isTrue();
     assertThat(lease.mayServe()).isFalse();
 
     // Wait for the late answer itself.
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-    while (lease.status().lateAnswers() == 0) {
-      assertThat(System.nanoTime()).as("late answer arrived").isLessThan(until);
-      Thread.sleep(100);
-    }
+    awaitCondition("late answer arrived", () -> lease.status().lateAnswers() > 0);
     // The database did say yes (it renewed the row), and still the owner stays expired.
     assertThat(renewedAt(0)).isAfter(renewedBefore);
     assertThat(lease.status().lateAnswers()).isEqualTo(1);
@@ -362,14 +353,31 @@ class PostgresDownloadLeaseIntegrationTest {
     lease.close(); // idempotent
   }
 
-  private long pollUntilNotServing(PostgresDownloadLease lease, Duration max)
+  /**
+   * Polls {@code condition} until it holds. The 60 s bound only guards against a hang: it is far
+   * beyond any timing under test, so a slow machine cannot trip it.
+   */
+  private static void awaitCondition(String what, java.util.function.BooleanSupplier condition)
       throws InterruptedException {
-    long until = System.nanoTime() + max.toNanos();
-    while (lease.mayServe()) {
-      assertThat(System.nanoTime()).as("lease stopped serving in time").isLessThan(until);
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (!condition.getAsBoolean()) {
+      assertThat(System.nanoTime()).as(what + " (waited 60 s)").isLessThan(until);
       Thread.sleep(20);
     }
-    return System.nanoTime();
+  }
+
+  private static void awaitNotServing(PostgresDownloadLease lease) throws InterruptedException {
+    awaitCondition("lease stopped serving", () -> !lease.mayServe());
+  }
+
+  /**
+   * The lease's window last started (acquisition or successful renewal, by the lease's clock)
+   * before {@code cutAt}, so it closed no later than {@code localValidity} after the cut.
+   */
+  private static void assertWindowStartedBefore(RecordingLeaseListener events, long cutAt) {
+    long windowStart = events.windowStartNanos.get();
+    assertThat(windowStart).as("a window was opened").isNotZero();
+    assertThat(cutAt - windowStart).as("last window started before the cut").isGreaterThan(0);
   }
 
   private void expireSlot(int slot) {

@@ -14,7 +14,16 @@ final class RecordingLeaseListener implements LeaseListener {
   final AtomicInteger lost = new AtomicInteger();
   final AtomicReference<String> lossReason = new AtomicReference<>();
   final AtomicLong lostAtNanos = new AtomicLong();
+
+  /** Where the lease's local window last started (lease clock, monotonic), 0 before the first. */
+  final AtomicLong windowStartNanos = new AtomicLong();
+
   private final CountDownLatch lostLatch = new CountDownLatch(1);
+
+  @Override
+  public void onWindowStarted(int slot, long startNanos) {
+    windowStartNanos.set(startNanos);
+  }
 
   @Override
   public void onRenewed(int slot, long generation) {
