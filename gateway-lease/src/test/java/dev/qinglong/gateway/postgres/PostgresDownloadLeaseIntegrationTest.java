@@ -46,7 +46,8 @@ class PostgresDownloadLeaseIntegrationTest {
   static final SharedDownloadPolicy POLICY = new SharedDownloadPolicy(1_000_000, 100_000, 3);
 
   private GatewayFixture db;
-  private final List<AutoCloseable> toClose = new ArrayList<>();
+  private final List<AutoCloseable> toClose =
+      java.util.Collections.synchronizedList(new ArrayList<>());
 
   @BeforeEach
   void setUp() {
@@ -113,11 +114,43 @@ class PostgresDownloadLeaseIntegrationTest {
 
   @Test
   void anotherSlotWaitsForSlotZeroToStoreThePolicy() throws Exception {
-    CompletableFuture<PostgresDownloadLease> one = CompletableFuture.supplyAsync(() -> start(1));
-    Thread.sleep(500);
+    // A stale wait no busy machine can outlast, and a clock that reports the start-up's first
+    // pause: slot 1 has then read no policy and is waiting for it (not merely not yet started).
+    LeaseTimings patient =
+        new LeaseTimings(
+            FAST.databaseLease(), FAST.localValidity(), FAST.heartbeat(), Duration.ofSeconds(120));
+    java.util.concurrent.CountDownLatch waiting = new java.util.concurrent.CountDownLatch(1);
+    LeaseClock reporting =
+        new LeaseClock() {
+          @Override
+          public long nanoTime() {
+            return System.nanoTime();
+          }
+
+          @Override
+          public long wallMillis() {
+            return System.currentTimeMillis();
+          }
+
+          @Override
+          public void sleep(Duration d) throws InterruptedException {
+            waiting.countDown();
+            LeaseClock.super.sleep(d);
+          }
+        };
+    CompletableFuture<PostgresDownloadLease> one =
+        CompletableFuture.supplyAsync(
+            () -> {
+              PostgresDownloadLease lease =
+                  PostgresDownloadLease.start(
+                      db.reader(patient), POLICY, 1, patient, reporting, LeaseListener.NONE);
+              toClose.add(lease);
+              return lease;
+            });
+    assertThat(waiting.await(60, TimeUnit.SECONDS)).as("slot 1 waits for the policy").isTrue();
     assertThat(one).isNotDone();
     start(0);
-    assertThat(one.get(10, TimeUnit.SECONDS).state()).isEqualTo(LeaseState.ACTIVE);
+    assertThat(one.get(60, TimeUnit.SECONDS).state()).isEqualTo(LeaseState.ACTIVE);
   }
 
   @Test
