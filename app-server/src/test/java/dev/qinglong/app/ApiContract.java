@@ -94,16 +94,7 @@ public abstract class ApiContract {
   }
 
   void grant(String project, String user, String... permissions) {
-    StringBuilder list = new StringBuilder();
-    for (String p : permissions) {
-      list.append(list.length() == 0 ? "" : ",").append('"').append(p).append('"');
-    }
-    Response r =
-        http.put(
-            "/v1/projects/" + project + "/members/" + user,
-            token("admin"),
-            "{\"permissions\":[" + list + "]}");
-    assertThat(r.status()).as(r.body()).isEqualTo(200);
+    app.grant(project, user, permissions);
   }
 
   JsonNode propose(String user, String project, String ref) {

@@ -1,5 +1,6 @@
 package dev.qinglong.app;
 
+import static dev.qinglong.app.ApiContract.assertProblem;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.qinglong.app.artifacts.ArtifactPublisher;
@@ -62,22 +63,7 @@ public abstract class BoundIdsAndProjectArtifactsApiContract {
   }
 
   private void grant(String project, String user, String... permissions) {
-    StringBuilder list = new StringBuilder();
-    for (String p : permissions) {
-      list.append(list.length() == 0 ? "" : ",").append('"').append(p).append('"');
-    }
-    Response r =
-        http.put(
-            "/v1/projects/" + project + "/members/" + user,
-            token("admin"),
-            "{\"permissions\":[" + list + "]}");
-    assertThat(r.status()).as(r.body()).isEqualTo(200);
-  }
-
-  private static void assertProblem(Response r, int status, String code) {
-    assertThat(r.status()).as(r.body()).isEqualTo(status);
-    assertThat(r.contentType()).startsWith("application/problem+json");
-    assertThat(r.code()).isEqualTo(code);
+    app.grant(project, user, permissions);
   }
 
   /** The same problem document but for its per-response {@code instance}. */

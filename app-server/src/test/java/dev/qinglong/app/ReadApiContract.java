@@ -64,14 +64,7 @@ public abstract class ReadApiContract {
   }
 
   void grant(String project, String user, String... permissions) {
-    String list =
-        String.join(",", List.of(permissions).stream().map(p -> "\"" + p + "\"").toList());
-    Response r =
-        http.put(
-            "/v1/projects/" + project + "/members/" + user,
-            token("admin"),
-            "{\"permissions\":[" + list + "]}");
-    assertThat(r.status()).as(r.body()).isEqualTo(200);
+    app.grant(project, user, permissions);
   }
 
   /**

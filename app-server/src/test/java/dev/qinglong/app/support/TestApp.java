@@ -83,6 +83,23 @@ public final class TestApp implements AutoCloseable {
   }
 
   /** The token of a dev-tokens user. */
+  /**
+   * Replaces {@code user}'s permissions in {@code project} through the API, as {@code admin}; fails
+   * the test unless the answer is 200.
+   */
+  public void grant(String project, String user, String... permissions) {
+    StringBuilder list = new StringBuilder();
+    for (String p : permissions) {
+      list.append(list.length() == 0 ? "" : ",").append('"').append(p).append('"');
+    }
+    Http.Response r =
+        http.put(
+            "/v1/projects/" + project + "/members/" + user,
+            token("admin"),
+            "{\"permissions\":[" + list + "]}");
+    org.assertj.core.api.Assertions.assertThat(r.status()).as(r.body()).isEqualTo(200);
+  }
+
   public String token(String user) {
     Properties p = new Properties();
     try (Reader r = Files.newBufferedReader(dataDir.resolve("dev-tokens.properties"))) {
