@@ -1,6 +1,7 @@
 package dev.qinglong.app.process;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.qinglong.core.kernel.Sha256Digest;
@@ -27,8 +28,11 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -248,7 +252,7 @@ class GatewayProcessesIT {
     proxy.heal();
     // Waited on the condition that matters: this process reaches its database again (readiness'
     // database component is UP), and still its lease stays lost and no payload flows.
-    awaitDatabaseUp(reader2, Duration.ofSeconds(30));
+    awaitDatabaseUp(reader2, Duration.ofSeconds(60));
     assertThat(gatewayDetails(reader2).get("sharedDownloads").get("lease").get("state").asString())
         .isEqualTo("lost");
     assertThat(reader2.status("/actuator/health/readiness")).isEqualTo(503);
@@ -479,7 +483,7 @@ class GatewayProcessesIT {
       assertThat(lease.get("locallyValid").asBoolean()).isFalse();
       // Nothing comes back once the database answers promptly again (waited on that condition:
       // readiness' database component is UP): a lost lease is never revived.
-      awaitDatabaseUp(slot2, Duration.ofSeconds(30));
+      awaitDatabaseUp(slot2, Duration.ofSeconds(60));
       assertThat(gatewayDetails(slot2).get("sharedDownloads").get("lease").get("state").asString())
           .isEqualTo("lost");
       assertThat(slot2.status("/actuator/health/readiness")).isEqualTo(503);
@@ -591,18 +595,22 @@ class GatewayProcessesIT {
    * Waits until {@code p}'s readiness shows its database component UP (its background probe reached
    * the database), whatever the overall status.
    */
-  private static void awaitDatabaseUp(AppProcess p, Duration timeout) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    String last = null;
-    while (System.nanoTime() < deadline) {
-      JsonNode database = JSON.readTree(p.body("/actuator/health/readiness")).path("components");
-      last = database.path("database").path("status").asString();
-      if ("UP".equals(last)) {
-        return;
-      }
-      Thread.sleep(200);
+  private static void awaitDatabaseUp(AppProcess p, Duration timeout) {
+    AtomicReference<String> last = new AtomicReference<>();
+    try {
+      await("the database component of " + p.name + " UP")
+          .atMost(timeout)
+          .pollInterval(Duration.ofMillis(200))
+          .until(
+              () -> {
+                JsonNode components =
+                    JSON.readTree(p.body("/actuator/health/readiness")).path("components");
+                last.set(components.path("database").path("status").asString());
+                return "UP".equals(last.get());
+              });
+    } catch (ConditionTimeoutException e) {
+      throw new AssertionError(p.name + " database component stayed " + last + ":\n" + p.tail());
     }
-    throw new AssertionError(p.name + " database component stayed " + last + ":\n" + p.tail());
   }
 
   /**
@@ -614,24 +622,26 @@ class GatewayProcessesIT {
    */
   private SlotRow awaitRenewalsStopped(int slot) throws Exception {
     long heartbeatMillis = LeaseTimings.DEFAULTS.heartbeat().toMillis();
-    SlotRow last = slotRow(slot);
-    int changes = 0;
-    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (last.dbNowMillis < last.renewedMillis + heartbeatMillis + 500) {
-      assertThat(System.nanoTime())
-          .as("slot %d row watched for too long", slot)
-          .isLessThan(deadline);
-      Thread.sleep(50);
-      SlotRow next = slotRow(slot);
-      if (next.renewedMillis != last.renewedMillis) {
-        changes++;
-      }
-      assertThat(changes)
-          .as("renewals of slot %d after its gateway froze (one may have been on the wire)", slot)
-          .isLessThanOrEqualTo(1);
-      last = next;
-    }
-    return last;
+    AtomicReference<SlotRow> last = new AtomicReference<>(slotRow(slot));
+    AtomicInteger changes = new AtomicInteger();
+    await("a full heartbeat without renewals of slot " + slot)
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(50))
+        .until(
+            () -> {
+              SlotRow next = slotRow(slot);
+              if (next.renewedMillis != last.get().renewedMillis) {
+                changes.incrementAndGet();
+              }
+              assertThat(changes.get())
+                  .as(
+                      "renewals of slot %d after its gateway froze (one may have been on the wire)",
+                      slot)
+                  .isLessThanOrEqualTo(1);
+              last.set(next);
+              return next.dbNowMillis >= next.renewedMillis + heartbeatMillis + 500;
+            });
+    return last.get();
   }
 
   private static void awaitBytes(RawDownload d, long bytes, Duration timeout) throws Exception {
