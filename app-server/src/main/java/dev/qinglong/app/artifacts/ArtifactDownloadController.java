@@ -41,7 +41,7 @@ import org.springframework.web.bind.annotation.RequestMethod;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * {@code GET|HEAD /v1/projects/{p}/artifacts/{digest}} (DESIGN §6), in the roles that serve
+ * {@code GET|HEAD /v1/projects/{p}/artifacts/{digest}} (docs/downloads.md), in the roles that serve
  * downloads: published artifacts only (needs {@code package.read}); unknown, unpublished and other
  * Projects' artifacts give the same 409. {@code ETag}, {@code Content-Length}, one {@code Range} →
  * 206; several ranges or a malformed Range → the whole artifact (200); one range outside the
@@ -51,9 +51,9 @@ import org.springframework.web.bind.annotation.RestController;
  * pacing, and the bytes a closed gate can still let out, stay as fine as before) and {@value
  * #UNTHROTTLED_CHUNK_BYTES} bytes without a limit: the serving gate (standalone barrier or shared
  * lease) is still asked before every chunk, so a lost lease or barrier stops the body within one
- * chunk plus what the socket buffers already hold (ADR 002: admitted, buffered bytes may leave
- * later). The larger chunk is what lets an unthrottled download keep up with a plain file copy
- * (docs/benchmarks.md, "Downloads").
+ * chunk plus what the socket buffers already hold (docs/downloads.md: admitted, buffered bytes may
+ * leave later). The larger chunk is what lets an unthrottled download keep up with a plain file
+ * copy (docs/benchmarks.md, "Downloads").
  */
 @RestController
 @ConditionalOnRole({Role.ALL, Role.READER})

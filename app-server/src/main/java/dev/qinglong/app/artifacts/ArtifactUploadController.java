@@ -43,7 +43,7 @@ import org.springframework.web.bind.annotation.PutMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * {@code PUT /v1/projects/{p}/artifacts/{digest}} (DESIGN §6), in the roles that serve the
+ * {@code PUT /v1/projects/{p}/artifacts/{digest}} (docs/downloads.md), in the roles that serve the
  * management API: a streamed, verified upload (needs {@code package.manage}); 201 for a fresh
  * upload and for a verified re-upload of stored content alike (the content store is shared, so the
  * answer must not say whether some Project already uploaded it).

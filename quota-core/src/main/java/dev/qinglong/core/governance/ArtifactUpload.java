@@ -6,8 +6,9 @@ import java.util.Objects;
 
 /**
  * An artifact uploaded into a Project: the content store is shared and content-addressed, but a
- * Project publishes and serves only a digest that was uploaded into it (DESIGN §6). {@code
- * sizeBytes} and {@code uploadedAtMs} are those of the last upload into the Project.
+ * Project publishes and serves only a digest that was uploaded into it (docs/security.md,
+ * "Uploads"). {@code sizeBytes} and {@code uploadedAtMs} are those of the last upload into the
+ * Project.
  */
 public record ArtifactUpload(
     String projectId, Sha256Digest digest, long sizeBytes, long uploadedAtMs) {
