@@ -59,10 +59,35 @@ public interface StoreFixture extends AutoCloseable {
   boolean databaseRejectsOversizedReceipts(QuotaKey key);
 
   /**
-   * Stores a bucket in the current database window whose receipts are plain id strings, as schema
-   * versions before the request digest (PostgreSQL V4, SQLite V3) wrote them.
+   * Tries to store a bucket of an operation the database does not know ({@code key}'s, renamed to
+   * one that no migration added), and then the same bucket with {@code key}'s own operation.
+   *
+   * @return true if the database refused the first and stored the second
    */
-  void storeLegacyReceipts(QuotaKey key, java.util.List<String> receiptIds);
+  boolean databaseRejectsUnknownOperation(QuotaKey key);
+
+  /**
+   * Adds an operation to those the database accepts, as the migration that adds an operation does:
+   * one insert into {@code management_quota_operations}, no table rebuilt.
+   */
+  void addOperation(String wireName);
+
+  /**
+   * Runs the adapter's deciding statement ({@code JdbcDialect.decideStatement}) as the store's
+   * login, for a bucket of any operation name, including one that no {@link
+   * dev.qinglong.core.quota.QuotaOperation} constant names yet.
+   *
+   * @return the outcome column's wire name ({@code allowed}, {@code replayed}, …)
+   * @throws IllegalStateException wrapping the {@link java.sql.SQLException} if the statement fails
+   */
+  String decide(
+      String projectId,
+      String subjectId,
+      String operation,
+      String receiptId,
+      String requestDigestHex,
+      int limit,
+      long windowMs);
 
   /**
    * Tries to store receipts of a shape the code never writes: an object with a digest that is not
@@ -75,14 +100,18 @@ public interface StoreFixture extends AutoCloseable {
   /**
    * Stores, as the owner and past the table's CHECKs (SQLite: {@code ignore_check_constraints};
    * PostgreSQL: the CHECKs dropped and re-added {@code NOT VALID} in one transaction), a bucket in
-   * the current database window with {@code count} and these legacy receipt ids, however they
-   * disagree: the corruption the code must answer with 503.
+   * the current database window with {@code count} and receipts of these ids, each spent on {@code
+   * request}, however count and receipts disagree: the corruption the code must answer with 503.
    */
-  void storeCorruptBucket(QuotaKey key, int count, java.util.List<String> receiptIds);
+  void storeCorruptBucket(
+      QuotaKey key,
+      int count,
+      java.util.List<String> receiptIds,
+      dev.qinglong.core.quota.RequestDigest request);
 
   /**
    * A stored bucket: window start, count, the receipt ids in stored order and, at the same
-   * positions, their request digests ({@code null} for a legacy receipt stored without one).
+   * positions, their request digests.
    */
   record BucketRow(
       long windowStartedAtMs,
