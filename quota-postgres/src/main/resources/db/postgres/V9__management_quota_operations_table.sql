@@ -14,9 +14,10 @@
 -- are no longer read by the code; this schema was never released, so no database holds one, and
 -- a development database that might is cleaned here: a bucket that still holds a plain string is
 -- deleted (at worst its subject gets a fresh window once). The receipt-shape CHECK is narrowed to
--- the object form; it still looks at the last element only, because the decision only ever writes
--- a one-element array or appends one element. Constraint names are those V1, V4 and V6 left; no IF
--- EXISTS, so a schema that differs fails here loudly.
+-- the object form (a CASE, as in V4, so that "-" never meets a string); it still looks at the last
+-- element only, because the decision only ever writes a one-element array or appends one element.
+-- Constraint names are those V1, V4 and V6 left; no IF EXISTS, so a schema that differs fails here
+-- loudly.
 -- Released migrations are never edited: add a new version instead (checksums are pinned by a test).
 
 CREATE TABLE management_quota_operations (
@@ -49,9 +50,11 @@ ALTER TABLE plugin_package_management_quota_buckets
 ALTER TABLE plugin_package_management_quota_buckets
   ADD CONSTRAINT plugin_package_management_quota_buckets_receipt_shape_check
   CHECK (coalesce(
-    jsonb_typeof(receipt_ids -> -1) = 'object'
-    AND (receipt_ids -> -1) - 'id' - 'd' = '{}'::jsonb
-    AND jsonb_typeof(receipt_ids -> -1 -> 'id') = 'string'
-    AND (receipt_ids -> -1 ->> 'id') ~ '^[A-Za-z0-9._:-]{1,128}$'
-    AND jsonb_typeof(receipt_ids -> -1 -> 'd') = 'string'
-    AND (receipt_ids -> -1 ->> 'd') ~ '^[0-9a-f]{64}$', false));
+    CASE jsonb_typeof(receipt_ids -> -1)
+      WHEN 'object' THEN (receipt_ids -> -1) - 'id' - 'd' = '{}'::jsonb
+                         AND jsonb_typeof(receipt_ids -> -1 -> 'id') = 'string'
+                         AND (receipt_ids -> -1 ->> 'id') ~ '^[A-Za-z0-9._:-]{1,128}$'
+                         AND jsonb_typeof(receipt_ids -> -1 -> 'd') = 'string'
+                         AND (receipt_ids -> -1 ->> 'd') ~ '^[0-9a-f]{64}$'
+      ELSE false
+    END, false));

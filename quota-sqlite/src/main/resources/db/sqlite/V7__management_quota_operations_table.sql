@@ -48,16 +48,20 @@ CREATE TABLE plugin_package_management_quota_buckets_v7 (
   updated_at_ms        INTEGER NOT NULL,
   PRIMARY KEY (project_id, subject_type, subject_id, operation),
   -- The last receipt is {"id": 1..128 of [A-Za-z0-9._:-], "d": 64 lowercase hex digits} and
-  -- nothing else. coalesce: a CHECK that is NULL would pass.
+  -- nothing else. CASE, so that nothing parses a last element that is not an object (json_remove
+  -- would fail on it instead of the CHECK); coalesce, because a CHECK that is NULL would pass.
   CONSTRAINT receipt_shape CHECK (coalesce(
-    json_type(receipt_ids, '$[#-1]') = 'object'
-    AND json_remove(json_extract(receipt_ids, '$[#-1]'), '$.id', '$.d') = '{}'
-    AND json_type(receipt_ids, '$[#-1].id') = 'text'
-    AND length(json_extract(receipt_ids, '$[#-1].id')) BETWEEN 1 AND 128
-    AND json_extract(receipt_ids, '$[#-1].id') NOT GLOB '*[^A-Za-z0-9._:-]*'
-    AND json_type(receipt_ids, '$[#-1].d') = 'text'
-    AND length(json_extract(receipt_ids, '$[#-1].d')) = 64
-    AND json_extract(receipt_ids, '$[#-1].d') NOT GLOB '*[^0-9a-f]*', 0))
+    CASE json_type(receipt_ids, '$[#-1]')
+      WHEN 'object' THEN json_remove(json_extract(receipt_ids, '$[#-1]'), '$.id', '$.d') = '{}'
+                         AND json_type(receipt_ids, '$[#-1].id') = 'text'
+                         AND length(json_extract(receipt_ids, '$[#-1].id')) BETWEEN 1 AND 128
+                         AND json_extract(receipt_ids, '$[#-1].id')
+                               NOT GLOB '*[^A-Za-z0-9._:-]*'
+                         AND json_type(receipt_ids, '$[#-1].d') = 'text'
+                         AND length(json_extract(receipt_ids, '$[#-1].d')) = 64
+                         AND json_extract(receipt_ids, '$[#-1].d') NOT GLOB '*[^0-9a-f]*'
+      ELSE 0
+    END, 0))
 ) STRICT;
 
 INSERT INTO plugin_package_management_quota_buckets_v7

@@ -30,7 +30,7 @@ class PostgresMigrationChecksumTest {
           "V8__artifacts_per_project.sql",
           "532726dfd27904ea6523f23ba79c764d3e6cee11dffb9e70d1c523df5d33fafd",
           "V9__management_quota_operations_table.sql",
-          "69a542df4b567656ed19e26324ec0c6ef316ef015f92ef734f754fb1efe39a64");
+          "9bb61af6bbe1b4f120e3a512482d6f5faab5207afc43191ac4a04846d5b10b92");
 
   /** The optional AI feature's migrations (db/postgres-ai), pinned the same way. */
   private static final Map<String, String> RELEASED_AI =

@@ -26,7 +26,7 @@ class SqliteMigrationChecksumTest {
           "V6__artifacts_per_project.sql",
           "19f80bf3af18d4cb68bd34491d886b62f8d08aa9951947a60aa8f9d0a69a00db",
           "V7__management_quota_operations_table.sql",
-          "b0c1d3bdebb9fa3e4f3afd706931a39e8cf50dfb5e79bc05866f17d8fa4ee139");
+          "a5462e19475d5ddb3813defa774440ca1e878d4f7611950b5a2276a6b67aa953");
 
   /** The optional AI feature's migrations (db/sqlite-ai), pinned the same way. */
   private static final Map<String, String> RELEASED_AI =
