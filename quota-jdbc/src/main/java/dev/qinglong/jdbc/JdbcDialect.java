@@ -39,7 +39,9 @@ public interface JdbcDialect {
    * <p>Receipts are stored as JSON objects {@code {"id": receipt id, "d": request digest}} in the
    * {@code receipt_ids} array (the schema allows no other shape). The statement counts only a
    * receipt whose id is not in the array, and never counts into a corrupt bucket (count outside
-   * 1..1000, or not the receipt array's length) unless its window has ended.
+   * 1..1000, or not the receipt array's length) unless its window has ended. The operation must be
+   * a row of {@code management_quota_operations}: the bucket's foreign key fails the statement for
+   * any other.
    *
    * <p>Returns one row {@code (outcome, window_started_at_ms, consumed_count, receipt_count,
    * now_ms, full_receipt_ids)}: {@code outcome} a {@link
