@@ -13,7 +13,6 @@ import dev.qinglong.jdbc.JdbcManagementQuotaStore;
 import dev.qinglong.jdbc.JdbcModelQuotaStore;
 import dev.qinglong.jdbc.JdbcPolicyStore;
 import dev.qinglong.postgres.backend.SplitModelQuotaStore;
-import dev.qinglong.testkit.DecideStatement;
 import dev.qinglong.testkit.ModelQuotaFixture;
 import dev.qinglong.testkit.postgres.PostgresTestServer;
 import dev.qinglong.testkit.postgres.TestDatabase;
@@ -246,27 +245,17 @@ final class PostgresFixture implements ModelQuotaFixture {
 
   /** As {@code ql3_package_manager}, the login of the quota store. */
   @Override
-  public String decide(
-      String projectId,
-      String subjectId,
-      String operation,
-      String receiptId,
-      String requestDigestHex,
-      int limit,
-      long windowMs) {
+  public String decideStatement() {
+    return PostgresDialect.INSTANCE.decideStatement();
+  }
+
+  /** As {@code ql3_package_manager}, the login of the quota store. */
+  @Override
+  public synchronized DataSource decidingDataSource() {
     if (manager == null) {
       manager = rolePool(PostgresRoles.PACKAGE_MANAGER, 2);
     }
-    return DecideStatement.run(
-        manager,
-        PostgresDialect.INSTANCE.decideStatement(),
-        projectId,
-        subjectId,
-        operation,
-        receiptId,
-        requestDigestHex,
-        limit,
-        windowMs);
+    return manager;
   }
 
   @Override

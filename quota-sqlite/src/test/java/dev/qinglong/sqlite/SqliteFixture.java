@@ -11,7 +11,6 @@ import dev.qinglong.jdbc.JdbcGovernanceStore;
 import dev.qinglong.jdbc.JdbcManagementQuotaStore;
 import dev.qinglong.jdbc.JdbcModelQuotaStore;
 import dev.qinglong.jdbc.JdbcPolicyStore;
-import dev.qinglong.testkit.DecideStatement;
 import dev.qinglong.testkit.ModelQuotaFixture;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -202,24 +201,13 @@ final class SqliteFixture implements ModelQuotaFixture {
   }
 
   @Override
-  public String decide(
-      String projectId,
-      String subjectId,
-      String operation,
-      String receiptId,
-      String requestDigestHex,
-      int limit,
-      long windowMs) {
-    return DecideStatement.run(
-        owner,
-        SqliteDialect.INSTANCE.decideStatement(),
-        projectId,
-        subjectId,
-        operation,
-        receiptId,
-        requestDigestHex,
-        limit,
-        windowMs);
+  public String decideStatement() {
+    return SqliteDialect.INSTANCE.decideStatement();
+  }
+
+  @Override
+  public DataSource decidingDataSource() {
+    return owner;
   }
 
   @Override

@@ -73,21 +73,48 @@ public interface StoreFixture extends AutoCloseable {
   void addOperation(String wireName);
 
   /**
-   * Runs the adapter's deciding statement ({@code JdbcDialect.decideStatement}) as the store's
-   * login, for a bucket of any operation name, including one that no {@link
+   * Runs the adapter's deciding statement ({@code JdbcDialect.decideStatement}), bound as {@code
+   * JdbcManagementQuotaStore} binds it, on {@link #decidingDataSource} for a bucket of subject type
+   * {@code user} and of any operation name, including one that no {@link
    * dev.qinglong.core.quota.QuotaOperation} constant names yet.
    *
    * @return the outcome column's wire name ({@code allowed}, {@code replayed}, …)
    * @throws IllegalStateException wrapping the {@link java.sql.SQLException} if the statement fails
    */
-  String decide(
+  default String decide(
       String projectId,
       String subjectId,
       String operation,
       String receiptId,
       String requestDigestHex,
       int limit,
-      long windowMs);
+      long windowMs) {
+    try (java.sql.Connection c = decidingDataSource().getConnection();
+        java.sql.PreparedStatement ps = c.prepareStatement(decideStatement())) {
+      ps.setString(1, projectId);
+      ps.setString(2, "user");
+      ps.setString(3, subjectId);
+      ps.setString(4, operation);
+      ps.setString(5, receiptId);
+      ps.setString(6, requestDigestHex);
+      ps.setLong(7, windowMs);
+      ps.setInt(8, limit);
+      try (java.sql.ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          throw new AssertionError("the deciding statement returned no row");
+        }
+        return rs.getString(1);
+      }
+    } catch (java.sql.SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The adapter dialect's {@code decideStatement()}, for {@link #decide}. */
+  String decideStatement();
+
+  /** A pool logged in as the quota store's login (PostgreSQL: the package manager). */
+  DataSource decidingDataSource();
 
   /**
    * Tries to store receipts of a shape the code never writes: an object with a digest that is not
