@@ -37,10 +37,11 @@ public interface JdbcDialect {
    * window length in ms (bigint), 8 limit (integer).
    *
    * <p>Receipts are stored as JSON objects {@code {"id": receipt id, "d": request digest}} in the
-   * {@code receipt_ids} array; a plain string there is a legacy receipt from before digests (schema
-   * PostgreSQL V4 / SQLite V3), which matches any digest. The statement counts only a receipt whose
-   * id is in neither form, and never counts into a corrupt bucket (count outside 1..1000, or not
-   * the receipt array's length) unless its window has ended.
+   * {@code receipt_ids} array (the schema allows no other shape). The statement counts only a
+   * receipt whose id is not in the array, and never counts into a corrupt bucket (count outside
+   * 1..1000, or not the receipt array's length) unless its window has ended. The operation must be
+   * a row of {@code management_quota_operations}: the bucket's foreign key fails the statement for
+   * any other.
    *
    * <p>Returns one row {@code (outcome, window_started_at_ms, consumed_count, receipt_count,
    * now_ms, full_receipt_ids)}: {@code outcome} a {@link

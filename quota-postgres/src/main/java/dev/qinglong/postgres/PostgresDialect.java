@@ -43,9 +43,9 @@ public final class PostgresDialect implements JdbcDialect {
    * committed version, the one {@code counted} locked (the lock is this transaction's own, so it
    * does not wait), and the final {@code SELECT} classifies it: a replay, a reused key, a full
    * window or a corrupt bucket. A receipt is {@code {"id": …, "d": …}}; containment ({@code @>})
-   * with {@code {"id": …}} finds the id whatever its digest, and with the plain string a legacy
-   * receipt. If another transaction created the bucket after this statement's snapshot and {@code
-   * counted} wrote nothing, {@code found} cannot see it: the outcome is NULL (decide again).
+   * with {@code {"id": …}} finds the id whatever its digest. If another transaction created the
+   * bucket after this statement's snapshot and {@code counted} wrote nothing, {@code found} cannot
+   * see it: the outcome is NULL (decide again).
    */
   @Override
   public String decideStatement() {
@@ -84,8 +84,7 @@ public final class PostgresDialect implements JdbcDialect {
                  AND jsonb_array_length(b.receipt_ids) = b.consumed_count
                  AND NOT b.receipt_ids @> (SELECT jsonb_build_array(
                                                     jsonb_build_object('id', receipt_id))
-                                           FROM input)
-                 AND NOT b.receipt_ids @> (SELECT jsonb_build_array(receipt_id) FROM input))
+                                           FROM input))
           RETURNING b.window_started_at_ms, b.consumed_count, b.receipt_ids
         ),
         found AS (
@@ -103,7 +102,7 @@ public final class PostgresDialect implements JdbcDialect {
                         OR jsonb_array_length(f.receipt_ids) <> f.consumed_count THEN 'corrupt'
                       WHEN f.receipt_ids @> jsonb_build_array(
                                               jsonb_build_object('id', i.receipt_id, 'd', i.digest))
-                        OR f.receipt_ids @> jsonb_build_array(i.receipt_id) THEN 'replayed'
+                        THEN 'replayed'
                       WHEN f.receipt_ids @> jsonb_build_array(jsonb_build_object('id', i.receipt_id))
                         THEN 'key_reused'
                       WHEN f.consumed_count >= i.max_count THEN 'rejected'
@@ -121,7 +120,7 @@ public final class PostgresDialect implements JdbcDialect {
         )
         SELECT d.outcome, d.window_started_at_ms, d.consumed_count, d.receipt_count, i.now_ms,
                CASE WHEN d.consumed_count >= i.max_count AND d.outcome <> 'corrupt'
-                    THEN (SELECT string_agg(coalesce(e ->> 'id', e #>> '{}'), ' ')
+                    THEN (SELECT string_agg(e ->> 'id', ' ')
                           FROM jsonb_array_elements(d.receipt_ids) e) END
         FROM input i
         LEFT JOIN decided d ON true
@@ -183,8 +182,7 @@ public final class PostgresDialect implements JdbcDialect {
                    OR (b.consumed_count < i.max_count
                        AND jsonb_array_length(b.receipt_ids) = b.consumed_count
                        AND NOT b.receipt_ids @> jsonb_build_array(
-                                                  jsonb_build_object('id', i.receipt_id))
-                       AND NOT b.receipt_ids @> jsonb_build_array(i.receipt_id))))
+                                                  jsonb_build_object('id', i.receipt_id)))))
           RETURNING b.project_id, b.subject_type, b.subject_id, b.operation,
                     b.window_started_at_ms, b.consumed_count, b.receipt_ids
         ),
@@ -207,7 +205,7 @@ public final class PostgresDialect implements JdbcDialect {
                         OR jsonb_array_length(f.receipt_ids) <> f.consumed_count THEN 'corrupt'
                       WHEN f.receipt_ids @> jsonb_build_array(
                                               jsonb_build_object('id', i.receipt_id, 'd', i.digest))
-                        OR f.receipt_ids @> jsonb_build_array(i.receipt_id) THEN 'replayed'
+                        THEN 'replayed'
                       WHEN f.receipt_ids @> jsonb_build_array(jsonb_build_object('id', i.receipt_id))
                         THEN 'key_reused'
                       WHEN f.consumed_count >= i.max_count THEN 'rejected'
@@ -229,7 +227,7 @@ public final class PostgresDialect implements JdbcDialect {
         SELECT i.ord, d.outcome, d.window_started_at_ms, d.consumed_count, d.receipt_count,
                i.now_ms,
                CASE WHEN d.consumed_count >= i.max_count AND d.outcome <> 'corrupt'
-                    THEN (SELECT string_agg(coalesce(e ->> 'id', e #>> '{}'), ' ')
+                    THEN (SELECT string_agg(e ->> 'id', ' ')
                           FROM jsonb_array_elements(d.receipt_ids) e) END
         FROM input i
         LEFT JOIN decided d ON d.ord = i.ord

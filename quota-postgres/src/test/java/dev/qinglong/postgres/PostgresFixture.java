@@ -7,6 +7,7 @@ import dev.qinglong.core.governance.GovernanceStore;
 import dev.qinglong.core.policy.ProjectPolicyStore;
 import dev.qinglong.core.quota.ManagementQuotaStore;
 import dev.qinglong.core.quota.QuotaKey;
+import dev.qinglong.core.quota.RequestDigest;
 import dev.qinglong.jdbc.JdbcGovernanceStore;
 import dev.qinglong.jdbc.JdbcManagementQuotaStore;
 import dev.qinglong.jdbc.JdbcModelQuotaStore;
@@ -38,6 +39,7 @@ final class PostgresFixture implements ModelQuotaFixture {
   private final HikariDataSource admin;
   private final List<HikariDataSource> pools = new CopyOnWriteArrayList<>();
   private GovernanceStore executor;
+  private DataSource manager;
 
   PostgresFixture(String name) {
     this(name, false);
@@ -169,9 +171,8 @@ final class PostgresFixture implements ModelQuotaFixture {
         PreparedStatement ps =
             c.prepareStatement(
                 "SELECT window_started_at_ms, consumed_count, updated_at_ms,"
-                    // A receipt is {"id", "d"}; a plain string is a legacy receipt id.
-                    + " ARRAY(SELECT CASE jsonb_typeof(e) WHEN 'object' THEN e ->> 'id'"
-                    + " ELSE e #>> '{}' END FROM jsonb_array_elements(receipt_ids)"
+                    // A receipt is {"id", "d"}.
+                    + " ARRAY(SELECT e ->> 'id' FROM jsonb_array_elements(receipt_ids)"
                     + " WITH ORDINALITY AS r(e, n) ORDER BY n),"
                     + " ARRAY(SELECT e ->> 'd' FROM jsonb_array_elements(receipt_ids)"
                     + " WITH ORDINALITY AS r(e, n) ORDER BY n)"
@@ -224,19 +225,50 @@ final class PostgresFixture implements ModelQuotaFixture {
   }
 
   @Override
-  public void storeLegacyReceipts(QuotaKey key, List<String> receiptIds) {
-    StringBuilder json = new StringBuilder("[");
-    for (String id : receiptIds) {
-      json.append(json.length() == 1 ? "" : ",").append('"').append(id).append('"');
+  public boolean databaseRejectsUnknownOperation(QuotaKey key) {
+    String receipts = "[{\"id\":\"a\",\"d\":\"" + "ab".repeat(32) + "\"}]";
+    boolean refused;
+    try {
+      insertRaw(key, "plugin-package.withdraw", 1, receipts, 0);
+      refused = false;
+    } catch (IllegalStateException e) {
+      // 23503: foreign_key_violation, the operation is not a row of management_quota_operations.
+      refused = e.getCause() instanceof SQLException s && "23503".equals(s.getSQLState());
     }
-    insertRaw(key, receiptIds.size(), json.append(']').toString(), databaseNowMs());
+    return refused && fixtureCanInsert(key, receipts);
   }
 
   @Override
-  public void storeCorruptBucket(QuotaKey key, int count, List<String> receiptIds) {
+  public void addOperation(String wireName) {
+    ownerUpdate("INSERT INTO management_quota_operations (operation) VALUES (?)", wireName);
+  }
+
+  /** As {@code ql3_package_manager}, the login of the quota store. */
+  @Override
+  public String decideStatement() {
+    return PostgresDialect.INSTANCE.decideStatement();
+  }
+
+  /** As {@code ql3_package_manager}, the login of the quota store. */
+  @Override
+  public synchronized DataSource decidingDataSource() {
+    if (manager == null) {
+      manager = rolePool(PostgresRoles.PACKAGE_MANAGER, 2);
+    }
+    return manager;
+  }
+
+  @Override
+  public void storeCorruptBucket(
+      QuotaKey key, int count, List<String> receiptIds, RequestDigest request) {
     StringBuilder json = new StringBuilder("[");
     for (String id : receiptIds) {
-      json.append(json.length() == 1 ? "" : ",").append('"').append(id).append('"');
+      json.append(json.length() == 1 ? "" : ",")
+          .append("{\"id\":\"")
+          .append(id)
+          .append("\",\"d\":\"")
+          .append(request.hex())
+          .append("\"}");
     }
     long now = databaseNowMs();
     String table = "qinglong.plugin_package_management_quota_buckets";
@@ -303,6 +335,11 @@ final class PostgresFixture implements ModelQuotaFixture {
   }
 
   private void insertRaw(QuotaKey key, int count, String receipts, long windowStartedAtMs) {
+    insertRaw(key, key.operation().wireName(), count, receipts, windowStartedAtMs);
+  }
+
+  private void insertRaw(
+      QuotaKey key, String operation, int count, String receipts, long windowStartedAtMs) {
     try (Connection c = owner.getConnection();
         PreparedStatement ps =
             c.prepareStatement(
@@ -311,6 +348,7 @@ final class PostgresFixture implements ModelQuotaFixture {
                     + " consumed_count, receipt_ids, updated_at_ms)"
                     + " VALUES (?, ?, ?, ?, ?, ?, ?::jsonb, ?)")) {
       bind(ps, key);
+      ps.setString(4, operation);
       ps.setLong(5, windowStartedAtMs);
       ps.setInt(6, count);
       ps.setString(7, receipts);
@@ -328,12 +366,17 @@ final class PostgresFixture implements ModelQuotaFixture {
                 "INSERT INTO qinglong.plugin_package_management_quota_buckets (project_id,"
                     + " subject_type, subject_id, operation, window_started_at_ms,"
                     + " consumed_count, receipt_ids, updated_at_ms)"
-                    + " SELECT ?, ?, ?, ?, 0, ?, jsonb_agg(lpad(g::text, ?, '0')), 0"
+                    // Every id idLength digits but the last, which is of the shape the CHECK
+                    // accepts: so that a refusal is about the array's bounds.
+                    + " SELECT ?, ?, ?, ?, 0, ?, jsonb_agg(jsonb_build_object('id',"
+                    + " lpad(g::text, CASE WHEN g = ? THEN 8 ELSE ? END, '0'),"
+                    + " 'd', repeat('ab', 32)) ORDER BY g), 0"
                     + " FROM generate_series(1, ?) g")) {
       bind(ps, key);
       ps.setInt(5, count);
-      ps.setInt(6, idLength);
-      ps.setInt(7, count);
+      ps.setInt(6, count);
+      ps.setInt(7, idLength);
+      ps.setInt(8, count);
       ps.executeUpdate();
     } catch (SQLException e) {
       throw new IllegalStateException(e);

@@ -28,7 +28,9 @@ class PostgresMigrationChecksumTest {
           "V7__proposal_list_indexes.sql",
           "5e3ad9552047515935fc475e214ba057ca75d28c5db7d17b312189e8d3b8f189",
           "V8__artifacts_per_project.sql",
-          "532726dfd27904ea6523f23ba79c764d3e6cee11dffb9e70d1c523df5d33fafd");
+          "532726dfd27904ea6523f23ba79c764d3e6cee11dffb9e70d1c523df5d33fafd",
+          "V9__management_quota_operations_table.sql",
+          "9bb61af6bbe1b4f120e3a512482d6f5faab5207afc43191ac4a04846d5b10b92");
 
   /** The optional AI feature's migrations (db/postgres-ai), pinned the same way. */
   private static final Map<String, String> RELEASED_AI =

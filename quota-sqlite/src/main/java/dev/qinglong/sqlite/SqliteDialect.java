@@ -26,20 +26,19 @@ public final class SqliteDialect implements JdbcDialect {
   /** SQLite's own clock in epoch milliseconds; constant within one statement. */
   private static final String NOW_MS = "CAST(unixepoch('subsec') * 1000 AS INTEGER)";
 
-  /**
-   * The receipt id of a {@code json_each} element {@code e}: an object's {@code id}, or a legacy
-   * receipt's text. CASE, because json_extract on a text element's value would fail to parse it.
-   */
-  private static final String RECEIPT_ID =
-      "CASE e.type WHEN 'object' THEN json_extract(e.value, '$.id') ELSE e.atom END";
+  /** The receipt id of a {@code json_each} element {@code e}, a {@code {"id", "d"}} object. */
+  private static final String RECEIPT_ID = "json_extract(e.value, '$.id')";
+
+  /** The request digest of a {@code json_each} element {@code e}. */
+  private static final String RECEIPT_DIGEST = "json_extract(e.value, '$.d')";
 
   /**
    * True when the JSON text {@code %s} (a column) holds no receipt with the id {@code ?5}, decided
    * without parsing it: the quoted id is not in the text and the text has no backslash. Exact for
    * any valid JSON: without escapes every string in the text is spelled as it decodes, so a receipt
-   * (or legacy receipt) with that id would put {@code "id"} (quotes included) in the text. When
-   * false the receipts are looked at one by one ({@code json_each}), as before: for a replay, a
-   * reused key, an escaped string, or an id that is part of another string.
+   * with that id would put {@code "id"} (quotes included) in the text. When false the receipts are
+   * looked at one by one ({@code json_each}), as before: for a replay, a reused key, an escaped
+   * string, or an id that is part of another string.
    */
   private static final String ABSENT =
       "(instr(%1$s, '\"' || ?5 || '\"') = 0 AND instr(%1$s, '\\') = 0)";
@@ -89,8 +88,8 @@ public final class SqliteDialect implements JdbcDialect {
    * </ul>
    *
    * A corrupt bucket (count outside 1..1000, or not the receipt array's length) is never updated,
-   * unless its window has ended: no row comes back. A receipt is {@code {"id": …, "d": …}}; a text
-   * element is a legacy receipt id, matching any digest.
+   * unless its window has ended: no row comes back. A receipt is {@code {"id": …, "d": …}} (the
+   * table's CHECK allows no other shape).
    *
    * <p>A new id (the common case) is found absent from the array's text by {@code instr} ({@link
    * #ABSENT}), without parsing it; the receipts are looked at one by one ({@code json_each}) only
@@ -105,9 +104,8 @@ public final class SqliteDialect implements JdbcDialect {
                 + " OR NOT EXISTS (SELECT 1 FROM json_each(b.receipt_ids) e WHERE %s = ?5))")
             .formatted(absent, RECEIPT_ID);
     String replays =
-        ("NOT %s AND EXISTS (SELECT 1 FROM json_each(b.receipt_ids) e WHERE %s = ?5"
-                + " AND (e.type <> 'object' OR json_extract(e.value, '$.d') = ?6))")
-            .formatted(absent, RECEIPT_ID);
+        ("NOT %s AND EXISTS (SELECT 1 FROM json_each(b.receipt_ids) e WHERE %s = ?5 AND %s = ?6)")
+            .formatted(absent, RECEIPT_ID, RECEIPT_DIGEST);
     return """
         INSERT INTO plugin_package_management_quota_buckets AS b
           (project_id, subject_type, subject_id, operation,
@@ -135,9 +133,7 @@ public final class SqliteDialect implements JdbcDialect {
                     AND json_extract(receipt_ids, '$[#-1].id') = ?5
                     AND json_extract(receipt_ids, '$[#-1].d') = ?6 THEN 'allowed'
                WHEN %6$s THEN 'rejected'
-               ELSE coalesce((SELECT CASE max(CASE WHEN e.type <> 'object'
-                                                     OR json_extract(e.value, '$.d') = ?6
-                                                   THEN 2 ELSE 1 END)
+               ELSE coalesce((SELECT CASE max(CASE WHEN %7$s = ?6 THEN 2 ELSE 1 END)
                                        WHEN 2 THEN 'replayed' WHEN 1 THEN 'key_reused' END
                               FROM json_each(receipt_ids) e WHERE %2$s = ?5),
                              'rejected') END,
@@ -145,7 +141,14 @@ public final class SqliteDialect implements JdbcDialect {
           CASE WHEN consumed_count >= ?8 THEN
             (SELECT group_concat(%2$s, ' ') FROM json_each(receipt_ids) e) END
         """
-        .formatted(NOW_MS, RECEIPT_ID, ended, counts, replays, ABSENT.formatted("receipt_ids"));
+        .formatted(
+            NOW_MS,
+            RECEIPT_ID,
+            ended,
+            counts,
+            replays,
+            ABSENT.formatted("receipt_ids"),
+            RECEIPT_DIGEST);
   }
 
   /** A JSON array of the names, e.g. {@code ["model.invoke","package.read"]}. */

@@ -6,6 +6,7 @@ import dev.qinglong.core.governance.GovernanceStore;
 import dev.qinglong.core.policy.ProjectPolicyStore;
 import dev.qinglong.core.quota.ManagementQuotaStore;
 import dev.qinglong.core.quota.QuotaKey;
+import dev.qinglong.core.quota.RequestDigest;
 import dev.qinglong.jdbc.JdbcGovernanceStore;
 import dev.qinglong.jdbc.JdbcManagementQuotaStore;
 import dev.qinglong.jdbc.JdbcModelQuotaStore;
@@ -133,11 +134,10 @@ final class SqliteFixture implements ModelQuotaFixture {
         long updated = rs.getLong(3);
         List<String> receipts = new ArrayList<>();
         List<String> digests = new ArrayList<>();
-        // A receipt is {"id", "d"}; a text element is a legacy receipt id.
+        // A receipt is {"id", "d"}.
         try (PreparedStatement each =
             c.prepareStatement(
-                "SELECT CASE type WHEN 'object' THEN json_extract(value, '$.id') ELSE atom END,"
-                    + " CASE type WHEN 'object' THEN json_extract(value, '$.d') END"
+                "SELECT json_extract(value, '$.id'), json_extract(value, '$.d')"
                     + " FROM json_each(?) ORDER BY key")) {
           each.setString(1, rs.getString(4));
           try (ResultSet items = each.executeQuery()) {
@@ -181,19 +181,41 @@ final class SqliteFixture implements ModelQuotaFixture {
   }
 
   @Override
-  public void storeLegacyReceipts(QuotaKey key, List<String> receiptIds) {
-    StringBuilder json = new StringBuilder("[");
-    for (String id : receiptIds) {
-      json.append(json.length() == 1 ? "" : ",").append('"').append(id).append('"');
+  public boolean databaseRejectsUnknownOperation(QuotaKey key) {
+    String receipts = "[{\"id\":\"a\",\"d\":\"" + "ab".repeat(32) + "\"}]";
+    boolean refused;
+    try {
+      insertBucket(key, "plugin-package.withdraw", 1, receipts, 0);
+      refused = false;
+    } catch (IllegalStateException e) {
+      // SQLITE_CONSTRAINT_FOREIGNKEY: the operation is not a row of management_quota_operations.
+      refused = e.getCause() instanceof SQLException s && s.getMessage().contains("FOREIGN KEY");
     }
-    insertBucket(key, receiptIds.size(), json.append(']').toString(), databaseNowMs());
+    insertBucket(key, 1, receipts);
+    return refused && readBucket(key).isPresent();
   }
 
   @Override
-  public void storeCorruptBucket(QuotaKey key, int count, List<String> receiptIds) {
+  public void addOperation(String wireName) {
+    ownerUpdate("INSERT INTO management_quota_operations (operation) VALUES (?)", wireName);
+  }
+
+  @Override
+  public String decideStatement() {
+    return SqliteDialect.INSTANCE.decideStatement();
+  }
+
+  @Override
+  public DataSource decidingDataSource() {
+    return owner;
+  }
+
+  @Override
+  public void storeCorruptBucket(
+      QuotaKey key, int count, List<String> receiptIds, RequestDigest request) {
     StringBuilder json = new StringBuilder("[");
     for (String id : receiptIds) {
-      json.append(json.length() == 1 ? "" : ",").append('"').append(id).append('"');
+      json.append(json.length() == 1 ? "" : ",").append(receipt(id, request.hex()));
     }
     long now = databaseNowMs();
     try (Connection c = owner.getConnection()) {
@@ -239,13 +261,21 @@ final class SqliteFixture implements ModelQuotaFixture {
   }
 
   private void insertBucket(QuotaKey key, int count, String receipts, long windowStartedAtMs) {
+    insertBucket(key, key.operation().wireName(), count, receipts, windowStartedAtMs);
+  }
+
+  private void insertBucket(
+      QuotaKey key, String operation, int count, String receipts, long windowStartedAtMs) {
     try (Connection c = owner.getConnection();
         PreparedStatement ps =
             c.prepareStatement(
                 "INSERT INTO plugin_package_management_quota_buckets (project_id, subject_type,"
                     + " subject_id, operation, window_started_at_ms, consumed_count, receipt_ids,"
                     + " updated_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
-      bind(ps, key);
+      ps.setString(1, key.projectId());
+      ps.setString(2, key.subjectType().wireName());
+      ps.setString(3, key.subjectId());
+      ps.setString(4, operation);
       ps.setLong(5, windowStartedAtMs);
       ps.setInt(6, count);
       ps.setString(7, receipts);
@@ -256,13 +286,22 @@ final class SqliteFixture implements ModelQuotaFixture {
     }
   }
 
+  /**
+   * {@code items} receipts whose ids are {@code idLength} digits, except the last, which is of the
+   * shape the table accepts: so that a refusal is about the array's bounds, not its last receipt.
+   */
   private static String jsonArray(int items, int idLength) {
+    String digest = "ab".repeat(32);
     StringBuilder json = new StringBuilder("[");
     for (int i = 0; i < items; i++) {
-      String id = String.format("%0" + idLength + "d", i);
-      json.append(i == 0 ? "" : ",").append('"').append(id).append('"');
+      String id = String.format("%0" + (i == items - 1 ? 8 : idLength) + "d", i);
+      json.append(i == 0 ? "" : ",").append(receipt(id, digest));
     }
     return json.append(']').toString();
+  }
+
+  private static String receipt(String id, String digestHex) {
+    return "{\"id\":\"" + id + "\",\"d\":\"" + digestHex + "\"}";
   }
 
   private static boolean rejected(Runnable write) {

@@ -24,7 +24,9 @@ class SqliteMigrationChecksumTest {
           "V5__proposal_list_index.sql",
           "7c832ae4ac8f31c545a1bb1a73b8274648c97b5cc8bbcc3c5473257f11839975",
           "V6__artifacts_per_project.sql",
-          "19f80bf3af18d4cb68bd34491d886b62f8d08aa9951947a60aa8f9d0a69a00db");
+          "19f80bf3af18d4cb68bd34491d886b62f8d08aa9951947a60aa8f9d0a69a00db",
+          "V7__management_quota_operations_table.sql",
+          "a5462e19475d5ddb3813defa774440ca1e878d4f7611950b5a2276a6b67aa953");
 
   /** The optional AI feature's migrations (db/sqlite-ai), pinned the same way. */
   private static final Map<String, String> RELEASED_AI =

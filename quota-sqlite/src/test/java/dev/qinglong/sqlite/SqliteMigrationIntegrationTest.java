@@ -3,6 +3,7 @@ package dev.qinglong.sqlite;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.qinglong.core.quota.QuotaOperation;
 import dev.qinglong.testkit.MigrationChecksums;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -19,7 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The optional AI feature's schema exists only when asked for, and base V2 keeps every bucket row
- * while widening the operation CHECK to {@code model-usage.read}.
+ * while widening the operation CHECK to {@code model-usage.read}; V7 makes the operation a foreign
+ * key instead.
  */
 class SqliteMigrationIntegrationTest {
   /** The base migration files of this build (versions may have gaps). */
@@ -57,20 +59,15 @@ class SqliteMigrationIntegrationTest {
   void baseV2KeepsBucketRowsAndAcceptsModelUsageRead() throws SQLException, IOException {
     Files.createDirectories(dir);
     try (HikariDataSource ds = SqliteDatabase.open(dir.resolve("upgrade.db"))) {
-      Flyway.configure()
-          .dataSource(ds)
-          .locations(SqliteDatabase.MIGRATIONS)
-          .target("1")
-          .load()
-          .migrate();
+      migrateTo(ds, "1");
       String insert =
           "INSERT INTO plugin_package_management_quota_buckets VALUES"
               + " ('p', 'user', 'alice', ?, 1000, 1, '[\"r1\"]', 1001)";
       assertThat(update(ds, insert, "plugin-package.propose")).isEqualTo(1);
-      assertThat(rejected(ds, insert, "model-usage.read")).isTrue();
-      assertThat(rejected(ds, insert, "artifact.upload")).isTrue();
+      assertThat(rejected(ds, insert, "model-usage.read", "CHECK")).isTrue();
+      assertThat(rejected(ds, insert, "artifact.upload", "CHECK")).isTrue();
 
-      assertThat(SqliteDatabase.migrate(ds)).isEqualTo(BASE_MIGRATIONS - 1);
+      migrateTo(ds, "6");
       assertThat(
               count(
                   ds,
@@ -81,8 +78,79 @@ class SqliteMigrationIntegrationTest {
       assertThat(update(ds, insert, "model-usage.read")).isEqualTo(1);
       // V4: artifact uploads are counted too.
       assertThat(update(ds, insert, "artifact.upload")).isEqualTo(1);
-      assertThat(rejected(ds, insert, "model-usage.write")).isTrue();
+      assertThat(rejected(ds, insert, "model-usage.write", "CHECK")).isTrue();
     }
+  }
+
+  /**
+   * V7 rebuilds the bucket table a last time: the operation is a foreign key to {@code
+   * management_quota_operations}, so a later operation is one INSERT; every bucket of receipt
+   * objects is kept as it was, and a bucket still holding a plain-string receipt (schema before V3,
+   * never released) is not carried over.
+   */
+  @Test
+  void baseV7KeepsReceiptObjectBucketsAndTurnsTheOperationCheckIntoAForeignKey()
+      throws SQLException, IOException {
+    Files.createDirectories(dir);
+    String receipt = "{\"id\":\"r1\",\"d\":\"" + "ab".repeat(32) + "\"}";
+    String insert =
+        "INSERT INTO plugin_package_management_quota_buckets VALUES"
+            + " ('p', 'user', ?, ?, 1000, 1, ?, 1001)";
+    try (HikariDataSource ds = SqliteDatabase.open(dir.resolve("v7.db"))) {
+      migrateTo(ds, "6");
+      for (QuotaOperation op : QuotaOperation.values()) {
+        assertThat(update(ds, insert, "alice", op.wireName(), "[" + receipt + "]")).isEqualTo(1);
+      }
+      assertThat(update(ds, insert, "old", "plugin-package.propose", "[\"r0\"]")).isEqualTo(1);
+      assertThat(
+              update(
+                  ds,
+                  insert.replace("1000, 1,", "1000, 2,"),
+                  "mixed",
+                  "plugin-package.decide",
+                  "[\"r0\"," + receipt + "]"))
+          .isEqualTo(1);
+
+      assertThat(SqliteDatabase.migrate(ds)).isEqualTo(BASE_MIGRATIONS - 6);
+      assertThat(
+              count(
+                  ds,
+                  "SELECT count(*) FROM plugin_package_management_quota_buckets"
+                      + " WHERE subject_id = 'alice' AND receipt_ids = '["
+                      + receipt
+                      + "]' AND window_started_at_ms = 1000 AND updated_at_ms = 1001"))
+          .isEqualTo(QuotaOperation.values().length);
+      assertThat(count(ds, "SELECT count(*) FROM plugin_package_management_quota_buckets"))
+          .isEqualTo(QuotaOperation.values().length);
+      // Every operation of the code is a row; an unknown one is refused by the foreign key, and
+      // becomes storable by one INSERT.
+      assertThat(count(ds, "SELECT count(*) FROM management_quota_operations"))
+          .isEqualTo(QuotaOperation.values().length);
+      assertThat(
+              rejected(
+                  ds, insert, "bob", "plugin-package.withdraw", "[" + receipt + "]", "FOREIGN KEY"))
+          .isTrue();
+      assertThat(
+              update(
+                  ds,
+                  "INSERT INTO management_quota_operations VALUES (?)",
+                  "plugin-package.withdraw"))
+          .isEqualTo(1);
+      assertThat(update(ds, insert, "bob", "plugin-package.withdraw", "[" + receipt + "]"))
+          .isEqualTo(1);
+      // The receipt-shape rule (a CHECK since V7) still holds, plain strings included.
+      assertThat(rejected(ds, insert, "carol", "plugin-package.propose", "[\"r1\"]", "CHECK"))
+          .isTrue();
+    }
+  }
+
+  private static void migrateTo(HikariDataSource ds, String version) {
+    Flyway.configure()
+        .dataSource(ds)
+        .locations(SqliteDatabase.MIGRATIONS)
+        .target(version)
+        .load()
+        .migrate();
   }
 
   private static List<String> tables(HikariDataSource ds) throws SQLException {
@@ -108,20 +176,39 @@ class SqliteMigrationIntegrationTest {
     }
   }
 
-  private static int update(HikariDataSource ds, String sql, String operation) throws SQLException {
+  private static int update(HikariDataSource ds, String sql, String... parameters)
+      throws SQLException {
     try (Connection c = ds.getConnection();
         PreparedStatement ps = c.prepareStatement(sql)) {
-      ps.setString(1, operation);
+      for (int i = 0; i < parameters.length; i++) {
+        ps.setString(i + 1, parameters[i]);
+      }
       return ps.executeUpdate();
     }
   }
 
-  private static boolean rejected(HikariDataSource ds, String sql, String operation) {
+  private static boolean rejected(
+      HikariDataSource ds, String sql, String operation, String constraint) {
     try {
       update(ds, sql.replace("'alice'", "'bob'"), operation);
       return false;
     } catch (SQLException e) {
-      return e.getMessage().contains("CHECK");
+      return e.getMessage().contains(constraint);
+    }
+  }
+
+  private static boolean rejected(
+      HikariDataSource ds,
+      String sql,
+      String subject,
+      String operation,
+      String receipts,
+      String constraint) {
+    try {
+      update(ds, sql, subject, operation, receipts);
+      return false;
+    } catch (SQLException e) {
+      return e.getMessage().contains(constraint);
     }
   }
 }

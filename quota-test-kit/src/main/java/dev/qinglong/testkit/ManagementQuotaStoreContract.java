@@ -293,7 +293,7 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
   void aCorruptBucketIsUnavailableNeverAnAnswerFromBadData() {
     // Full by its count, but only two receipts: the read-back must not refuse (429) from it.
     QuotaKey full = key(QuotaOperation.PROPOSE);
-    fixture.storeCorruptBucket(full, 5, List.of("c-1", "c-2"));
+    fixture.storeCorruptBucket(full, 5, List.of("c-1", "c-2"), SAME);
     assertThatThrownBy(() -> store().consume(full, r("new"), SAME, 5, WINDOW))
         .isInstanceOf(StoreUnavailableException.class)
         .hasMessageContaining("corrupt");
@@ -304,7 +304,7 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
     // A count beyond any limit (receipts matching it) is out of range.
     QuotaKey over = key(QuotaOperation.INSPECT);
     fixture.storeCorruptBucket(
-        over, 1001, IntStream.range(0, 1001).mapToObj(i -> "o-" + i).toList());
+        over, 1001, IntStream.range(0, 1001).mapToObj(i -> "o-" + i).toList(), SAME);
     assertThatThrownBy(() -> store().consume(over, r("new"), SAME, 5, WINDOW))
         .isInstanceOf(StoreUnavailableException.class)
         .hasMessageContaining("corrupt");
@@ -690,26 +690,45 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
   }
 
   @Test
-  void legacyReceiptWithoutDigestReplaysForAnyRequestAndIsNotCountedAgain() {
-    QuotaKey key = key(QuotaOperation.PROPOSE);
-    fixture.storeLegacyReceipts(key, List.of("old-1", "old-2"));
-    assertThat(store().consume(key, r("old-1"), SAME, 3, WINDOW))
-        .isInstanceOf(QuotaDecision.Replayed.class);
-    assertThat(store().consume(key, r("old-2"), OTHER, 3, WINDOW))
-        .isInstanceOf(QuotaDecision.Replayed.class);
-    assertThat(store().consume(key, r("new-1"), SAME, 3, WINDOW))
-        .isInstanceOf(QuotaDecision.Allowed.class);
-    StoreFixture.BucketRow row = row(key);
-    assertThat(row.consumedCount()).isEqualTo(3);
-    assertThat(row.receiptIds()).containsExactly("old-1", "old-2", "new-1");
-    assertThat(row.receiptDigests()).containsExactly(null, null, SAME.hex());
-    assertThat(store().consume(key, r("new-1"), OTHER, 3, WINDOW))
-        .isEqualTo(new QuotaDecision.KeyReused());
-  }
-
-  @Test
   void databaseRefusesReceiptsOfAnotherShape() {
     assertThat(fixture.databaseRejectsMalformedReceipts(key(QuotaOperation.INSPECT))).isTrue();
+  }
+
+  /** The schema keeps what a CHECK on the operation names kept: no bucket of an unknown one. */
+  @Test
+  void databaseRefusesABucketOfAnUnknownOperation() {
+    assertThat(fixture.databaseRejectsUnknownOperation(key(QuotaOperation.PROPOSE))).isTrue();
+  }
+
+  /**
+   * A new operation is one row in {@code management_quota_operations} (its migration is one
+   * INSERT): the deciding statement refuses a bucket of it before, and counts, replays and refuses
+   * its receipts after, with no table rebuilt and no other change.
+   */
+  @Test
+  void anOperationAddedByOneInsertIsDecidedLikeEveryOther() {
+    String operation = "plugin-package." + unique("new").toLowerCase(java.util.Locale.ROOT);
+    String project = unique("prj");
+    String user = unique("user");
+    assertThatThrownBy(
+            () -> fixture.decide(project, user, operation, "n-1", SAME.hex(), 2, WINDOW_MS))
+        .isInstanceOf(IllegalStateException.class)
+        .hasCauseInstanceOf(java.sql.SQLException.class);
+
+    fixture.addOperation(operation);
+
+    assertThat(fixture.decide(project, user, operation, "n-1", SAME.hex(), 2, WINDOW_MS))
+        .isEqualTo("allowed");
+    assertThat(fixture.decide(project, user, operation, "n-1", SAME.hex(), 2, WINDOW_MS))
+        .isEqualTo("replayed");
+    assertThat(fixture.decide(project, user, operation, "n-1", OTHER.hex(), 2, WINDOW_MS))
+        .isEqualTo("key_reused");
+    assertThat(fixture.decide(project, user, operation, "n-2", SAME.hex(), 2, WINDOW_MS))
+        .isEqualTo("allowed");
+    assertThat(fixture.decide(project, user, operation, "n-3", SAME.hex(), 2, WINDOW_MS))
+        .isEqualTo("rejected");
+    // The known operations of the same subject are buckets of their own, untouched.
+    assertThat(fixture.readBucket(QuotaKey.user(project, user, QuotaOperation.PROPOSE))).isEmpty();
   }
 
   @Test
@@ -837,7 +856,8 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
     fixture.storeCorruptBucket(
         QuotaKey.user(project, "ann", QuotaOperation.INSPECT),
         1001,
-        IntStream.range(0, 1001).mapToObj(i -> "o-" + i).toList());
+        IntStream.range(0, 1001).mapToObj(i -> "o-" + i).toList(),
+        SAME);
     CallerQuota reads =
         new CallerQuota(
             new ProjectPolicy(fixture.policyStore(dataSource), Set.of()),

@@ -59,10 +59,62 @@ public interface StoreFixture extends AutoCloseable {
   boolean databaseRejectsOversizedReceipts(QuotaKey key);
 
   /**
-   * Stores a bucket in the current database window whose receipts are plain id strings, as schema
-   * versions before the request digest (PostgreSQL V4, SQLite V3) wrote them.
+   * Tries to store a bucket of an operation the database does not know ({@code key}'s, renamed to
+   * one that no migration added), and then the same bucket with {@code key}'s own operation.
+   *
+   * @return true if the database refused the first and stored the second
    */
-  void storeLegacyReceipts(QuotaKey key, java.util.List<String> receiptIds);
+  boolean databaseRejectsUnknownOperation(QuotaKey key);
+
+  /**
+   * Adds an operation to those the database accepts, as the migration that adds an operation does:
+   * one insert into {@code management_quota_operations}, no table rebuilt.
+   */
+  void addOperation(String wireName);
+
+  /**
+   * Runs the adapter's deciding statement ({@code JdbcDialect.decideStatement}), bound as {@code
+   * JdbcManagementQuotaStore} binds it, on {@link #decidingDataSource} for a bucket of subject type
+   * {@code user} and of any operation name, including one that no {@link
+   * dev.qinglong.core.quota.QuotaOperation} constant names yet.
+   *
+   * @return the outcome column's wire name ({@code allowed}, {@code replayed}, …)
+   * @throws IllegalStateException wrapping the {@link java.sql.SQLException} if the statement fails
+   */
+  default String decide(
+      String projectId,
+      String subjectId,
+      String operation,
+      String receiptId,
+      String requestDigestHex,
+      int limit,
+      long windowMs) {
+    try (java.sql.Connection c = decidingDataSource().getConnection();
+        java.sql.PreparedStatement ps = c.prepareStatement(decideStatement())) {
+      ps.setString(1, projectId);
+      ps.setString(2, "user");
+      ps.setString(3, subjectId);
+      ps.setString(4, operation);
+      ps.setString(5, receiptId);
+      ps.setString(6, requestDigestHex);
+      ps.setLong(7, windowMs);
+      ps.setInt(8, limit);
+      try (java.sql.ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          throw new AssertionError("the deciding statement returned no row");
+        }
+        return rs.getString(1);
+      }
+    } catch (java.sql.SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The adapter dialect's {@code decideStatement()}, for {@link #decide}. */
+  String decideStatement();
+
+  /** A pool logged in as the quota store's login (PostgreSQL: the package manager). */
+  DataSource decidingDataSource();
 
   /**
    * Tries to store receipts of a shape the code never writes: an object with a digest that is not
@@ -75,14 +127,18 @@ public interface StoreFixture extends AutoCloseable {
   /**
    * Stores, as the owner and past the table's CHECKs (SQLite: {@code ignore_check_constraints};
    * PostgreSQL: the CHECKs dropped and re-added {@code NOT VALID} in one transaction), a bucket in
-   * the current database window with {@code count} and these legacy receipt ids, however they
-   * disagree: the corruption the code must answer with 503.
+   * the current database window with {@code count} and receipts of these ids, each spent on {@code
+   * request}, however count and receipts disagree: the corruption the code must answer with 503.
    */
-  void storeCorruptBucket(QuotaKey key, int count, java.util.List<String> receiptIds);
+  void storeCorruptBucket(
+      QuotaKey key,
+      int count,
+      java.util.List<String> receiptIds,
+      dev.qinglong.core.quota.RequestDigest request);
 
   /**
    * A stored bucket: window start, count, the receipt ids in stored order and, at the same
-   * positions, their request digests ({@code null} for a legacy receipt stored without one).
+   * positions, their request digests.
    */
   record BucketRow(
       long windowStartedAtMs,

@@ -1079,9 +1079,8 @@ final class PostgresHaGate {
         PreparedStatement ps =
             c.prepareStatement(
                 "SELECT window_started_at_ms, consumed_count,"
-                    // A receipt is {"id", "d"} (schema V4); a plain string is a legacy id.
-                    + " ARRAY(SELECT CASE jsonb_typeof(e) WHEN 'object' THEN e ->> 'id'"
-                    + " ELSE e #>> '{}' END FROM jsonb_array_elements(receipt_ids)"
+                    // A receipt is {"id", "d"}.
+                    + " ARRAY(SELECT e ->> 'id' FROM jsonb_array_elements(receipt_ids)"
                     + " WITH ORDINALITY AS r(e, n) ORDER BY n)"
                     + " FROM qinglong.plugin_package_management_quota_buckets"
                     + " WHERE project_id = ? AND subject_type = 'user' AND subject_id = ?"

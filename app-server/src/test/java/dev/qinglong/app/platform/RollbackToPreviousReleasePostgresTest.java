@@ -25,12 +25,13 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The rollback that docs/deploy.md ("Upgrade policy and rollback") promises: after the next
  * release's migration Job ran (here: this build's migrations plus an expand-only stand-in {@code
- * V9}), this build — the previous release — still starts on that schema as writer, reader and
- * worker with {@code qinglong.postgres.migrate=false}, is ready and serves writes; and re-running
- * this build's migrate step (the previous release's Job, as a rollback re-applies it) succeeds,
- * applies nothing and keeps the newer history. A schema version this build does not know is
- * accepted as long as it is not behind what this build needs; the upgrade policy (expand only,
- * contract one release later) is what makes that safe.
+ * V999}, far ahead so that this build's own migrations never reach it), this build — the previous
+ * release — still starts on that schema as writer, reader and worker with {@code
+ * qinglong.postgres.migrate=false}, is ready and serves writes; and re-running this build's migrate
+ * step (the previous release's Job, as a rollback re-applies it) succeeds, applies nothing and
+ * keeps the newer history. A schema version this build does not know is accepted as long as it is
+ * not behind what this build needs; the upgrade policy (expand only, contract one release later) is
+ * what makes that safe.
  */
 class RollbackToPreviousReleasePostgresTest {
   private static final String DIGEST = "sha256:" + "ab".repeat(32);
@@ -44,7 +45,7 @@ class RollbackToPreviousReleasePostgresTest {
     assertThat(MigrateCommand.run(migrateArgs())).isZero();
     assertThat(PostgresMigrations.REQUIRED_VERSION)
         .as("the stand-in must be newer than every migration of this build")
-        .isLessThan(9);
+        .isLessThan(999);
     // The next release's Job: the same history table, one more migration.
     int applied =
         Flyway.configure()
@@ -56,7 +57,7 @@ class RollbackToPreviousReleasePostgresTest {
             .migrate()
             .migrationsExecuted;
     assertThat(applied).isEqualTo(1);
-    assertThat(history()).endsWith("9");
+    assertThat(history()).endsWith("999");
     FileArtifactStore.forWriter(dataDir, 1024);
   }
 

@@ -96,17 +96,17 @@ final class Invariants {
         : "json_array_length(receipt_ids)";
   }
 
-  /** (bucket key, receipt id) of every receipt: a receipt is an id string or {"id","d"}. */
+  /** (bucket key, receipt id) of every receipt: a receipt is {"id","d"}. */
   private String receiptRows() {
     String buckets = t("plugin_package_management_quota_buckets");
     return dialect == Dialect.POSTGRES
         ? "SELECT b.subject_id AS s, b.operation AS o, b.window_started_at_ms AS w,"
-            + " CASE jsonb_typeof(e) WHEN 'string' THEN e #>> '{}' ELSE e ->> 'id' END AS rid"
+            + " e ->> 'id' AS rid"
             + " FROM "
             + buckets
             + " b CROSS JOIN LATERAL jsonb_array_elements(b.receipt_ids) e"
         : "SELECT b.subject_id AS s, b.operation AS o, b.window_started_at_ms AS w,"
-            + " CASE j.type WHEN 'text' THEN j.value ELSE json_extract(j.value, '$.id') END AS rid"
+            + " json_extract(j.value, '$.id') AS rid"
             + " FROM "
             + buckets
             + " b, json_each(b.receipt_ids) j";

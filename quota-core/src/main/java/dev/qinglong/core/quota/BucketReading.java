@@ -28,7 +28,7 @@ public record BucketReading(
   public enum Outcome {
     /** The receipt was counted (a new bucket, a restarted window or one more in it). */
     ALLOWED("allowed"),
-    /** The receipt id was in the window with this request's digest (or as a legacy receipt). */
+    /** The receipt id was in the window with this request's digest. */
     REPLAYED("replayed"),
     /** The receipt id was in the window with another request's digest. */
     KEY_REUSED("key_reused"),

@@ -17,9 +17,8 @@ public interface ManagementQuotaStore {
    * <ol>
    *   <li>No bucket, or its window ({@code window} long) has ended: the bucket restarts at count 1
    *       holding only {@code receipt} → {@link QuotaDecision.Allowed}.
-   *   <li>{@code receipt} is already in the current window with the same {@code request} digest
-   *       (or, a legacy receipt stored before digests, with none) → {@link QuotaDecision.Replayed},
-   *       count unchanged.
+   *   <li>{@code receipt} is already in the current window with the same {@code request} digest →
+   *       {@link QuotaDecision.Replayed}, count unchanged.
    *   <li>{@code receipt} is already in the current window with another digest → {@link
    *       QuotaDecision.KeyReused}, nothing changed, whether or not the window is full.
    *   <li>count &lt; {@code limit}: count + 1, receipt appended → {@link QuotaDecision.Allowed}.

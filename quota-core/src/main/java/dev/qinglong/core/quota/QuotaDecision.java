@@ -16,9 +16,9 @@ public sealed interface QuotaDecision {
       implements QuotaDecision {}
 
   /**
-   * The receipt was already in the current window for the same request (same {@link RequestDigest},
-   * or a legacy receipt stored without one): allowed, nothing counted again. {@code databaseNowMs}
-   * is the database clock the deciding statement decided on.
+   * The receipt was already in the current window for the same request (same {@link
+   * RequestDigest}): allowed, nothing counted again. {@code databaseNowMs} is the database clock
+   * the deciding statement decided on.
    */
   record Replayed(long windowStartedAtMs, int consumedCount, long databaseNowMs)
       implements QuotaDecision {}
