@@ -9,6 +9,7 @@ import dev.qinglong.app.governance.GovernanceJson.ProposalView;
 import dev.qinglong.app.governance.GovernanceJson.ProposeRequest;
 import dev.qinglong.app.http.AuditLog;
 import dev.qinglong.app.http.JsonAnswers;
+import dev.qinglong.app.http.QueryParameters;
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
 import dev.qinglong.core.governance.Approval;
@@ -122,12 +123,17 @@ public class GovernanceController {
   ResponseEntity<ProposalPageView> list(
       @PathVariable String projectId,
       @RequestParam(name = "state", required = false) String state,
-      @RequestParam(name = "limit", required = false) Integer limit,
+      @RequestParam(name = "limit", required = false) String limit,
       @RequestParam(name = "cursor", required = false) String cursor,
       Authentication authentication) {
     Limited<ProposalPage> result =
         governance.listProposals(
-            JsonAnswers.caller(authentication), projectId, state, limit, cursor, requestId());
+            JsonAnswers.caller(authentication),
+            projectId,
+            state,
+            QueryParameters.wholeNumber(limit, "limit"),
+            cursor,
+            requestId());
     return JsonAnswers.ok(ProposalPageView.of(result.result()), result);
   }
 

@@ -3,6 +3,7 @@ package dev.qinglong.app.governance;
 import dev.qinglong.app.governance.GovernanceJson.MemberListView;
 import dev.qinglong.app.governance.GovernanceJson.MemberView;
 import dev.qinglong.app.http.JsonAnswers;
+import dev.qinglong.app.http.QueryParameters;
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
 import dev.qinglong.core.kernel.ConflictException;
@@ -32,13 +33,17 @@ public class MemberReadsController {
   @GetMapping(MembersController.BASE)
   ResponseEntity<MemberListView> list(
       @PathVariable String projectId,
-      @RequestParam(name = "limit", required = false) Integer limit,
+      @RequestParam(name = "limit", required = false) String limit,
       @RequestParam(name = "cursor", required = false) String cursor,
       Authentication authentication) {
     return JsonAnswers.ok(
         MemberListView.of(
             projectId,
-            policy.members(JsonAnswers.caller(authentication), projectId, limit, cursor)));
+            policy.members(
+                JsonAnswers.caller(authentication),
+                projectId,
+                QueryParameters.wholeNumber(limit, "limit"),
+                cursor)));
   }
 
   @GetMapping(MembersController.BASE + "/{userId}")

@@ -21,7 +21,6 @@ import org.springframework.web.HttpMediaTypeNotSupportedException;
 import org.springframework.web.HttpRequestMethodNotSupportedException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
-import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
 import org.springframework.web.servlet.HandlerMapping;
 import org.springframework.web.servlet.NoHandlerFoundException;
 import org.springframework.web.servlet.resource.NoResourceFoundException;
@@ -119,16 +118,6 @@ public class ApiExceptionHandler {
     }
     return Problems.entity(
         ProblemType.INVALID_REQUEST, "The request body is missing or is not valid JSON.");
-  }
-
-  /**
-   * A path or query parameter that is not of its type (e.g. a page {@code limit} that is no whole
-   * number): the problem names the parameter, never the value sent.
-   */
-  @ExceptionHandler(MethodArgumentTypeMismatchException.class)
-  ResponseEntity<String> parameterType(MethodArgumentTypeMismatchException e) {
-    return Problems.entity(
-        ProblemType.INVALID_REQUEST, "Invalid " + e.getName() + ": must be a whole number.");
   }
 
   @ExceptionHandler(HttpMediaTypeNotSupportedException.class)

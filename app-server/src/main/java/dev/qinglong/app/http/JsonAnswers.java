@@ -40,6 +40,15 @@ public final class JsonAnswers {
    * A 201 JSON answer with {@code Location}: the path of what was created (every 201 carries it).
    * Identifiers are of the contract's grammar, so the path needs no escaping.
    */
+  public static <T> ResponseEntity<T> created(String location, T body) {
+    return ResponseEntity.status(201)
+        .contentType(MediaType.APPLICATION_JSON)
+        .header(HttpHeaders.CACHE_CONTROL, "no-store")
+        .header(HttpHeaders.LOCATION, location)
+        .body(body);
+  }
+
+  /** A 201 JSON answer with {@code Location} and the rate-limit fields of what decided it. */
   public static <T> ResponseEntity<T> created(String location, T body, Limited<?> decided) {
     return ResponseEntity.status(201)
         .contentType(MediaType.APPLICATION_JSON)
