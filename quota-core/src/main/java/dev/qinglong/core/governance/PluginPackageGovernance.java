@@ -80,14 +80,12 @@ public final class PluginPackageGovernance {
     Sha256Digest digest = action.digest();
     // The actionRef names this action: the same ref with another action is a reused key.
     List<RateLimit> limits =
-        quota
-            .consume(
-                projectId,
-                caller.userId(),
-                QuotaOperation.PROPOSE,
-                new ReceiptId(actionRef),
-                RequestDigest.of(QuotaOperation.PROPOSE, digest.value()))
-            .rateLimits();
+        consume(
+            caller,
+            projectId,
+            QuotaOperation.PROPOSE,
+            actionRef,
+            RequestDigest.of(QuotaOperation.PROPOSE, digest.value()));
 
     long now = clock.millis();
     String suffix = randomIds.get();
@@ -162,15 +160,13 @@ public final class PluginPackageGovernance {
     }
     // The decisionId names (approval, decision, actionDigest): another of these is a reused key.
     List<RateLimit> limits =
-        quota
-            .consume(
-                projectId,
-                caller.userId(),
-                QuotaOperation.DECIDE,
-                new ReceiptId(decisionId),
-                RequestDigest.of(
-                    QuotaOperation.DECIDE, approvalId, verdict.wireName(), digest.value()))
-            .rateLimits();
+        consume(
+            caller,
+            projectId,
+            QuotaOperation.DECIDE,
+            decisionId,
+            RequestDigest.of(
+                QuotaOperation.DECIDE, approvalId, verdict.wireName(), digest.value()));
 
     if (decisionId.equals(current.decisionId())) {
       // Decided under this id before: an exact replay, or the id reused for another request.
@@ -221,14 +217,12 @@ public final class PluginPackageGovernance {
     policy.requireAny(caller, projectId, Permission.PACKAGE_MANAGE, Permission.APPROVAL_DECIDE);
     // The inspectionId names one read of one proposal: not a pass for reading others.
     List<RateLimit> limits =
-        quota
-            .consume(
-                projectId,
-                caller.userId(),
-                QuotaOperation.INSPECT,
-                new ReceiptId(inspectionId),
-                RequestDigest.of(QuotaOperation.INSPECT, proposalId))
-            .rateLimits();
+        consume(
+            caller,
+            projectId,
+            QuotaOperation.INSPECT,
+            inspectionId,
+            RequestDigest.of(QuotaOperation.INSPECT, proposalId));
 
     Inspection found =
         store.findProposalWithApproval(projectId, proposalId).orElseThrow(ProposalsOnly::gone);
@@ -278,19 +272,17 @@ public final class PluginPackageGovernance {
     ProposalKey after = ProposalCursor.decode(cursor);
     requireReader(caller, projectId);
     List<RateLimit> limits =
-        quota
-            .consume(
-                projectId,
-                caller.userId(),
+        consume(
+            caller,
+            projectId,
+            QuotaOperation.INSPECT,
+            requestId,
+            RequestDigest.of(
                 QuotaOperation.INSPECT,
-                new ReceiptId(requestId),
-                RequestDigest.of(
-                    QuotaOperation.INSPECT,
-                    "list",
-                    String.valueOf(state),
-                    Integer.toString(size),
-                    cursor))
-            .rateLimits();
+                "list",
+                String.valueOf(state),
+                Integer.toString(size),
+                cursor));
     List<Proposal> rows = store.listProposals(projectId, wanted, after, size + 1);
     for (Proposal p : rows) {
       if (!p.projectId().equals(projectId) || (wanted != null && p.state() != wanted)) {
@@ -317,14 +309,12 @@ public final class PluginPackageGovernance {
     Identifiers.require("proposalId", proposalId);
     requireReader(caller, projectId);
     List<RateLimit> limits =
-        quota
-            .consume(
-                projectId,
-                caller.userId(),
-                QuotaOperation.INSPECT,
-                new ReceiptId(requestId),
-                RequestDigest.of(QuotaOperation.INSPECT, "proposal", proposalId))
-            .rateLimits();
+        consume(
+            caller,
+            projectId,
+            QuotaOperation.INSPECT,
+            requestId,
+            RequestDigest.of(QuotaOperation.INSPECT, "proposal", proposalId));
     return new Limited<>(
         store.findProposal(projectId, proposalId).orElseThrow(ProposalsOnly::gone), limits);
   }
@@ -341,16 +331,26 @@ public final class PluginPackageGovernance {
     Identifiers.require("approvalId", approvalId);
     requireReader(caller, projectId);
     List<RateLimit> limits =
-        quota
-            .consume(
-                projectId,
-                caller.userId(),
-                QuotaOperation.INSPECT,
-                new ReceiptId(requestId),
-                RequestDigest.of(QuotaOperation.INSPECT, "approval", approvalId))
-            .rateLimits();
+        consume(
+            caller,
+            projectId,
+            QuotaOperation.INSPECT,
+            requestId,
+            RequestDigest.of(QuotaOperation.INSPECT, "approval", approvalId));
     return new Limited<>(
         store.findApproval(projectId, approvalId).orElseThrow(ProposalsOnly::gone), limits);
+  }
+
+  /** One unit of {@code operation} for the caller under {@code receipt}: the limits it leaves. */
+  private List<RateLimit> consume(
+      Principal caller,
+      String projectId,
+      QuotaOperation operation,
+      String receipt,
+      RequestDigest request) {
+    return quota
+        .consume(projectId, caller.userId(), operation, new ReceiptId(receipt), request)
+        .rateLimits();
   }
 
   private void requireReader(Principal caller, String projectId) {

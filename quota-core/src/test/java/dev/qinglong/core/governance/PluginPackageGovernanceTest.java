@@ -279,8 +279,37 @@ class PluginPackageGovernanceTest {
   void disabledQuotaStoresNothing() {
     PluginPackageGovernance unlimited =
         serviceWith(new ManagementQuotaPolicy(false, Duration.ofSeconds(60), Map.of()));
-    unlimited.propose(ALICE, "demo", "r1", install());
+    assertThat(unlimited.propose(ALICE, "demo", "r1", install()).rateLimits()).isEmpty();
     assertThat(quotaStore.buckets).isEmpty();
+  }
+
+  @Test
+  void everyResultCarriesTheRateLimitOfTheDecisionThatAdmittedIt() {
+    var proposed = service.propose(ALICE, "demo", "r1", install());
+    assertThat(proposed.rateLimits())
+        .singleElement()
+        .satisfies(
+            l -> {
+              assertThat(l.name()).isEqualTo("plugin-package.propose");
+              assertThat(l.limit()).isEqualTo(2);
+              assertThat(l.remaining()).isEqualTo(1);
+              assertThat(l.windowSeconds()).isEqualTo(60);
+            });
+    String proposalId = proposed.result().proposal().proposalId();
+    assertThat(service.inspect(BOB, "demo", proposalId, "i1").rateLimits())
+        .singleElement()
+        .satisfies(l -> assertThat(l.name()).isEqualTo("plugin-package.inspect"));
+    // The refusal carries the refusing limit: nothing left.
+    service.propose(ALICE, "demo", "r2", PluginPackageAction.of("remove", "x", "1.0.0", null));
+    assertThatThrownBy(
+            () ->
+                service.propose(
+                    ALICE, "demo", "r3", PluginPackageAction.of("remove", "y", "1.0.0", null)))
+        .isInstanceOfSatisfying(
+            QuotaExceededException.class,
+            e ->
+                assertThat(e.rateLimit())
+                    .hasValueSatisfying(l -> assertThat(l.remaining()).isZero()));
   }
 
   private static Throwable catchConflict(Runnable r) {
