@@ -497,7 +497,7 @@ public abstract class GovernanceStoreContract extends StoreContractSupport {
   void serviceEnforcesFourEyesAndSingleDecision() {
     PluginPackageGovernance service = service(dataSource, Map.of());
     String project = seededProject();
-    Proposal p = service.propose(ALICE, project, "ref-1", install("1.0.0")).proposal();
+    Proposal p = service.propose(ALICE, project, "ref-1", install("1.0.0")).result().proposal();
     String digest = p.actionDigest().value();
 
     assertThatThrownBy(
@@ -506,13 +506,14 @@ public abstract class GovernanceStoreContract extends StoreContractSupport {
     assertThat(fixture.readBucket(QuotaKey.user(project, "alice", QuotaOperation.DECIDE)))
         .isEmpty();
 
-    Approval approved = service.decide(BOB, project, p.approvalId(), "d1", "approve", digest);
+    Approval approved =
+        service.decide(BOB, project, p.approvalId(), "d1", "approve", digest).result();
     assertThat(approved.state()).isEqualTo(ProposalState.APPROVED);
-    assertThat(service.decide(BOB, project, p.approvalId(), "d1", "approve", digest))
+    assertThat(service.decide(BOB, project, p.approvalId(), "d1", "approve", digest).result())
         .isEqualTo(approved);
     assertThatThrownBy(() -> service.decide(BOB, project, p.approvalId(), "d2", "reject", digest))
         .isInstanceOf(ConflictException.class);
-    assertThat(service.inspect(BOB, project, p.proposalId(), "i1").proposal().state())
+    assertThat(service.inspect(BOB, project, p.proposalId(), "i1").result().proposal().state())
         .isEqualTo(ProposalState.APPROVED);
   }
 
@@ -524,7 +525,8 @@ public abstract class GovernanceStoreContract extends StoreContractSupport {
     assertThatThrownBy(() -> service.propose(ALICE, project, "ref-2", install("2.0.0")))
         .isInstanceOf(QuotaExceededException.class);
     // The exact replay of the admitted ref is still answered (replayed receipt).
-    assertThat(service.propose(ALICE, project, "ref-1", install("1.0.0")).created()).isFalse();
+    assertThat(service.propose(ALICE, project, "ref-1", install("1.0.0")).result().created())
+        .isFalse();
     // Nothing was stored for the rejected ref: creating it now is a first creation.
     assertThat(create(proposal(project, "ref-2", install("2.0.0"))).created()).isTrue();
   }
@@ -582,13 +584,14 @@ public abstract class GovernanceStoreContract extends StoreContractSupport {
             new ProjectMember(
                 project, "carol", Set.of(Permission.PACKAGE_MANAGE, Permission.APPROVAL_DECIDE)));
     Principal carol = new Principal("carol");
-    Proposal mine = service.propose(ALICE, project, "ref-own", install("1.0.0")).proposal();
+    Proposal mine =
+        service.propose(ALICE, project, "ref-own", install("1.0.0")).result().proposal();
 
     // The exact same body under the same actionRef, but from another user: a reused key.
     assertThatThrownBy(() -> service.propose(carol, project, "ref-own", install("1.0.0")))
         .isInstanceOf(IdempotencyKeyReusedException.class);
     // Alice's replay still replays, and her proposal is unchanged.
-    ProposeResult replay = service.propose(ALICE, project, "ref-own", install("1.0.0"));
+    ProposeResult replay = service.propose(ALICE, project, "ref-own", install("1.0.0")).result();
     assertThat(replay.created()).isFalse();
     assertThat(replay.proposal()).isEqualTo(mine);
     assertThat(store().findProposal(project, mine.proposalId())).contains(mine);
@@ -603,14 +606,15 @@ public abstract class GovernanceStoreContract extends StoreContractSupport {
         .policyStore(dataSource)
         .replaceMember(new ProjectMember(project, "carol", Set.of(Permission.APPROVAL_DECIDE)));
     Principal carol = new Principal("carol");
-    Proposal p = service.propose(ALICE, project, "ref-d", install("1.0.0")).proposal();
+    Proposal p = service.propose(ALICE, project, "ref-d", install("1.0.0")).result().proposal();
     String digest = p.actionDigest().value();
-    Approval decided = service.decide(BOB, project, p.approvalId(), "d-own", "approve", digest);
+    Approval decided =
+        service.decide(BOB, project, p.approvalId(), "d-own", "approve", digest).result();
 
     assertThatThrownBy(
             () -> service.decide(carol, project, p.approvalId(), "d-own", "approve", digest))
         .isInstanceOf(IdempotencyKeyReusedException.class);
-    assertThat(service.decide(BOB, project, p.approvalId(), "d-own", "approve", digest))
+    assertThat(service.decide(BOB, project, p.approvalId(), "d-own", "approve", digest).result())
         .isEqualTo(decided);
     assertThat(store().findApproval(project, p.approvalId())).contains(decided);
   }
@@ -687,13 +691,18 @@ public abstract class GovernanceStoreContract extends StoreContractSupport {
     List<String> proposed = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
       proposed.add(
-          service.propose(ALICE, project, "ref-" + i, install("1.0." + i)).proposal().proposalId());
+          service
+              .propose(ALICE, project, "ref-" + i, install("1.0." + i))
+              .result()
+              .proposal()
+              .proposalId());
     }
     List<String> seen = new ArrayList<>();
     String cursor = null;
     int pages = 0;
     do {
-      ProposalPage page = service.listProposals(BOB, project, "pending", 2, cursor, unique("req"));
+      ProposalPage page =
+          service.listProposals(BOB, project, "pending", 2, cursor, unique("req")).result();
       page.items().forEach(p -> seen.add(p.proposalId()));
       cursor = page.nextCursor();
       pages++;
@@ -702,7 +711,7 @@ public abstract class GovernanceStoreContract extends StoreContractSupport {
     assertThat(pages).isEqualTo(3);
     assertThat(fixture.readBucket(QuotaKey.user(project, "bob", QuotaOperation.INSPECT)))
         .hasValueSatisfying(row -> assertThat(row.consumedCount()).isEqualTo(3));
-    assertThat(service.proposal(BOB, project, proposed.get(0), unique("req")).proposalId())
+    assertThat(service.proposal(BOB, project, proposed.get(0), unique("req")).result().proposalId())
         .isEqualTo(proposed.get(0));
   }
 
@@ -710,7 +719,7 @@ public abstract class GovernanceStoreContract extends StoreContractSupport {
   void serviceReadsCheckPolicyBeforeQuotaAndAnswerAbsentAndForeignAlike() {
     PluginPackageGovernance service = service(dataSource, Map.of());
     String project = seededProject();
-    Proposal p = service.propose(ALICE, project, "ref-1", install("1.0.0")).proposal();
+    Proposal p = service.propose(ALICE, project, "ref-1", install("1.0.0")).result().proposal();
     Principal carol = new Principal("carol");
     assertThatThrownBy(() -> service.listProposals(carol, project, null, null, null, "q1"))
         .isInstanceOf(ForbiddenException.class);
@@ -725,7 +734,7 @@ public abstract class GovernanceStoreContract extends StoreContractSupport {
         .isInstanceOf(ConflictException.class);
     assertThatThrownBy(() -> service.approval(BOB, other, "apr-absent", "q5"))
         .isInstanceOf(ConflictException.class);
-    assertThat(service.approval(BOB, project, p.approvalId(), "q6").approvalId())
+    assertThat(service.approval(BOB, project, p.approvalId(), "q6").result().approvalId())
         .isEqualTo(p.approvalId());
   }
 

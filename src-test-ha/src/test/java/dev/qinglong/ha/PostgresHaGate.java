@@ -372,8 +372,8 @@ final class PostgresHaGate {
   private String replayDoesNotConsume() throws Exception {
     Bucket before = bucket(nodeA, IVAN, QuotaOperation.INSPECT);
     String admitted = before.receipts().get(0);
-    Inspection viaApp1 = app1.governance.inspect(IVAN, PROJECT, proposalId, admitted);
-    Inspection viaApp2 = app2.governance.inspect(IVAN, PROJECT, proposalId, admitted);
+    Inspection viaApp1 = app1.governance.inspect(IVAN, PROJECT, proposalId, admitted).result();
+    Inspection viaApp2 = app2.governance.inspect(IVAN, PROJECT, proposalId, admitted).result();
     require(
         viaApp1.proposal().proposalId().equals(proposalId)
             && viaApp2.proposal().proposalId().equals(proposalId),
@@ -412,7 +412,7 @@ final class PostgresHaGate {
     require(
         committed.count() == 1 && committed.receipts().equals(List.of(id)),
         "the server did not commit exactly the lost request: " + committed);
-    Inspection replay = app1.governance.inspect(LENA, PROJECT, proposalId, id);
+    Inspection replay = app1.governance.inspect(LENA, PROJECT, proposalId, id).result();
     require(replay.proposal().proposalId().equals(proposalId), "replay returned another proposal");
     Bucket after = bucket(nodeA, LENA, QuotaOperation.INSPECT);
     require(
@@ -486,7 +486,7 @@ final class PostgresHaGate {
     require("remote_apply".equals(setting), "app sessions run synchronous_commit=" + setting);
 
     Approval approval =
-        app2.governance.decide(BOB, PROJECT, approvalId, "dec-1", "approve", actionDigest);
+        app2.governance.decide(BOB, PROJECT, approvalId, "dec-1", "approve", actionDigest).result();
     String onStandby =
         queryOne(
             nodeB,
@@ -734,7 +734,9 @@ final class PostgresHaGate {
     for (AppInstance app : List.of(app1, app2)) {
       ProposeResult r = retryUntilAvailable(() -> propose(app, "after-promotion-" + app.name));
       Inspection seen =
-          app.governance.inspect(IVAN, PROJECT, r.proposal().proposalId(), "after-" + app.name);
+          app.governance
+              .inspect(IVAN, PROJECT, r.proposal().proposalId(), "after-" + app.name)
+              .result();
       acked(IVAN, QuotaOperation.INSPECT).add("after-" + app.name);
       written.add(seen.proposal().proposalId());
     }
@@ -1044,7 +1046,7 @@ final class PostgresHaGate {
             "ha-plugin",
             "1.0." + Math.abs(actionRef.hashCode() % 1000),
             "sha256:" + "ab".repeat(32));
-    ProposeResult r = app.governance.propose(ALICE, PROJECT, actionRef, action);
+    ProposeResult r = app.governance.propose(ALICE, PROJECT, actionRef, action).result();
     ackedProposals.put(r.proposal().proposalId(), r.proposal().actionDigest().value());
     acked(ALICE, QuotaOperation.PROPOSE).add(actionRef);
     return r;

@@ -1,7 +1,7 @@
 package dev.qinglong.app.artifacts;
 
 import dev.qinglong.app.http.ArtifactRoutes;
-import dev.qinglong.app.http.JsonResponses;
+import dev.qinglong.app.http.JsonAnswers;
 import dev.qinglong.app.http.ProblemType;
 import dev.qinglong.app.http.Problems;
 import dev.qinglong.app.platform.ConditionalOnRole;
@@ -99,7 +99,7 @@ public class ArtifactDownloadController {
       throws IOException, InterruptedException {
     Identifiers.require("projectId", projectId);
     Sha256Digest d = Sha256Digest.parse("digest", digest);
-    Principal caller = JsonResponses.caller(authentication);
+    Principal caller = JsonAnswers.caller(authentication);
     policy.requireAny(caller, projectId, Permission.PACKAGE_READ);
     if (!governance.isArtifactPublished(projectId, d)) {
       throw new ConflictException("artifact not published in project");

@@ -1,20 +1,23 @@
 package dev.qinglong.app.artifacts;
 
 import dev.qinglong.app.http.ArtifactRoutes;
-import dev.qinglong.app.http.JsonResponses;
+import dev.qinglong.app.http.JsonAnswers;
 import dev.qinglong.app.http.ProblemType;
 import dev.qinglong.app.http.Problems;
+import dev.qinglong.app.http.RateLimitHeaders;
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
 import dev.qinglong.core.governance.ArtifactUpload;
 import dev.qinglong.core.governance.GovernanceStore;
 import dev.qinglong.core.kernel.ConflictException;
 import dev.qinglong.core.kernel.Identifiers;
+import dev.qinglong.core.kernel.Limited;
 import dev.qinglong.core.kernel.Principal;
 import dev.qinglong.core.kernel.Sha256Digest;
 import dev.qinglong.core.policy.Permission;
 import dev.qinglong.core.policy.ProjectPolicy;
 import dev.qinglong.core.quota.ManagementQuota;
+import dev.qinglong.core.quota.QuotaDecision;
 import dev.qinglong.core.quota.QuotaOperation;
 import dev.qinglong.core.quota.ReceiptId;
 import dev.qinglong.core.quota.RequestDigest;
@@ -99,7 +102,7 @@ public class ArtifactUploadController {
 
   // Raw bytes only: a form or multipart body is refused unread, never parsed into memory.
   @PutMapping(path = ArtifactRoutes.PATH, consumes = MediaType.APPLICATION_OCTET_STREAM_VALUE)
-  ResponseEntity<String> upload(
+  ResponseEntity<ArtifactUploadView> upload(
       @PathVariable String projectId,
       @PathVariable String digest,
       HttpServletRequest request,
@@ -107,18 +110,19 @@ public class ArtifactUploadController {
       throws IOException {
     Identifiers.require("projectId", projectId);
     Sha256Digest d = Sha256Digest.parse("digest", digest);
-    Principal caller = JsonResponses.caller(authentication);
+    Principal caller = JsonAnswers.caller(authentication);
     policy.requireAny(caller, projectId, Permission.PACKAGE_MANAGE);
     if (request.getContentLengthLong() > artifacts.maxBytes()) {
-      return tooLarge();
+      throw new ArtifactTooLargeException(artifacts.maxBytes());
     }
     // The digest is both the receipt id and the request: the same digest names the same bytes.
-    quota.consume(
-        projectId,
-        caller.userId(),
-        QuotaOperation.ARTIFACT_UPLOAD,
-        new ReceiptId(d.value()),
-        RequestDigest.of(QuotaOperation.ARTIFACT_UPLOAD, d.value()));
+    Limited<QuotaDecision> decided =
+        quota.consume(
+            projectId,
+            caller.userId(),
+            QuotaOperation.ARTIFACT_UPLOAD,
+            new ReceiptId(d.value()),
+            RequestDigest.of(QuotaOperation.ARTIFACT_UPLOAD, d.value()));
     long size;
     try (InputStream body = request.getInputStream()) {
       artifacts.store(d, body);
@@ -136,14 +140,8 @@ public class ArtifactUploadController {
         .header(
             HttpHeaders.LOCATION,
             "/v1/projects/" + projectId + "/artifacts/" + d.value() + "/upload")
-        .body(
-            "{\"projectId\":\""
-                + projectId
-                + "\",\"digest\":\""
-                + d.value()
-                + "\",\"sizeBytes\":"
-                + size
-                + "}");
+        .headers(RateLimitHeaders.headers(decided.rateLimits()))
+        .body(new ArtifactUploadView(projectId, d.value(), size));
   }
 
   /**
@@ -153,39 +151,40 @@ public class ArtifactUploadController {
    * (whether or not another Project did) → the same 409 {@code conflict} as any unknown object.
    */
   @GetMapping(UPLOAD_PATH)
-  ResponseEntity<String> upload(
+  ResponseEntity<ArtifactUploadStateView> upload(
       @PathVariable String projectId, @PathVariable String digest, Authentication authentication) {
     Identifiers.require("projectId", projectId);
     Sha256Digest d = Sha256Digest.parse("digest", digest);
-    Principal caller = JsonResponses.caller(authentication);
+    Principal caller = JsonAnswers.caller(authentication);
     policy.requireAny(caller, projectId, Permission.PACKAGE_MANAGE);
-    quota.consume(
-        projectId,
-        caller.userId(),
-        QuotaOperation.INSPECT,
-        new ReceiptId("req-" + UUID.randomUUID()),
-        RequestDigest.of(QuotaOperation.INSPECT, "artifact-upload", d.value()));
+    Limited<QuotaDecision> decided =
+        quota.consume(
+            projectId,
+            caller.userId(),
+            QuotaOperation.INSPECT,
+            new ReceiptId("req-" + UUID.randomUUID()),
+            RequestDigest.of(QuotaOperation.INSPECT, "artifact-upload", d.value()));
     ArtifactUpload upload =
         governance
             .findArtifactUpload(projectId, d)
             .orElseThrow(() -> new ConflictException("no such object in this project"));
     boolean published = governance.isArtifactPublished(projectId, d);
-    return ResponseEntity.status(200)
-        .contentType(MediaType.APPLICATION_JSON)
-        .header(HttpHeaders.CACHE_CONTROL, "no-store")
-        .body(
-            "{\"projectId\":\""
-                + upload.projectId()
-                + "\",\"digest\":\""
-                + upload.digest().value()
-                + "\",\"sizeBytes\":"
-                + upload.sizeBytes()
-                + ",\"uploadedAtMs\":"
-                + upload.uploadedAtMs()
-                + ",\"published\":"
-                + published
-                + "}");
+    return JsonAnswers.ok(
+        new ArtifactUploadStateView(
+            upload.projectId(),
+            upload.digest().value(),
+            upload.sizeBytes(),
+            upload.uploadedAtMs(),
+            published),
+        decided);
   }
+
+  /** The 201 of an upload. */
+  public record ArtifactUploadView(String projectId, String digest, long sizeBytes) {}
+
+  /** The state of a Project's upload of an artifact. */
+  public record ArtifactUploadStateView(
+      String projectId, String digest, long sizeBytes, long uploadedAtMs, boolean published) {}
 
   @ExceptionHandler(ArtifactTooLargeException.class)
   ResponseEntity<String> tooLargeWhileStreaming(ArtifactTooLargeException e) {

@@ -1,16 +1,17 @@
 package dev.qinglong.app.artifacts;
 
-import dev.qinglong.app.http.JsonResponses;
-import dev.qinglong.app.http.ProblemType;
-import dev.qinglong.app.http.Problems;
+import dev.qinglong.app.http.ApiExceptionHandler;
+import dev.qinglong.app.http.JsonAnswers;
 import dev.qinglong.app.http.security.AuthProperties;
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.PlatformProperties;
 import dev.qinglong.app.platform.Role;
+import dev.qinglong.core.kernel.ForbiddenException;
 import dev.qinglong.core.kernel.Principal;
 import dev.qinglong.gateway.lease.StoredLeases;
 import dev.qinglong.jdbc.backend.StoreBackend;
 import java.time.Instant;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.springframework.beans.factory.ObjectProvider;
@@ -18,9 +19,6 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.security.core.Authentication;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
-import tools.jackson.databind.ObjectMapper;
-import tools.jackson.databind.node.ArrayNode;
-import tools.jackson.databind.node.ObjectNode;
 
 /**
  * {@code GET /v1/downloads/gateways}: the operator's view of the download gateways (ADR 002) for
@@ -38,7 +36,6 @@ public class GatewaysController {
   private final ObjectProvider<DownloadSide> downloads;
   private final ObjectProvider<DownloadMetrics> metrics;
   private final ObjectProvider<PublicationWorker> worker;
-  private final ObjectMapper mapper;
 
   public GatewaysController(
       StoreBackend backend,
@@ -47,8 +44,7 @@ public class GatewaysController {
       DownloadsProperties downloadsProperties,
       ObjectProvider<DownloadSide> downloads,
       ObjectProvider<DownloadMetrics> metrics,
-      ObjectProvider<PublicationWorker> worker,
-      ObjectMapper mapper) {
+      ObjectProvider<PublicationWorker> worker) {
     this.backend = backend;
     this.auth = auth;
     this.platform = platform;
@@ -56,100 +52,103 @@ public class GatewaysController {
     this.downloads = downloads;
     this.metrics = metrics;
     this.worker = worker;
-    this.mapper = mapper;
   }
 
   @GetMapping("/v1/downloads/gateways")
-  ResponseEntity<String> read(Authentication authentication) {
-    Principal caller = JsonResponses.caller(authentication);
+  ResponseEntity<GatewaysView> read(Authentication authentication) {
+    Principal caller = JsonAnswers.caller(authentication);
     if (!auth.effectiveGlobalAdmins().contains(caller.userId())) {
-      return Problems.entity(
-          ProblemType.FORBIDDEN, "Only a global administrator can read the download gateways.");
+      throw new ForbiddenException(ApiExceptionHandler.GLOBAL_ADMIN_ONLY);
     }
     StoredLeases stored = backend.storedLeases();
-    ObjectNode out = mapper.createObjectNode();
     // A stored shared policy puts the whole database in shared mode (standalone servers refuse it).
-    String mode =
-        stored.policy() != null
-            ? "shared"
-            : downloadsProperties.mode().name().toLowerCase(Locale.ROOT);
-    out.put("mode", mode);
-    out.put("store", backend.kind());
-    putTime(out, "databaseNow", stored.databaseNow());
-    if (stored.policy() == null) {
-      out.putNull("policy");
-    } else {
-      ObjectNode p = out.putObject("policy");
-      p.put("rateBytesPerSecond", stored.policy().rateBytesPerSecond());
-      p.put("perPrincipalBytesPerSecond", stored.policy().perPrincipalBytesPerSecond());
-      p.put("slots", stored.policy().slots());
-      ObjectNode share = p.putObject("share");
-      share.put("rateBytesPerSecond", stored.policy().share().bytesPerSecond());
-      share.put("perPrincipalBytesPerSecond", stored.policy().share().perPrincipalBytesPerSecond());
-    }
-    ArrayNode slots = out.putArray("slots");
-    for (StoredLeases.Slot s : stored.slots()) {
-      ObjectNode n = slots.addObject();
-      n.put("slot", s.slot());
-      n.put("state", s.state().name().toLowerCase(Locale.ROOT));
-      n.put("generation", s.generation());
-      putTime(n, "renewedAt", s.renewedAt());
-      putTime(n, "expiresAt", s.expiresAt());
-    }
-    out.set("process", process());
-    ObjectNode w = out.putObject("worker");
+    String mode = stored.policy() != null ? "shared" : lower(downloadsProperties.mode());
+    PolicyView policy =
+        stored.policy() == null
+            ? null
+            : new PolicyView(
+                stored.policy().rateBytesPerSecond(),
+                stored.policy().perPrincipalBytesPerSecond(),
+                stored.policy().slots(),
+                new ShareView(
+                    stored.policy().share().bytesPerSecond(),
+                    stored.policy().share().perPrincipalBytesPerSecond()));
+    List<SlotView> slots =
+        stored.slots().stream()
+            .map(
+                s ->
+                    new SlotView(
+                        s.slot(),
+                        lower(s.state()),
+                        s.generation(),
+                        time(s.renewedAt()),
+                        time(s.expiresAt())))
+            .toList();
     PublicationWorker publication = worker.getIfAvailable();
-    w.put("runsHere", publication != null);
-    if (publication == null) {
-      w.putNull("state");
-    } else {
-      w.put("state", publication.state().name().toLowerCase(Locale.ROOT));
-    }
-    return JsonResponses.json(200, mapper.writeValueAsString(out));
+    WorkerView w =
+        new WorkerView(
+            publication != null, publication == null ? null : lower(publication.state()));
+    return JsonAnswers.ok(
+        new GatewaysView(
+            mode, backend.kind(), time(stored.databaseNow()), policy, slots, process(), w));
   }
 
   /** This process: its role, and its download coordination if it serves downloads at all. */
-  private ObjectNode process() {
-    ObjectNode p = mapper.createObjectNode();
-    p.put("role", platform.role().name().toLowerCase(Locale.ROOT));
+  private ProcessView process() {
     DownloadSide side = downloads.getIfAvailable();
     DownloadMetrics m = metrics.getIfAvailable();
-    p.put("downloads", side != null);
+    Long bytesServed = m == null ? null : m.bytesServed();
+    String role = lower(platform.role());
     if (side == null) {
-      p.put("mode", downloadsProperties.mode().name().toLowerCase(Locale.ROOT));
-      p.put("serves", false);
-      p.putNull("slot");
-      p.putNull("lease");
-    } else {
-      Map<String, Object> details = side.details();
-      p.put("mode", String.valueOf(details.get("mode")));
-      p.put("serves", side.mayServe());
-      Object slot = details.get("slot");
-      if (slot instanceof Integer i) {
-        p.put("slot", i);
-      } else {
-        p.putNull("slot");
-      }
-      Object lease = details.get("lease");
-      if (lease instanceof Map<?, ?> l) {
-        p.set("lease", mapper.valueToTree(l));
-      } else {
-        p.putNull("lease");
-      }
+      return new ProcessView(
+          role, false, lower(downloadsProperties.mode()), false, null, null, bytesServed);
     }
-    if (m == null) {
-      p.putNull("bytesServed");
-    } else {
-      p.put("bytesServed", m.bytesServed());
-    }
-    return p;
+    Map<String, Object> details = side.details();
+    Integer slot = details.get("slot") instanceof Integer i ? i : null;
+    Map<?, ?> lease = details.get("lease") instanceof Map<?, ?> l ? l : null;
+    return new ProcessView(
+        role, true, String.valueOf(details.get("mode")), side.mayServe(), slot, lease, bytesServed);
   }
 
-  private static void putTime(ObjectNode n, String name, Instant t) {
-    if (t == null) {
-      n.putNull(name);
-    } else {
-      n.put(name, t.toString());
-    }
+  private static String lower(Enum<?> value) {
+    return value.name().toLowerCase(Locale.ROOT);
   }
+
+  private static String time(Instant t) {
+    return t == null ? null : t.toString();
+  }
+
+  /** The operator's view of the download gateways. */
+  public record GatewaysView(
+      String mode,
+      String store,
+      String databaseNow,
+      PolicyView policy,
+      List<SlotView> slots,
+      ProcessView process,
+      WorkerView worker) {}
+
+  /** The stored shared download policy. */
+  public record PolicyView(
+      long rateBytesPerSecond, long perPrincipalBytesPerSecond, int slots, ShareView share) {}
+
+  /** One slot's share of the shared policy. */
+  public record ShareView(long rateBytesPerSecond, long perPrincipalBytesPerSecond) {}
+
+  /** One slot's lease as stored (times on the database clock). */
+  public record SlotView(
+      int slot, String state, long generation, String renewedAt, String expiresAt) {}
+
+  /** This process's download state. */
+  public record ProcessView(
+      String role,
+      boolean downloads,
+      String mode,
+      boolean serves,
+      Integer slot,
+      Map<?, ?> lease,
+      Long bytesServed) {}
+
+  /** The publication completion worker, if it runs in this process. */
+  public record WorkerView(boolean runsHere, String state) {}
 }

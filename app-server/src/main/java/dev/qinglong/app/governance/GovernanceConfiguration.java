@@ -22,7 +22,7 @@ public class GovernanceConfiguration {
 
   @Bean
   QuotaDecisionListener quotaDecisionListener(MeterRegistry registry) {
-    return new RateLimitQuotaListener(new MicrometerQuotaDecisionListener(registry));
+    return new MicrometerQuotaDecisionListener(registry);
   }
 
   @Bean

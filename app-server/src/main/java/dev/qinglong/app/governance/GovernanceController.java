@@ -1,18 +1,25 @@
 package dev.qinglong.app.governance;
 
+import dev.qinglong.app.governance.GovernanceJson.ApprovalView;
+import dev.qinglong.app.governance.GovernanceJson.DecisionRequest;
+import dev.qinglong.app.governance.GovernanceJson.InspectionRequest;
+import dev.qinglong.app.governance.GovernanceJson.InspectionView;
+import dev.qinglong.app.governance.GovernanceJson.ProposalPageView;
+import dev.qinglong.app.governance.GovernanceJson.ProposalView;
+import dev.qinglong.app.governance.GovernanceJson.ProposeRequest;
 import dev.qinglong.app.http.AuditLog;
-import dev.qinglong.app.http.JsonBodies;
-import dev.qinglong.app.http.JsonResponses;
+import dev.qinglong.app.http.JsonAnswers;
+import dev.qinglong.app.http.QueryParameters;
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
 import dev.qinglong.core.governance.Approval;
 import dev.qinglong.core.governance.Inspection;
-import dev.qinglong.core.governance.PluginPackageAction;
 import dev.qinglong.core.governance.PluginPackageGovernance;
 import dev.qinglong.core.governance.Proposal;
 import dev.qinglong.core.governance.ProposalPage;
 import dev.qinglong.core.governance.ProposeResult;
-import java.util.Set;
+import dev.qinglong.core.kernel.Limited;
+import dev.qinglong.core.kernel.Principal;
 import java.util.UUID;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -23,48 +30,33 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
-import tools.jackson.databind.node.ArrayNode;
-import tools.jackson.databind.node.ObjectNode;
 
-/** Plugin-package governance routes (DESIGN §4). */
+/**
+ * Plugin-package governance routes. The bodies are typed records; every value is checked by the
+ * core ({@link PluginPackageGovernance}), and every answer carries the rate-limit fields of the
+ * management quota decision that admitted it.
+ */
 @RestController
 @ConditionalOnRole({Role.ALL, Role.WRITER})
 public class GovernanceController {
   static final String BASE = "/v1/projects/{projectId}/plugin-packages";
 
   private final PluginPackageGovernance governance;
-  private final Views views;
 
-  public GovernanceController(PluginPackageGovernance governance, ObjectMapper mapper) {
+  public GovernanceController(PluginPackageGovernance governance) {
     this.governance = governance;
-    this.views = new Views(mapper);
   }
 
   @PostMapping(path = BASE + "/proposals", consumes = MediaType.APPLICATION_JSON_VALUE)
-  ResponseEntity<String> propose(
+  ResponseEntity<ProposalView> propose(
       @PathVariable String projectId,
-      @RequestBody(required = false) JsonNode body,
+      @RequestBody ProposeRequest body,
       Authentication authentication) {
-    JsonNode request = JsonBodies.object(body, "body", Set.of("actionRef", "action"));
-    String actionRef = JsonBodies.string(request, "actionRef", "actionRef");
-    JsonNode actionNode = request.get("action");
-    if (actionNode == null || actionNode.isNull()) {
-      throw new dev.qinglong.core.kernel.ValidationException("action", "is required");
-    }
-    JsonNode action =
-        JsonBodies.object(
-            actionNode, "action", Set.of("type", "package", "version", "artifactDigest"));
-    PluginPackageAction parsed =
-        PluginPackageAction.of(
-            JsonBodies.string(action, "type", "action.type"),
-            JsonBodies.string(action, "package", "action.package"),
-            JsonBodies.string(action, "version", "action.version"),
-            JsonBodies.optionalString(action, "artifactDigest", "action.artifactDigest"));
-    ProposeResult result =
-        governance.propose(JsonResponses.caller(authentication), projectId, actionRef, parsed);
-    Proposal proposal = result.proposal();
+    Limited<ProposeResult> result =
+        governance.propose(
+            JsonAnswers.caller(authentication), projectId, body.actionRef(), body.toAction());
+    Proposal proposal = result.result().proposal();
+    boolean created = result.result().created();
     AuditLog.event("governance.proposed")
         .with("projectId", proposal.projectId())
         .with("userId", proposal.proposedBy())
@@ -75,37 +67,33 @@ public class GovernanceController {
         .with("package", proposal.action().packageName())
         .with("version", proposal.action().version())
         .with("actionDigest", proposal.actionDigest().value())
-        .with("replay", !result.created())
+        .with("replay", !created)
         .log();
-    if (result.created()) {
-      return JsonResponses.created(
+    if (created) {
+      return JsonAnswers.created(
           "/v1/projects/" + projectId + "/plugin-packages/proposals/" + proposal.proposalId(),
-          views.write(views.proposal(proposal)));
+          ProposalView.of(proposal),
+          result);
     }
-    return json(200, views.proposal(proposal));
+    return JsonAnswers.ok(ProposalView.of(proposal), result);
   }
 
   @PostMapping(
       path = BASE + "/approvals/{approvalId}/decisions",
       consumes = MediaType.APPLICATION_JSON_VALUE)
-  ResponseEntity<String> decide(
+  ResponseEntity<ApprovalView> decide(
       @PathVariable String projectId,
       @PathVariable String approvalId,
-      @RequestBody(required = false) JsonNode body,
+      @RequestBody DecisionRequest body,
       Authentication authentication) {
-    JsonNode request =
-        JsonBodies.object(body, "body", Set.of("decisionId", "decision", "actionDigest"));
-    Approval approval =
+    Principal caller = JsonAnswers.caller(authentication);
+    Limited<Approval> result =
         governance.decide(
-            JsonResponses.caller(authentication),
-            projectId,
-            approvalId,
-            JsonBodies.string(request, "decisionId", "decisionId"),
-            JsonBodies.string(request, "decision", "decision"),
-            JsonBodies.string(request, "actionDigest", "actionDigest"));
+            caller, projectId, approvalId, body.decisionId(), body.decision(), body.actionDigest());
+    Approval approval = result.result();
     AuditLog.event("governance.decided")
         .with("projectId", approval.projectId())
-        .with("userId", JsonResponses.caller(authentication).userId())
+        .with("userId", caller.userId())
         .with("approvalId", approval.approvalId())
         .with("proposalId", approval.proposalId())
         .with("decisionId", approval.decisionId())
@@ -114,82 +102,63 @@ public class GovernanceController {
         .with("state", approval.state().wireName())
         .with("actionDigest", approval.actionDigest().value())
         .log();
-    return json(200, views.approval(approval));
+    return JsonAnswers.ok(ApprovalView.of(approval), result);
   }
 
   @PostMapping(
       path = BASE + "/proposals/{proposalId}/inspections",
       consumes = MediaType.APPLICATION_JSON_VALUE)
-  ResponseEntity<String> inspect(
+  ResponseEntity<InspectionView> inspect(
       @PathVariable String projectId,
       @PathVariable String proposalId,
-      @RequestBody(required = false) JsonNode body,
+      @RequestBody InspectionRequest body,
       Authentication authentication) {
-    JsonNode request = JsonBodies.object(body, "body", Set.of("inspectionId"));
-    Inspection inspection =
+    Limited<Inspection> result =
         governance.inspect(
-            JsonResponses.caller(authentication),
-            projectId,
-            proposalId,
-            JsonBodies.string(request, "inspectionId", "inspectionId"));
-    ObjectNode out = views.object();
-    out.set("proposal", views.proposal(inspection.proposal()));
-    out.set("approval", views.approval(inspection.approval()));
-    return json(200, out);
+            JsonAnswers.caller(authentication), projectId, proposalId, body.inspectionId());
+    return JsonAnswers.ok(InspectionView.of(result.result()), result);
   }
 
   @GetMapping(BASE + "/proposals")
-  ResponseEntity<String> list(
+  ResponseEntity<ProposalPageView> list(
       @PathVariable String projectId,
       @RequestParam(name = "state", required = false) String state,
       @RequestParam(name = "limit", required = false) String limit,
       @RequestParam(name = "cursor", required = false) String cursor,
       Authentication authentication) {
-    ProposalPage page =
+    Limited<ProposalPage> result =
         governance.listProposals(
-            JsonResponses.caller(authentication),
+            JsonAnswers.caller(authentication),
             projectId,
             state,
-            JsonBodies.optionalIntParameter(limit, "limit"),
+            QueryParameters.wholeNumber(limit, "limit"),
             cursor,
             requestId());
-    ObjectNode out = views.object();
-    ArrayNode items = out.putArray("items");
-    page.items().forEach(p -> items.add(views.proposal(p)));
-    out.put("nextCursor", page.nextCursor());
-    return json(200, out);
+    return JsonAnswers.ok(ProposalPageView.of(result.result()), result);
   }
 
   @GetMapping(BASE + "/proposals/{proposalId}")
-  ResponseEntity<String> proposal(
+  ResponseEntity<ProposalView> proposal(
       @PathVariable String projectId,
       @PathVariable String proposalId,
       Authentication authentication) {
-    return json(
-        200,
-        views.proposal(
-            governance.proposal(
-                JsonResponses.caller(authentication), projectId, proposalId, requestId())));
+    Limited<Proposal> result =
+        governance.proposal(JsonAnswers.caller(authentication), projectId, proposalId, requestId());
+    return JsonAnswers.ok(ProposalView.of(result.result()), result);
   }
 
   @GetMapping(BASE + "/approvals/{approvalId}")
-  ResponseEntity<String> approval(
+  ResponseEntity<ApprovalView> approval(
       @PathVariable String projectId,
       @PathVariable String approvalId,
       Authentication authentication) {
-    return json(
-        200,
-        views.approval(
-            governance.approval(
-                JsonResponses.caller(authentication), projectId, approvalId, requestId())));
+    Limited<Approval> result =
+        governance.approval(JsonAnswers.caller(authentication), projectId, approvalId, requestId());
+    return JsonAnswers.ok(ApprovalView.of(result.result()), result);
   }
 
   /** A fresh id per read: the receipt of its inspect quota unit (a GET names no request id). */
   private static String requestId() {
     return "req-" + UUID.randomUUID();
-  }
-
-  private ResponseEntity<String> json(int status, Object node) {
-    return JsonResponses.json(status, views.write(node));
   }
 }

@@ -1,11 +1,11 @@
 package dev.qinglong.app.governance;
 
+import dev.qinglong.app.governance.GovernanceJson.MemberRequest;
+import dev.qinglong.app.governance.GovernanceJson.MemberView;
 import dev.qinglong.app.http.AuditLog;
-import dev.qinglong.app.http.JsonBodies;
-import dev.qinglong.app.http.JsonResponses;
+import dev.qinglong.app.http.JsonAnswers;
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
-import dev.qinglong.core.kernel.Identifiers;
 import dev.qinglong.core.kernel.ValidationException;
 import dev.qinglong.core.policy.Permission;
 import dev.qinglong.core.policy.ProjectMember;
@@ -19,12 +19,11 @@ import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PutMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
 
 /**
- * Project Policy writes: a member's permissions are replaced (DESIGN §3), in the roles that serve
- * the management API. Reads are {@link MemberReadsController}.
+ * Project Policy writes: a member's permissions are replaced, in the roles that serve the
+ * management API. Reads are {@link MemberReadsController}. Identifiers and permission names are
+ * checked by the core ({@link ProjectMember}, {@link Permission#fromWire}).
  */
 @RestController
 @ConditionalOnRole({Role.ALL, Role.WRITER})
@@ -32,53 +31,36 @@ public class MembersController {
   static final String BASE = "/v1/projects/{projectId}/members";
 
   private final ProjectPolicy policy;
-  private final Views views;
 
-  public MembersController(ProjectPolicy policy, ObjectMapper mapper) {
+  public MembersController(ProjectPolicy policy) {
     this.policy = policy;
-    this.views = new Views(mapper);
   }
 
   @PutMapping(path = BASE + "/{userId}", consumes = MediaType.APPLICATION_JSON_VALUE)
-  ResponseEntity<String> replace(
+  ResponseEntity<MemberView> replace(
       @PathVariable String projectId,
       @PathVariable String userId,
-      @RequestBody(required = false) JsonNode body,
+      @RequestBody MemberRequest body,
       Authentication authentication) {
-    Identifiers.require("projectId", projectId);
-    Identifiers.require("userId", userId);
-    JsonNode request = JsonBodies.object(body, "body", Set.of("permissions"));
-    JsonNode list = request.get("permissions");
-    if (list == null || list.isNull()) {
+    if (body.permissions() == null) {
       throw new ValidationException("permissions", "is required");
     }
-    if (!list.isArray()) {
-      throw new ValidationException("permissions", "must be an array of permission names");
-    }
     Set<Permission> permissions = EnumSet.noneOf(Permission.class);
-    for (JsonNode item : list) {
-      if (!item.isString()) {
-        throw new ValidationException("permissions", "must be an array of permission names");
-      }
-      permissions.add(Permission.fromWire(item.stringValue()));
+    for (String name : body.permissions()) {
+      permissions.add(Permission.fromWire(name));
     }
     ProjectMember member =
         policy.replaceMember(
-            JsonResponses.caller(authentication),
-            new ProjectMember(projectId, userId, permissions));
+            JsonAnswers.caller(authentication), new ProjectMember(projectId, userId, permissions));
     AuditLog.event("member.changed")
         .with("projectId", projectId)
-        .with("userId", JsonResponses.caller(authentication).userId())
+        .with("userId", JsonAnswers.caller(authentication).userId())
         .with("member", userId)
         .with(
             "permissions",
             String.join(
                 ",", member.permissions().stream().map(Permission::wireName).sorted().toList()))
         .log();
-    return json(views.member(member));
-  }
-
-  private ResponseEntity<String> json(Object node) {
-    return JsonResponses.json(200, views.write(node));
+    return JsonAnswers.ok(MemberView.of(member));
   }
 }

@@ -35,12 +35,18 @@ public class ApiExceptionHandler {
     return Problems.entity(ProblemType.INVALID_REQUEST, "Invalid " + e.getMessage() + ".");
   }
 
+  /** The message of a refusal that only a global administrator passes. */
+  public static final String GLOBAL_ADMIN_ONLY = "global administrators only";
+
   @ExceptionHandler(ForbiddenException.class)
   ResponseEntity<String> forbidden(ForbiddenException e) {
+    String message = e.getMessage() == null ? "" : e.getMessage();
     String detail =
-        e.getMessage() != null && e.getMessage().startsWith("four-eyes")
+        message.startsWith("four-eyes")
             ? "The proposer of a plugin-package action cannot decide it (four-eyes rule)."
-            : "The Project Policy does not allow this operation.";
+            : message.equals(GLOBAL_ADMIN_ONLY)
+                ? "Only a global administrator can read the download gateways."
+                : "The Project Policy does not allow this operation.";
     return Problems.entity(ProblemType.FORBIDDEN, detail);
   }
 
@@ -63,10 +69,15 @@ public class ApiExceptionHandler {
   @ExceptionHandler(QuotaExceededException.class)
   ResponseEntity<String> quota(QuotaExceededException e, HttpServletRequest request) {
     auditQuotaRejection(request, "management", e.retryAfterSeconds());
+    Map<String, String> headers = new java.util.LinkedHashMap<>();
+    headers.put("Retry-After", Long.toString(e.retryAfterSeconds()));
+    // The refusing limit's own fields (nothing left, its retry time), as the decision carried them.
+    RateLimitHeaders.headers(e.rateLimit().stream().toList())
+        .forEach((name, values) -> headers.put(name, String.join(", ", values)));
     return Problems.entity(
         ProblemType.QUOTA_EXCEEDED,
         "The management quota of this operation is used up for the current window.",
-        Map.of("Retry-After", Long.toString(e.retryAfterSeconds())));
+        headers);
   }
 
   /**

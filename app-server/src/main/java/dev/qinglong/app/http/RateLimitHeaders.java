@@ -1,7 +1,9 @@
 package dev.qinglong.app.http;
 
+import dev.qinglong.core.kernel.RateLimit;
 import jakarta.servlet.http.HttpServletResponse;
 import java.util.List;
+import org.springframework.http.HttpHeaders;
 import org.springframework.web.context.request.RequestAttributes;
 import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.context.request.ServletRequestAttributes;
@@ -60,6 +62,31 @@ public final class RateLimitHeaders {
 
   private RateLimitHeaders() {}
 
+  /** The header item of a core rate limit: a request quota ({@code qu="requests"}). */
+  public static Limit of(RateLimit limit) {
+    return new Limit(
+        limit.name(),
+        limit.limit(),
+        limit.windowSeconds(),
+        limit.remaining(),
+        limit.resetSeconds(),
+        "requests");
+  }
+
+  /**
+   * The {@code RateLimit-Policy} and {@code RateLimit} fields of {@code limits}, the rate limits a
+   * request's result or refusal carries; no fields when there are none.
+   */
+  public static HttpHeaders headers(List<RateLimit> limits) {
+    HttpHeaders out = new HttpHeaders();
+    if (!limits.isEmpty()) {
+      List<Limit> items = limits.stream().map(RateLimitHeaders::of).toList();
+      out.set(POLICY, policy(items));
+      out.set(STATE, state(items));
+    }
+    return out;
+  }
+
   /**
    * Whether {@code name} is 1..64 of {@code [a-z0-9._-]}: a plain token that needs no escaping in a
    * structured-field string. A loop, not {@code String.matches}, which compiles its pattern anew on
@@ -104,9 +131,10 @@ public final class RateLimitHeaders {
   }
 
   /**
-   * Adds {@code limits} to the response of the request this thread is serving (nothing outside a
-   * request). Fields already set by another quota of the same request are extended, as structured
-   * lists combine.
+   * Adds {@code limits} to the response of the request this thread is serving. Only the model
+   * quota's admission still uses it (its decisions are to return their limits the same way).
+   * (nothing outside a request). Fields already set by another quota of the same request are
+   * extended, as structured lists combine.
    */
   public static void addToCurrentResponse(List<Limit> limits) {
     if (limits.isEmpty()) {

@@ -1,8 +1,20 @@
 package dev.qinglong.app.modelquota;
 
-import dev.qinglong.app.http.JsonBodies;
-import dev.qinglong.app.http.JsonResponses;
+import dev.qinglong.app.http.JsonAnswers;
+import dev.qinglong.app.http.QueryParameters;
 import dev.qinglong.app.http.RateLimitHeaders;
+import dev.qinglong.app.modelquota.AiJson.AdmissionRequest;
+import dev.qinglong.app.modelquota.AiJson.AdmissionView;
+import dev.qinglong.app.modelquota.AiJson.CompletionRequest;
+import dev.qinglong.app.modelquota.AiJson.LedgerPageView;
+import dev.qinglong.app.modelquota.AiJson.ModelPolicyRequest;
+import dev.qinglong.app.modelquota.AiJson.ModelPolicyView;
+import dev.qinglong.app.modelquota.AiJson.ProjectQuotaRequest;
+import dev.qinglong.app.modelquota.AiJson.ProjectQuotaView;
+import dev.qinglong.app.modelquota.AiJson.SettledView;
+import dev.qinglong.app.modelquota.AiJson.StepRunRequest;
+import dev.qinglong.app.modelquota.AiJson.StepRunView;
+import dev.qinglong.app.modelquota.AiJson.WindowUsageView;
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
 import dev.qinglong.core.ai.Admission;
@@ -13,11 +25,9 @@ import dev.qinglong.core.ai.ModelProjectQuotaExceededException;
 import dev.qinglong.core.ai.ProjectQuotaPolicy;
 import dev.qinglong.core.ai.Settled;
 import dev.qinglong.core.ai.StepRunCreation;
-import dev.qinglong.core.ai.TokenUsage;
 import dev.qinglong.core.ai.WindowUsageReading;
 import dev.qinglong.core.kernel.Identifiers;
 import dev.qinglong.core.kernel.ValidationException;
-import java.util.Set;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,8 +42,6 @@ import org.springframework.web.bind.annotation.PutMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
 
 /**
  * Model-invocation quota routes (DESIGN §5), present only when {@code qinglong.ai.enabled=true}.
@@ -49,187 +57,167 @@ public class ModelQuotaController {
   private static final Logger log = LoggerFactory.getLogger(ModelQuotaController.class);
 
   private final ModelInvocationQuota quota;
-  private final AiViews views;
 
-  public ModelQuotaController(ModelInvocationQuota quota, ObjectMapper mapper) {
+  public ModelQuotaController(ModelInvocationQuota quota) {
     this.quota = quota;
-    this.views = new AiViews(mapper);
   }
 
   @PutMapping(
       path = BASE + "/model-policies/{modelId}",
       consumes = MediaType.APPLICATION_JSON_VALUE)
-  ResponseEntity<String> putModelPolicy(
+  ResponseEntity<ModelPolicyView> putModelPolicy(
       @PathVariable String projectId,
       @PathVariable String modelId,
-      @RequestBody(required = false) JsonNode body,
+      @RequestBody ModelPolicyRequest body,
       Authentication authentication) {
-    JsonNode request = JsonBodies.object(body, "body", Set.of("maxTotalTokens", "maxCostMicros"));
     ModelInvocationPolicy policy =
         quota.putModelPolicy(
-            JsonResponses.caller(authentication),
+            JsonAnswers.caller(authentication),
             projectId,
             modelId,
-            JsonBodies.requiredLong(request, "maxTotalTokens", "maxTotalTokens"),
-            JsonBodies.optionalLong(request, "maxCostMicros", "maxCostMicros"));
-    return json(200, views.modelPolicy(policy));
+            body.maxTotalTokens(),
+            body.maxCostMicros());
+    return JsonAnswers.ok(ModelPolicyView.of(policy));
   }
 
   @PutMapping(path = BASE + "/model-quota", consumes = MediaType.APPLICATION_JSON_VALUE)
-  ResponseEntity<String> putProjectQuota(
+  ResponseEntity<ProjectQuotaView> putProjectQuota(
       @PathVariable String projectId,
-      @RequestBody(required = false) JsonNode body,
+      @RequestBody ProjectQuotaRequest body,
       Authentication authentication) {
-    JsonNode request =
-        JsonBodies.object(
-            body, "body", Set.of("window", "maxInvocations", "maxTokens", "maxCostMicros"));
     ProjectQuotaPolicy policy =
         quota.putProjectQuota(
-            JsonResponses.caller(authentication),
+            JsonAnswers.caller(authentication),
             projectId,
-            JsonBodies.string(request, "window", "window"),
-            JsonBodies.requiredLong(request, "maxInvocations", "maxInvocations"),
-            JsonBodies.requiredLong(request, "maxTokens", "maxTokens"),
-            JsonBodies.optionalLong(request, "maxCostMicros", "maxCostMicros"));
-    return json(200, views.projectQuota(policy));
+            body.window(),
+            body.maxInvocations(),
+            body.maxTokens(),
+            body.maxCostMicros());
+    return JsonAnswers.ok(ProjectQuotaView.of(policy));
   }
 
   @PostMapping(path = BASE + "/step-runs", consumes = MediaType.APPLICATION_JSON_VALUE)
-  ResponseEntity<String> createStepRun(
+  ResponseEntity<StepRunView> createStepRun(
       @PathVariable String projectId,
-      @RequestBody(required = false) JsonNode body,
+      @RequestBody StepRunRequest body,
       Authentication authentication) {
-    JsonNode request = JsonBodies.object(body, "body", Set.of("stepRunId", "runId", "modelId"));
     StepRunCreation result =
         quota.createStepRun(
-            JsonResponses.caller(authentication),
+            JsonAnswers.caller(authentication),
             projectId,
-            JsonBodies.string(request, "stepRunId", "stepRunId"),
-            JsonBodies.string(request, "runId", "runId"),
-            JsonBodies.string(request, "modelId", "modelId"));
+            body.stepRunId(),
+            body.runId(),
+            body.modelId());
     if (result.created()) {
-      return JsonResponses.created(
+      return JsonAnswers.created(
           "/v1/projects/" + projectId + "/step-runs/" + result.stepRun().stepRunId(),
-          views.write(views.stepRun(result.stepRun())));
+          StepRunView.of(result.stepRun()));
     }
-    return json(200, views.stepRun(result.stepRun()));
+    return JsonAnswers.ok(StepRunView.of(result.stepRun()));
   }
 
   /** What the {@code Location} of a created StepRun names; the same view as the creation's. */
   @GetMapping(BASE + "/step-runs/{stepRunId}")
-  ResponseEntity<String> stepRun(
+  ResponseEntity<StepRunView> stepRun(
       @PathVariable String projectId,
       @PathVariable String stepRunId,
       Authentication authentication) {
-    return json(
-        200,
-        views.stepRun(quota.stepRun(JsonResponses.caller(authentication), projectId, stepRunId)));
+    return JsonAnswers.ok(
+        StepRunView.of(quota.stepRun(JsonAnswers.caller(authentication), projectId, stepRunId)));
   }
 
   /** What the {@code Location} of an admission names; the same view as the admission's. */
   @GetMapping(BASE + "/model-invocations/{invocationId}")
-  ResponseEntity<String> invocation(
+  ResponseEntity<AdmissionView> invocation(
       @PathVariable String projectId,
       @PathVariable String invocationId,
       Authentication authentication) {
-    return json(
-        200,
-        views.admission(
-            quota.invocation(JsonResponses.caller(authentication), projectId, invocationId)));
+    return JsonAnswers.ok(
+        AdmissionView.of(
+            quota.invocation(JsonAnswers.caller(authentication), projectId, invocationId)));
   }
 
   @PostMapping(path = BASE + "/model-invocations", consumes = MediaType.APPLICATION_JSON_VALUE)
-  ResponseEntity<String> admit(
+  ResponseEntity<AdmissionView> admit(
       @PathVariable String projectId,
-      @RequestBody(required = false) JsonNode body,
+      @RequestBody AdmissionRequest body,
       Authentication authentication) {
-    JsonNode request = JsonBodies.object(body, "body", Set.of("invocationId", "stepRunId"));
-    String invocationId = JsonBodies.string(request, "invocationId", "invocationId");
-    String stepRunId = JsonBodies.string(request, "stepRunId", "stepRunId");
+    String invocationId = body.invocationId();
+    String stepRunId = body.stepRunId();
     Identifiers.require("projectId", projectId);
     Identifiers.require("invocationId", invocationId);
     Identifiers.require("stepRunId", stepRunId);
     Admission admission;
     try {
       admission =
-          quota.admit(JsonResponses.caller(authentication), projectId, invocationId, stepRunId);
+          quota.admit(JsonAnswers.caller(authentication), projectId, invocationId, stepRunId);
     } catch (ModelProjectQuotaExceededException e) {
       rateLimitHeaders(projectId);
       throw e;
     }
     rateLimitHeaders(projectId);
     if (admission.created()) {
-      return JsonResponses.created(
+      return JsonAnswers.created(
           "/v1/projects/" + projectId + "/model-invocations/" + invocationId,
-          views.write(views.admission(admission)));
+          AdmissionView.of(admission));
     }
-    return json(200, views.admission(admission));
+    return JsonAnswers.ok(AdmissionView.of(admission));
   }
 
   @PostMapping(
       path = BASE + "/model-invocations/{invocationId}/completion",
       consumes = MediaType.APPLICATION_JSON_VALUE)
-  ResponseEntity<String> complete(
+  ResponseEntity<SettledView> complete(
       @PathVariable String projectId,
       @PathVariable String invocationId,
-      @RequestBody(required = false) JsonNode body,
+      @RequestBody CompletionRequest body,
       Authentication authentication) {
-    JsonNode request = JsonBodies.object(body, "body", Set.of("outcome", "usage", "costMicros"));
-    String outcome = JsonBodies.string(request, "outcome", "outcome");
-    TokenUsage usage = null;
-    JsonNode usageNode = request.get("usage");
-    if (usageNode != null && !usageNode.isNull()) {
-      JsonNode u =
-          JsonBodies.object(
-              usageNode, "usage", Set.of("inputTokens", "outputTokens", "totalTokens"));
-      usage =
-          new TokenUsage(
-              JsonBodies.requiredLong(u, "inputTokens", "usage.inputTokens"),
-              JsonBodies.requiredLong(u, "outputTokens", "usage.outputTokens"),
-              JsonBodies.requiredLong(u, "totalTokens", "usage.totalTokens"));
-    }
-    Long costMicros = JsonBodies.optionalLong(request, "costMicros", "costMicros");
     Settled settled =
         quota.complete(
-            JsonResponses.caller(authentication),
+            JsonAnswers.caller(authentication),
             projectId,
             invocationId,
-            outcome,
-            usage,
-            costMicros);
-    return json(200, views.settled(settled));
+            body.outcome(),
+            body.toUsage(),
+            body.costMicros());
+    return JsonAnswers.ok(SettledView.of(settled));
   }
 
   @PostMapping(BASE + "/step-runs/{stepRunId}/recovery")
-  ResponseEntity<String> recover(
+  ResponseEntity<SettledView> recover(
       @PathVariable String projectId,
       @PathVariable String stepRunId,
       Authentication authentication) {
     Settled settled =
-        quota.recoverStepRun(JsonResponses.caller(authentication), projectId, stepRunId);
-    return json(200, views.settled(settled));
+        quota.recoverStepRun(JsonAnswers.caller(authentication), projectId, stepRunId);
+    return JsonAnswers.ok(SettledView.of(settled));
   }
 
   @GetMapping(BASE + "/model-usage/window")
-  ResponseEntity<String> window(@PathVariable String projectId, Authentication authentication) {
+  ResponseEntity<WindowUsageView> window(
+      @PathVariable String projectId, Authentication authentication) {
     WindowUsageReading reading =
-        quota.windowUsage(JsonResponses.caller(authentication), projectId, requestId());
-    return json(200, views.windowUsage(reading));
+        quota.windowUsage(JsonAnswers.caller(authentication), projectId, requestId());
+    return JsonAnswers.ok(WindowUsageView.of(reading));
   }
 
   @GetMapping(BASE + "/model-usage/ledger")
-  ResponseEntity<String> ledger(
+  ResponseEntity<LedgerPageView> ledger(
       @PathVariable String projectId,
       @RequestParam(name = "limit", required = false) String limit,
       @RequestParam(name = "cursor", required = false) String cursor,
       Authentication authentication) {
-    Integer size = JsonBodies.optionalIntParameter(limit, "limit");
     if (cursor != null && cursor.isEmpty()) {
       throw new ValidationException("cursor", "is not a cursor this server issued");
     }
     LedgerPage page =
-        quota.ledger(JsonResponses.caller(authentication), projectId, size, cursor, requestId());
-    return json(200, views.ledgerPage(page));
+        quota.ledger(
+            JsonAnswers.caller(authentication),
+            projectId,
+            QueryParameters.wholeNumber(limit, "limit"),
+            cursor,
+            requestId());
+    return JsonAnswers.ok(LedgerPageView.of(page));
   }
 
   /**
@@ -249,9 +237,5 @@ public class ModelQuotaController {
   /** A fresh id per read: the receipt of its management quota unit. */
   private static String requestId() {
     return "req-" + UUID.randomUUID();
-  }
-
-  private ResponseEntity<String> json(int status, Object node) {
-    return JsonResponses.json(status, views.write(node));
   }
 }

@@ -4,8 +4,10 @@ import dev.qinglong.core.kernel.ConflictException;
 import dev.qinglong.core.kernel.ForbiddenException;
 import dev.qinglong.core.kernel.IdempotencyKeyReusedException;
 import dev.qinglong.core.kernel.Identifiers;
+import dev.qinglong.core.kernel.Limited;
 import dev.qinglong.core.kernel.Principal;
 import dev.qinglong.core.kernel.QuotaExceededException;
+import dev.qinglong.core.kernel.RateLimit;
 import dev.qinglong.core.kernel.Sha256Digest;
 import dev.qinglong.core.kernel.StoreUnavailableException;
 import dev.qinglong.core.kernel.ValidationException;
@@ -28,10 +30,11 @@ import java.util.function.Supplier;
  * quota under the request's own idempotency identity → mutate or read. So a malformed or
  * unauthorised request never creates or consumes a bucket, and a quota rejection never mutates.
  *
- * <p>Every method may throw {@link ValidationException} (400), {@link ForbiddenException} (403),
- * {@link ConflictException} (409; {@link IdempotencyKeyReusedException} for an id reused on a
- * different request), {@link QuotaExceededException} (429) and {@link StoreUnavailableException}
- * (503).
+ * <p>Every method returns its result with the management quota's rate limit after the decision
+ * ({@link Limited}), for the caller's answer to report. Every method may throw {@link
+ * ValidationException} (400), {@link ForbiddenException} (403), {@link ConflictException} (409;
+ * {@link IdempotencyKeyReusedException} for an id reused on a different request), {@link
+ * QuotaExceededException} (429) and {@link StoreUnavailableException} (503).
  */
 public final class PluginPackageGovernance {
   private final ProjectPolicy policy;
@@ -66,7 +69,7 @@ public final class PluginPackageGovernance {
    * @throws IdempotencyKeyReusedException if the actionRef already names a different action, or the
    *     same action proposed by another user (an id is bound to its caller)
    */
-  public ProposeResult propose(
+  public Limited<ProposeResult> propose(
       Principal caller, String projectId, String actionRef, PluginPackageAction action) {
     Identifiers.require("projectId", projectId);
     Identifiers.require("actionRef", actionRef);
@@ -76,12 +79,13 @@ public final class PluginPackageGovernance {
     policy.requireAny(caller, projectId, Permission.PACKAGE_MANAGE);
     Sha256Digest digest = action.digest();
     // The actionRef names this action: the same ref with another action is a reused key.
-    quota.consume(
-        projectId,
-        caller.userId(),
-        QuotaOperation.PROPOSE,
-        new ReceiptId(actionRef),
-        RequestDigest.of(QuotaOperation.PROPOSE, digest.value()));
+    List<RateLimit> limits =
+        consume(
+            caller,
+            projectId,
+            QuotaOperation.PROPOSE,
+            actionRef,
+            RequestDigest.of(QuotaOperation.PROPOSE, digest.value()));
 
     long now = clock.millis();
     String suffix = randomIds.get();
@@ -120,7 +124,7 @@ public final class PluginPackageGovernance {
       // reused key, never a replay that hands out that user's proposal.
       throw new IdempotencyKeyReusedException("actionRef already used for a different request");
     }
-    return result;
+    return new Limited<>(result, limits);
   }
 
   /**
@@ -132,7 +136,7 @@ public final class PluginPackageGovernance {
    * @throws ConflictException if the approval does not exist in the Project, is already decided by
    *     another decision, or {@code actionDigest} differs
    */
-  public Approval decide(
+  public Limited<Approval> decide(
       Principal caller,
       String projectId,
       String approvalId,
@@ -155,12 +159,14 @@ public final class PluginPackageGovernance {
       throw new ForbiddenException("four-eyes: the proposer cannot decide");
     }
     // The decisionId names (approval, decision, actionDigest): another of these is a reused key.
-    quota.consume(
-        projectId,
-        caller.userId(),
-        QuotaOperation.DECIDE,
-        new ReceiptId(decisionId),
-        RequestDigest.of(QuotaOperation.DECIDE, approvalId, verdict.wireName(), digest.value()));
+    List<RateLimit> limits =
+        consume(
+            caller,
+            projectId,
+            QuotaOperation.DECIDE,
+            decisionId,
+            RequestDigest.of(
+                QuotaOperation.DECIDE, approvalId, verdict.wireName(), digest.value()));
 
     if (decisionId.equals(current.decisionId())) {
       // Decided under this id before: an exact replay, or the id reused for another request.
@@ -169,7 +175,7 @@ public final class PluginPackageGovernance {
           || !current.actionDigest().equals(digest)) {
         throw new IdempotencyKeyReusedException("decisionId already used for a different request");
       }
-      return current;
+      return new Limited<>(current, limits);
     }
     if (!current.actionDigest().equals(digest)) {
       throw new ConflictException("actionDigest does not match the approval");
@@ -192,7 +198,7 @@ public final class PluginPackageGovernance {
         || !caller.userId().equals(after.decidedBy())) {
       throw new ConflictException("approval already decided");
     }
-    return after;
+    return new Limited<>(after, limits);
   }
 
   /**
@@ -203,19 +209,20 @@ public final class PluginPackageGovernance {
    *     current quota window (nothing counted, nothing read)
    * @throws ConflictException if the proposal does not exist in the Project
    */
-  public Inspection inspect(
+  public Limited<Inspection> inspect(
       Principal caller, String projectId, String proposalId, String inspectionId) {
     Identifiers.require("projectId", projectId);
     Identifiers.require("proposalId", proposalId);
     Identifiers.require("inspectionId", inspectionId);
     policy.requireAny(caller, projectId, Permission.PACKAGE_MANAGE, Permission.APPROVAL_DECIDE);
     // The inspectionId names one read of one proposal: not a pass for reading others.
-    quota.consume(
-        projectId,
-        caller.userId(),
-        QuotaOperation.INSPECT,
-        new ReceiptId(inspectionId),
-        RequestDigest.of(QuotaOperation.INSPECT, proposalId));
+    List<RateLimit> limits =
+        consume(
+            caller,
+            projectId,
+            QuotaOperation.INSPECT,
+            inspectionId,
+            RequestDigest.of(QuotaOperation.INSPECT, proposalId));
 
     Inspection found =
         store.findProposalWithApproval(projectId, proposalId).orElseThrow(ProposalsOnly::gone);
@@ -231,7 +238,7 @@ public final class PluginPackageGovernance {
         || !approval.actionDigest().equals(proposal.actionDigest())) {
       throw new StoreUnavailableException("proposal and approval bindings disagree");
     }
-    return found;
+    return new Limited<>(found, limits);
   }
 
   /** The largest page {@link #listProposals} returns. */
@@ -249,7 +256,7 @@ public final class PluginPackageGovernance {
    * @param limit 1..{@value #MAX_PAGE}, or null for {@value #DEFAULT_PAGE}
    * @param cursor null for the first page, else a {@code nextCursor} this service issued
    */
-  public ProposalPage listProposals(
+  public Limited<ProposalPage> listProposals(
       Principal caller,
       String projectId,
       String state,
@@ -264,13 +271,18 @@ public final class PluginPackageGovernance {
     }
     ProposalKey after = ProposalCursor.decode(cursor);
     requireReader(caller, projectId);
-    quota.consume(
-        projectId,
-        caller.userId(),
-        QuotaOperation.INSPECT,
-        new ReceiptId(requestId),
-        RequestDigest.of(
-            QuotaOperation.INSPECT, "list", String.valueOf(state), Integer.toString(size), cursor));
+    List<RateLimit> limits =
+        consume(
+            caller,
+            projectId,
+            QuotaOperation.INSPECT,
+            requestId,
+            RequestDigest.of(
+                QuotaOperation.INSPECT,
+                "list",
+                String.valueOf(state),
+                Integer.toString(size),
+                cursor));
     List<Proposal> rows = store.listProposals(projectId, wanted, after, size + 1);
     for (Proposal p : rows) {
       if (!p.projectId().equals(projectId) || (wanted != null && p.state() != wanted)) {
@@ -278,10 +290,11 @@ public final class PluginPackageGovernance {
       }
     }
     if (rows.size() <= size) {
-      return new ProposalPage(rows, null);
+      return new Limited<>(new ProposalPage(rows, null), limits);
     }
     List<Proposal> page = rows.subList(0, size);
-    return new ProposalPage(page, ProposalCursor.encode(ProposalKey.of(page.get(size - 1))));
+    return new Limited<>(
+        new ProposalPage(page, ProposalCursor.encode(ProposalKey.of(page.get(size - 1)))), limits);
   }
 
   /**
@@ -290,18 +303,20 @@ public final class PluginPackageGovernance {
    *
    * @throws ConflictException if the proposal does not exist in the Project
    */
-  public Proposal proposal(
+  public Limited<Proposal> proposal(
       Principal caller, String projectId, String proposalId, String requestId) {
     Identifiers.require("projectId", projectId);
     Identifiers.require("proposalId", proposalId);
     requireReader(caller, projectId);
-    quota.consume(
-        projectId,
-        caller.userId(),
-        QuotaOperation.INSPECT,
-        new ReceiptId(requestId),
-        RequestDigest.of(QuotaOperation.INSPECT, "proposal", proposalId));
-    return store.findProposal(projectId, proposalId).orElseThrow(ProposalsOnly::gone);
+    List<RateLimit> limits =
+        consume(
+            caller,
+            projectId,
+            QuotaOperation.INSPECT,
+            requestId,
+            RequestDigest.of(QuotaOperation.INSPECT, "proposal", proposalId));
+    return new Limited<>(
+        store.findProposal(projectId, proposalId).orElseThrow(ProposalsOnly::gone), limits);
   }
 
   /**
@@ -310,18 +325,32 @@ public final class PluginPackageGovernance {
    *
    * @throws ConflictException if the approval does not exist in the Project
    */
-  public Approval approval(
+  public Limited<Approval> approval(
       Principal caller, String projectId, String approvalId, String requestId) {
     Identifiers.require("projectId", projectId);
     Identifiers.require("approvalId", approvalId);
     requireReader(caller, projectId);
-    quota.consume(
-        projectId,
-        caller.userId(),
-        QuotaOperation.INSPECT,
-        new ReceiptId(requestId),
-        RequestDigest.of(QuotaOperation.INSPECT, "approval", approvalId));
-    return store.findApproval(projectId, approvalId).orElseThrow(ProposalsOnly::gone);
+    List<RateLimit> limits =
+        consume(
+            caller,
+            projectId,
+            QuotaOperation.INSPECT,
+            requestId,
+            RequestDigest.of(QuotaOperation.INSPECT, "approval", approvalId));
+    return new Limited<>(
+        store.findApproval(projectId, approvalId).orElseThrow(ProposalsOnly::gone), limits);
+  }
+
+  /** One unit of {@code operation} for the caller under {@code receipt}: the limits it leaves. */
+  private List<RateLimit> consume(
+      Principal caller,
+      String projectId,
+      QuotaOperation operation,
+      String receipt,
+      RequestDigest request) {
+    return quota
+        .consume(projectId, caller.userId(), operation, new ReceiptId(receipt), request)
+        .rateLimits();
   }
 
   private void requireReader(Principal caller, String projectId) {

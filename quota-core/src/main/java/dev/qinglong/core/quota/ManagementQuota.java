@@ -1,8 +1,12 @@
 package dev.qinglong.core.quota;
 
 import dev.qinglong.core.kernel.IdempotencyKeyReusedException;
+import dev.qinglong.core.kernel.Limited;
 import dev.qinglong.core.kernel.QuotaExceededException;
+import dev.qinglong.core.kernel.RateLimit;
 import dev.qinglong.core.kernel.StoreUnavailableException;
+import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 
 /** Applies the management quota policy to a store and turns a rejection into an exception. */
@@ -23,13 +27,14 @@ public final class ManagementQuota {
    * on the request {@code request} digests. When the policy is disabled nothing is stored and the
    * request is admitted.
    *
-   * @return the store's decision, {@link QuotaDecision.Allowed} or {@link QuotaDecision.Replayed}
+   * @return the store's decision, {@link QuotaDecision.Allowed} or {@link QuotaDecision.Replayed},
+   *     with the operation's {@link RateLimit} after it (none when the policy is disabled)
    * @throws IdempotencyKeyReusedException if the receipt id was spent on another request in the
    *     current window (nothing counted)
-   * @throws QuotaExceededException if the window is full
+   * @throws QuotaExceededException if the window is full; it carries the refusing {@link RateLimit}
    * @throws StoreUnavailableException if the store cannot decide (fail closed)
    */
-  public QuotaDecision consume(
+  public Limited<QuotaDecision> consume(
       String projectId,
       String userId,
       QuotaOperation operation,
@@ -38,7 +43,7 @@ public final class ManagementQuota {
     Objects.requireNonNull(receipt, "receipt");
     Objects.requireNonNull(request, "request");
     if (!policy.enabled()) {
-      return new QuotaDecision.Allowed(0, 0, 0);
+      return new Limited<>(new QuotaDecision.Allowed(0, 0, 0), List.of());
     }
     QuotaDecision decision;
     long started = System.nanoTime();
@@ -68,8 +73,9 @@ public final class ManagementQuota {
     }
     if (decision instanceof QuotaDecision.Rejected rejected) {
       decided(operation, QuotaDecisionListener.Outcome.REJECTED, started);
-      listener.limited(operation, policy.limit(operation), policy.window(), decision);
-      throw new QuotaExceededException(rejected.retryAfterSeconds());
+      throw new QuotaExceededException(
+          rejected.retryAfterSeconds(),
+          rateLimit(operation, policy.limit(operation), policy.window(), decision));
     }
     decided(
         operation,
@@ -77,8 +83,41 @@ public final class ManagementQuota {
             ? QuotaDecisionListener.Outcome.REPLAYED
             : QuotaDecisionListener.Outcome.ALLOWED,
         started);
-    listener.limited(operation, policy.limit(operation), policy.window(), decision);
-    return decision;
+    return Limited.of(
+        decision, rateLimit(operation, policy.limit(operation), policy.window(), decision));
+  }
+
+  /**
+   * The rate limit one decision leaves, from the deciding statement's own values only: {@code
+   * remaining} is the limit minus the bucket's count as the statement returned it; the reset is, on
+   * a refusal, the refusal's own retry time, and on an admitted request the window start plus the
+   * window minus the database's now, rounded up and kept within 1..window seconds. No clock of this
+   * process is read, so a skewed host clock cannot shift it. Null for a decision that carries none.
+   */
+  static RateLimit rateLimit(
+      QuotaOperation operation, int limit, Duration window, QuotaDecision decision) {
+    long windowSeconds = (window.toMillis() + 999) / 1000;
+    long windowStart;
+    int count;
+    long databaseNowMs;
+    if (decision instanceof QuotaDecision.Rejected rejected) {
+      return new RateLimit(
+          operation.wireName(), limit, windowSeconds, 0, rejected.retryAfterSeconds());
+    } else if (decision instanceof QuotaDecision.Allowed allowed) {
+      windowStart = allowed.windowStartedAtMs();
+      count = allowed.consumedCount();
+      databaseNowMs = allowed.databaseNowMs();
+    } else if (decision instanceof QuotaDecision.Replayed replayed) {
+      windowStart = replayed.windowStartedAtMs();
+      count = replayed.consumedCount();
+      databaseNowMs = replayed.databaseNowMs();
+    } else {
+      return null;
+    }
+    long untilEndMs = windowStart + window.toMillis() - databaseNowMs;
+    long reset = Math.min(windowSeconds, Math.max(1, (untilEndMs + 999) / 1000));
+    return new RateLimit(
+        operation.wireName(), limit, windowSeconds, Math.max(0, limit - count), reset);
   }
 
   private void decided(

@@ -1,8 +1,10 @@
 package dev.qinglong.core.quota;
 
-import java.time.Duration;
-
-/** Observes every management quota decision, e.g. for metrics. Must not throw. */
+/**
+ * Observes every management quota decision, e.g. for metrics. Must not throw. The rate limit a
+ * decision leaves goes back to the caller with the result ({@link ManagementQuota#consume}), not
+ * through a listener.
+ */
 public interface QuotaDecisionListener {
 
   /** The outcome label of a decision. */
@@ -25,15 +27,6 @@ public interface QuotaDecisionListener {
   default void decided(QuotaOperation operation, Outcome outcome, long elapsedNanos) {
     decided(operation, outcome);
   }
-
-  /**
-   * A decision that admitted ({@link QuotaDecision.Allowed}, {@link QuotaDecision.Replayed}) or
-   * refused ({@link QuotaDecision.Rejected}) the request, with the limit and window it was decided
-   * against: what a client's rate-limit headers say. Called after {@link #decided}, on the
-   * request's thread; not for unavailable or reused-key outcomes. Default: nothing.
-   */
-  default void limited(
-      QuotaOperation operation, int limit, Duration window, QuotaDecision decision) {}
 
   QuotaDecisionListener NONE = (operation, outcome) -> {};
 }

@@ -64,7 +64,7 @@ class PluginPackageGovernanceTest {
 
   @Test
   void proposeRunsPolicyThenQuotaThenMutation() {
-    ProposeResult result = service.propose(ALICE, "demo", "r1", install());
+    ProposeResult result = service.propose(ALICE, "demo", "r1", install()).result();
     assertThat(result.created()).isTrue();
     assertThat(fakes.calls)
         .containsExactly("policy.read", "quota.plugin-package.propose", "store.create");
@@ -121,8 +121,8 @@ class PluginPackageGovernanceTest {
 
   @Test
   void exactReplayReturnsTheSameProposalAndConflictingReplayIsConflict() {
-    Proposal first = service.propose(ALICE, "demo", "r1", install()).proposal();
-    ProposeResult replay = service.propose(ALICE, "demo", "r1", install());
+    Proposal first = service.propose(ALICE, "demo", "r1", install()).result().proposal();
+    ProposeResult replay = service.propose(ALICE, "demo", "r1", install()).result();
     assertThat(replay.created()).isFalse();
     assertThat(replay.proposal()).isEqualTo(first);
     assertThat(outcomes).endsWith("plugin-package.propose:REPLAYED");
@@ -148,23 +148,23 @@ class PluginPackageGovernanceTest {
 
   @Test
   void inspectionIdSpentOnOneProposalCannotReadAnother() {
-    Proposal a = service.propose(ALICE, "demo", "r1", install()).proposal();
-    Proposal b = service.propose(ALICE, "demo", "r2", install()).proposal();
-    assertThat(service.inspect(BOB, "demo", a.proposalId(), "i1").proposal()).isEqualTo(a);
+    Proposal a = service.propose(ALICE, "demo", "r1", install()).result().proposal();
+    Proposal b = service.propose(ALICE, "demo", "r2", install()).result().proposal();
+    assertThat(service.inspect(BOB, "demo", a.proposalId(), "i1").result().proposal()).isEqualTo(a);
     fakes.calls.clear();
     assertThatThrownBy(() -> service.inspect(BOB, "demo", b.proposalId(), "i1"))
         .isInstanceOf(IdempotencyKeyReusedException.class);
     assertThat(fakes.calls).containsExactly("policy.read", "quota.plugin-package.inspect");
     assertThat(outcomes).endsWith("plugin-package.inspect:KEY_REUSED");
     // The same read replays.
-    assertThat(service.inspect(BOB, "demo", a.proposalId(), "i1").proposal()).isEqualTo(a);
+    assertThat(service.inspect(BOB, "demo", a.proposalId(), "i1").result().proposal()).isEqualTo(a);
     assertThat(outcomes).endsWith("plugin-package.inspect:REPLAYED");
   }
 
   @Test
   void decisionIdReusedOnAnotherApprovalIsKeyReusedInAndAfterTheWindow() {
-    Proposal a = service.propose(ALICE, "demo", "r1", install()).proposal();
-    Proposal b = service.propose(ALICE, "demo", "r2", install()).proposal();
+    Proposal a = service.propose(ALICE, "demo", "r1", install()).result().proposal();
+    Proposal b = service.propose(ALICE, "demo", "r2", install()).result().proposal();
     String digest = a.actionDigest().value();
     service.decide(BOB, "demo", a.approvalId(), "d1", "approve", digest);
     assertThatThrownBy(() -> service.decide(BOB, "demo", b.approvalId(), "d1", "approve", digest))
@@ -182,7 +182,7 @@ class PluginPackageGovernanceTest {
 
   @Test
   void fourEyesDecisionReplayAndSecondDecision() {
-    Proposal p = service.propose(ALICE, "demo", "r1", install()).proposal();
+    Proposal p = service.propose(ALICE, "demo", "r1", install()).result().proposal();
     String digest = p.actionDigest().value();
     policies.members.put(
         "demo/alice", Set.of(Permission.PACKAGE_MANAGE, Permission.APPROVAL_DECIDE));
@@ -191,9 +191,10 @@ class PluginPackageGovernanceTest {
         .hasMessageContaining("four-eyes");
     assertThat(quotaStore.buckets.keySet()).noneMatch(k -> k.operation() == QuotaOperation.DECIDE);
 
-    Approval approved = service.decide(BOB, "demo", p.approvalId(), "d1", "approve", digest);
+    Approval approved =
+        service.decide(BOB, "demo", p.approvalId(), "d1", "approve", digest).result();
     assertThat(approved.state()).isEqualTo(ProposalState.APPROVED);
-    assertThat(service.decide(BOB, "demo", p.approvalId(), "d1", "approve", digest))
+    assertThat(service.decide(BOB, "demo", p.approvalId(), "d1", "approve", digest).result())
         .isEqualTo(approved);
     assertThatThrownBy(() -> service.decide(BOB, "demo", p.approvalId(), "d1", "reject", digest))
         .isInstanceOf(IdempotencyKeyReusedException.class);
@@ -203,7 +204,7 @@ class PluginPackageGovernanceTest {
 
   @Test
   void mismatchedDigestIsConflictAndDoesNotDecide() {
-    Proposal p = service.propose(ALICE, "demo", "r1", install()).proposal();
+    Proposal p = service.propose(ALICE, "demo", "r1", install()).result().proposal();
     assertThatThrownBy(
             () ->
                 service.decide(
@@ -214,7 +215,7 @@ class PluginPackageGovernanceTest {
 
   @Test
   void otherProjectAndMissingObjectsGiveTheSameConflict() {
-    Proposal p = service.propose(ALICE, "demo", "r1", install()).proposal();
+    Proposal p = service.propose(ALICE, "demo", "r1", install()).result().proposal();
     // bob has package.manage in "other": the demo proposal does not exist there.
     Throwable foreign = catchConflict(() -> service.inspect(BOB, "other", p.proposalId(), "i1"));
     Throwable missing = catchConflict(() -> service.inspect(BOB, "other", "prp-none", "i2"));
@@ -223,9 +224,9 @@ class PluginPackageGovernanceTest {
 
   @Test
   void inspectConsumesQuotaBeforeReading() {
-    Proposal p = service.propose(ALICE, "demo", "r1", install()).proposal();
+    Proposal p = service.propose(ALICE, "demo", "r1", install()).result().proposal();
     fakes.calls.clear();
-    Inspection inspection = service.inspect(BOB, "demo", p.proposalId(), "i1");
+    Inspection inspection = service.inspect(BOB, "demo", p.proposalId(), "i1").result();
     assertThat(inspection.proposal()).isEqualTo(p);
     assertThat(inspection.approval().approvalId()).isEqualTo(p.approvalId());
     assertThat(fakes.calls)
@@ -238,10 +239,10 @@ class PluginPackageGovernanceTest {
 
   @Test
   void inspectReadsTheProposalWithItsApprovalInOneStoreCallWhereTheStoreOffersIt() {
-    Proposal p = service.propose(ALICE, "demo", "r1", install()).proposal();
+    Proposal p = service.propose(ALICE, "demo", "r1", install()).result().proposal();
     store.combinedRead = true;
     fakes.calls.clear();
-    Inspection inspection = service.inspect(BOB, "demo", p.proposalId(), "i1");
+    Inspection inspection = service.inspect(BOB, "demo", p.proposalId(), "i1").result();
     assertThat(inspection.proposal()).isEqualTo(p);
     assertThat(inspection.approval().approvalId()).isEqualTo(p.approvalId());
     assertThat(fakes.calls)
@@ -256,7 +257,7 @@ class PluginPackageGovernanceTest {
   @Test
   void aProposalWithoutItsApprovalIsAStoreFaultWithEitherRead() {
     for (boolean combined : new boolean[] {false, true}) {
-      Proposal p = service.propose(ALICE, "demo", "r-" + combined, install()).proposal();
+      Proposal p = service.propose(ALICE, "demo", "r-" + combined, install()).result().proposal();
       store.approvals.remove("demo/" + p.approvalId());
       store.combinedRead = combined;
       assertThatThrownBy(() -> service.inspect(BOB, "demo", p.proposalId(), "i-" + combined))
@@ -278,8 +279,37 @@ class PluginPackageGovernanceTest {
   void disabledQuotaStoresNothing() {
     PluginPackageGovernance unlimited =
         serviceWith(new ManagementQuotaPolicy(false, Duration.ofSeconds(60), Map.of()));
-    unlimited.propose(ALICE, "demo", "r1", install());
+    assertThat(unlimited.propose(ALICE, "demo", "r1", install()).rateLimits()).isEmpty();
     assertThat(quotaStore.buckets).isEmpty();
+  }
+
+  @Test
+  void everyResultCarriesTheRateLimitOfTheDecisionThatAdmittedIt() {
+    var proposed = service.propose(ALICE, "demo", "r1", install());
+    assertThat(proposed.rateLimits())
+        .singleElement()
+        .satisfies(
+            l -> {
+              assertThat(l.name()).isEqualTo("plugin-package.propose");
+              assertThat(l.limit()).isEqualTo(2);
+              assertThat(l.remaining()).isEqualTo(1);
+              assertThat(l.windowSeconds()).isEqualTo(60);
+            });
+    String proposalId = proposed.result().proposal().proposalId();
+    assertThat(service.inspect(BOB, "demo", proposalId, "i1").rateLimits())
+        .singleElement()
+        .satisfies(l -> assertThat(l.name()).isEqualTo("plugin-package.inspect"));
+    // The refusal carries the refusing limit: nothing left.
+    service.propose(ALICE, "demo", "r2", PluginPackageAction.of("remove", "x", "1.0.0", null));
+    assertThatThrownBy(
+            () ->
+                service.propose(
+                    ALICE, "demo", "r3", PluginPackageAction.of("remove", "y", "1.0.0", null)))
+        .isInstanceOfSatisfying(
+            QuotaExceededException.class,
+            e ->
+                assertThat(e.rateLimit())
+                    .hasValueSatisfying(l -> assertThat(l.remaining()).isZero()));
   }
 
   private static Throwable catchConflict(Runnable r) {

@@ -52,11 +52,12 @@ class ManagementQuotaTimingTest {
 
   private QuotaDecision consume(ManagementQuota q) {
     return q.consume(
-        "p",
-        "alice",
-        QuotaOperation.PROPOSE,
-        new ReceiptId("r1"),
-        RequestDigest.of(QuotaOperation.PROPOSE, "x"));
+            "p",
+            "alice",
+            QuotaOperation.PROPOSE,
+            new ReceiptId("r1"),
+            RequestDigest.of(QuotaOperation.PROPOSE, "x"))
+        .result();
   }
 
   @Test
