@@ -2,6 +2,7 @@ package dev.qinglong.app.process;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.qinglong.testkit.TcpProxy;
 import dev.qinglong.testkit.postgres.LocalPostgresCluster;
 import java.io.Reader;
 import java.net.URI;
@@ -53,7 +54,7 @@ import tools.jackson.databind.json.JsonMapper;
  * Database faults under load (issue 11, docs/reliability.md "Database faults"): one real app
  * process (role {@code all}, store postgres, dev tokens) reaches a PostgreSQL cluster that this
  * test owns (started from the local server binaries, so it can be restarted; no binaries = failure,
- * never a skip) through a {@link FaultProxy}. In each fault — database unreachable, answers slower
+ * never a skip) through a {@link TcpProxy}. In each fault — database unreachable, answers slower
  * than the socket timeout, connections reset mid-statement, PostgreSQL restarted, the default small
  * pool exhausted — real threads send quota-gated proposals and inspections with fresh ids, and:
  *
@@ -112,7 +113,7 @@ class DatabaseFaultsIT {
 
   private LocalPostgresCluster cluster;
   private String directUrl;
-  private FaultProxy proxy;
+  private TcpProxy proxy;
   private AppProcess app;
   private String alice;
   private String admin;
@@ -129,7 +130,7 @@ class DatabaseFaultsIT {
       s.execute("CREATE DATABASE faults");
     }
     directUrl = cluster.jdbcUrl("faults");
-    proxy = new FaultProxy("127.0.0.1", cluster.port());
+    proxy = new TcpProxy("127.0.0.1", cluster.port());
     Map<String, String> p = new LinkedHashMap<>();
     p.put("qinglong.role", "all");
     p.put("qinglong.store", "postgres");
@@ -189,11 +190,10 @@ class DatabaseFaultsIT {
         Duration.ofSeconds(5),
         true,
         () -> {
-          proxy.mode(FaultProxy.Mode.REFUSE);
-          proxy.resetAll();
+          proxy.cut();
           return 1;
         },
-        () -> proxy.mode(FaultProxy.Mode.PASS));
+        () -> proxy.heal());
   }
 
   @Test
@@ -205,10 +205,10 @@ class DatabaseFaultsIT {
         Duration.ofSeconds(6),
         true,
         () -> {
-          proxy.latency(SOCKET_TIMEOUT.plusSeconds(1)).mode(FaultProxy.Mode.LATENCY);
+          proxy.setLatency(SOCKET_TIMEOUT.plusSeconds(1));
           return 1;
         },
-        () -> proxy.mode(FaultProxy.Mode.PASS));
+        () -> proxy.setLatency(Duration.ZERO));
   }
 
   @Test
@@ -220,10 +220,10 @@ class DatabaseFaultsIT {
         Duration.ofSeconds(6),
         true,
         () -> {
-          proxy.mode(FaultProxy.Mode.BLACKHOLE);
+          proxy.setBlackhole(true);
           return 1;
         },
-        () -> proxy.mode(FaultProxy.Mode.PASS));
+        () -> proxy.setBlackhole(false));
   }
 
   @Test
@@ -239,7 +239,7 @@ class DatabaseFaultsIT {
         false,
         () -> {
           // A little latency keeps statements in flight, so the resets land in the middle of them.
-          proxy.latency(Duration.ofMillis(50)).mode(FaultProxy.Mode.LATENCY);
+          proxy.setLatency(Duration.ofMillis(50));
           resetting.set(true);
           resetter[0] =
               new Thread(
@@ -257,7 +257,7 @@ class DatabaseFaultsIT {
         () -> {
           resetting.set(false);
           join(resetter[0]);
-          proxy.mode(FaultProxy.Mode.PASS);
+          proxy.setLatency(Duration.ZERO);
         });
     figures.add("  reset rounds: " + rounds.get());
   }
@@ -288,10 +288,10 @@ class DatabaseFaultsIT {
         Duration.ofSeconds(6),
         false,
         () -> {
-          proxy.latency(Duration.ofMillis(150)).mode(FaultProxy.Mode.LATENCY);
+          proxy.setLatency(Duration.ofMillis(150));
           return 1;
         },
-        () -> proxy.mode(FaultProxy.Mode.PASS));
+        () -> proxy.setLatency(Duration.ZERO));
   }
 
   // ---------------------------------------------------------------------------------------------
