@@ -2,6 +2,7 @@ package dev.qinglong.app.process;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.qinglong.testkit.AppProcess;
 import dev.qinglong.testkit.TcpProxy;
 import dev.qinglong.testkit.postgres.LocalPostgresCluster;
 import java.io.Reader;

@@ -3,6 +3,7 @@ package dev.qinglong.app.process;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.qinglong.core.kernel.Sha256Digest;
+import dev.qinglong.testkit.AppProcess;
 import java.io.Reader;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.qinglong.core.kernel.Sha256Digest;
 import dev.qinglong.gateway.lease.LeaseTimings;
+import dev.qinglong.testkit.AppProcess;
 import dev.qinglong.testkit.TcpProxy;
 import dev.qinglong.testkit.postgres.PostgresTestServer;
 import dev.qinglong.testkit.postgres.TestDatabase;
