@@ -142,13 +142,10 @@ class GatewayProcessesIT {
     publish(bytes(1_000));
     assertThat(workerB.output()).contains("worker.active");
     // Readiness details come from a probe refreshed in the background: wait for the next one.
-    long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-    String state = gatewayDetails(workerB).get("worker").asString();
-    while (!state.equals("active") && System.nanoTime() < deadline) {
-      Thread.sleep(100);
-      state = gatewayDetails(workerB).get("worker").asString();
-    }
-    assertThat(state).isEqualTo("active");
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .pollInterval(Duration.ofMillis(100))
+        .until(() -> gatewayDetails(workerB).get("worker").asString(), "active"::equals);
     // Standby was reported once, not every 5 s.
     assertThat(count(workerB.output(), "worker.standby")).isEqualTo(1);
   }
@@ -222,11 +219,7 @@ class GatewayProcessesIT {
         .isEqualTo("active");
     RawDownload d = new RawDownload(reader2.port, path(huge), token("alice"));
     Thread t = d.startThread();
-    long deadline = System.nanoTime() + 60_000_000_000L;
-    while (d.received.get() < 300_000 && System.nanoTime() < deadline) {
-      Thread.sleep(20);
-    }
-    assertThat(d.received.get()).isGreaterThanOrEqualTo(300_000);
+    awaitBytes(d, 300_000, Duration.ofSeconds(60));
     long cut = System.nanoTime();
     long atCut = d.received.get();
     proxy.cut();
@@ -470,15 +463,13 @@ class GatewayProcessesIT {
       // Renewals keep reaching PostgreSQL at once; only their answers are 9 s late. The one in
       // flight when the window ended answers "renewed" after it: counted, ignored, still lost.
       proxy.setResponseLatency(Duration.ZERO); // bytes already delayed keep their delay
-      JsonNode lease = null;
-      long deadline = System.nanoTime() + 30_000_000_000L;
-      while (System.nanoTime() < deadline) {
-        lease = gatewayDetails(slot2).get("sharedDownloads").get("lease");
-        if (lease.get("lateAnswers").asLong() >= 1) {
-          break;
-        }
-        Thread.sleep(500);
-      }
+      JsonNode lease =
+          await()
+              .atMost(Duration.ofSeconds(30))
+              .pollInterval(Duration.ofMillis(500))
+              .until(
+                  () -> gatewayDetails(slot2).get("sharedDownloads").get("lease"),
+                  l -> l.get("lateAnswers").asLong() >= 1);
       assertThat(lease.get("lateAnswers").asLong()).as(lease.toString()).isGreaterThanOrEqualTo(1);
       assertThat(lease.get("state").asString()).isEqualTo("lost");
       assertThat(lease.get("locallyValid").asBoolean()).isFalse();
@@ -645,11 +636,11 @@ class GatewayProcessesIT {
     return last.get();
   }
 
-  private static void awaitBytes(RawDownload d, long bytes, Duration timeout) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (d.received.get() < bytes && System.nanoTime() < deadline) {
-      Thread.sleep(20);
-    }
+  private static void awaitBytes(RawDownload d, long bytes, Duration timeout) {
+    await()
+        .atMost(timeout)
+        .pollInterval(Duration.ofMillis(20))
+        .until(() -> d.received.get() >= bytes || d.failure != null);
     assertThat(d.received.get()).as("downloaded (%s)", d.failure).isGreaterThanOrEqualTo(bytes);
   }
 
@@ -796,28 +787,27 @@ class GatewayProcessesIT {
   }
 
   private static void awaitLog(AppProcess p, String text, Duration timeout) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (System.nanoTime() < deadline) {
-      if (p.output().contains(text)) {
-        return;
-      }
-      Thread.sleep(200);
+    try {
+      await()
+          .atMost(timeout)
+          .pollInterval(Duration.ofMillis(200))
+          .until(() -> p.output().contains(text));
+    } catch (ConditionTimeoutException e) {
+      throw new AssertionError(p.name + " never logged " + text + ":\n" + p.tail(), e);
     }
-    throw new AssertionError(p.name + " never logged " + text + ":\n" + p.tail());
   }
 
   private static void awaitStatus(AppProcess p, String path, int status, Duration timeout)
       throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    int last = 0;
-    while (System.nanoTime() < deadline) {
-      last = p.status(path);
-      if (last == status) {
-        return;
-      }
-      Thread.sleep(250);
+    AtomicInteger last = new AtomicInteger();
+    try {
+      await()
+          .atMost(timeout)
+          .pollInterval(Duration.ofMillis(250))
+          .until(() -> last.updateAndGet(x -> p.status(path)) == status);
+    } catch (ConditionTimeoutException e) {
+      throw new AssertionError(p.name + " " + path + " stayed " + last + ":\n" + p.tail(), e);
     }
-    throw new AssertionError(p.name + " " + path + " stayed " + last + ":\n" + p.tail());
   }
 
   private static int count(String haystack, String needle) {
