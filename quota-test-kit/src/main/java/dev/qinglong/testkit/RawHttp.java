@@ -11,12 +11,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * HTTP/1.1 written byte for byte on a socket to 127.0.0.1, for requests a client library would
  * normalise or refuse: raw paths, repeated headers, control characters, bodies that never end. The
  * response is read as the server frames it ({@code Content-Length}, chunked, or up to the close;
- * none for a {@code HEAD}).
+ * none for a {@code HEAD}). A {@link Download} streams one body instead, counting bytes as they
+ * come.
  *
  * <p>Hand-written on purpose: every HTTP client (the JDK's, Apache's, OkHttp) exists to send
  * well-formed requests, and refuses or rewrites exactly the ones these tests are about.
@@ -213,5 +215,97 @@ public final class RawHttp {
       }
     }
     return line.toString(StandardCharsets.ISO_8859_1);
+  }
+
+  /**
+   * One download (GET with a bearer token) over a plain socket on a thread of its own, so the test
+   * sees every byte when it arrives and a cut connection as it happens: counts body bytes into
+   * {@link #received} and stamps the last one.
+   */
+  public static final class Download implements Runnable {
+    public final AtomicLong received = new AtomicLong();
+    public volatile long lastByteNanos;
+    public volatile int status = -1;
+    public volatile long contentLength = -1;
+    public volatile boolean complete;
+    public volatile String failure;
+    private final int port;
+    private final String path;
+    private final String token;
+    private volatile Socket socket;
+    public volatile int readTimeoutMillis = 20_000;
+
+    public Download(int port, String path, String token) {
+      this.port = port;
+      this.path = path;
+      this.token = token;
+    }
+
+    public Thread startThread() {
+      Thread t = new Thread(this, "download-" + port);
+      t.setDaemon(true);
+      t.start();
+      return t;
+    }
+
+    /** Aborts the download from the client side (the server sees the connection closed). */
+    public void abort() {
+      Socket s = socket;
+      if (s != null) {
+        try {
+          s.close();
+        } catch (IOException e) {
+          // Already closed.
+        }
+      }
+    }
+
+    @Override
+    public void run() {
+      try (Socket s = new Socket("127.0.0.1", port)) {
+        socket = s;
+        s.setSoTimeout(readTimeoutMillis);
+        s.setReceiveBufferSize(16 * 1024);
+        OutputStream out = s.getOutputStream();
+        out.write(
+            ("GET "
+                    + path
+                    + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
+                    + token
+                    + "\r\nConnection: close\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+        InputStream in = s.getInputStream();
+        ByteArrayOutputStream head = new ByteArrayOutputStream();
+        int matched = 0;
+        while (matched < 4) {
+          int b = in.read();
+          if (b < 0) {
+            failure = "closed in headers";
+            return;
+          }
+          head.write(b);
+          matched = (b == "\r\n\r\n".charAt(matched)) ? matched + 1 : (b == '\r' ? 1 : 0);
+        }
+        String headers = head.toString(StandardCharsets.US_ASCII);
+        status = Integer.parseInt(headers.substring(9, 12));
+        for (String line : headers.split("\r\n")) {
+          if (line.regionMatches(true, 0, "Content-Length:", 0, 15)) {
+            contentLength = Long.parseLong(line.substring(15).trim());
+          }
+        }
+        byte[] buffer = new byte[8192];
+        int n;
+        while ((n = in.read(buffer)) > 0) {
+          received.addAndGet(n);
+          lastByteNanos = System.nanoTime();
+        }
+        complete = received.get() == contentLength;
+      } catch (SocketTimeoutException e) {
+        failure = "read timeout";
+      } catch (IOException e) {
+        failure = e.toString();
+      }
+    }
   }
 }

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.qinglong.core.kernel.Sha256Digest;
 import dev.qinglong.testkit.AppProcess;
+import dev.qinglong.testkit.RawHttp;
 import java.io.Reader;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -57,7 +58,7 @@ class DownloadDrainIT {
   void aDownloadInProgressFinishesDuringTheGracefulShutdownPhase() throws Exception {
     AppProcess app = start("20s");
     byte[] content = publish(app, 2_400_000); // about 6 s at the budget
-    RawDownload download = new RawDownload(app.port, path(content), token("alice"));
+    RawHttp.Download download = new RawHttp.Download(app.port, path(content), token("alice"));
     Thread t = download.startThread();
     awaitBytes(download, 200_000);
 
@@ -76,7 +77,7 @@ class DownloadDrainIT {
   void aDownloadThatOutlastsThePhaseIsCutAndResumesWithRangeOnAnotherServer() throws Exception {
     AppProcess first = start("1s");
     byte[] content = publish(first, 2_400_000); // about 6 s at the budget
-    RawDownload download = new RawDownload(first.port, path(content), token("alice"));
+    RawHttp.Download download = new RawHttp.Download(first.port, path(content), token("alice"));
     Thread t = download.startThread();
     awaitBytes(download, 200_000);
 
@@ -233,7 +234,7 @@ class DownloadDrainIT {
     return content;
   }
 
-  private static void awaitBytes(RawDownload d, long bytes) {
+  private static void awaitBytes(RawHttp.Download d, long bytes) {
     await()
         .atMost(Duration.ofSeconds(30))
         .pollInterval(Duration.ofMillis(20))

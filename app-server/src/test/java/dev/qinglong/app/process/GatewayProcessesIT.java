@@ -7,6 +7,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.qinglong.core.kernel.Sha256Digest;
 import dev.qinglong.gateway.lease.LeaseTimings;
 import dev.qinglong.testkit.AppProcess;
+import dev.qinglong.testkit.RawHttp;
 import dev.qinglong.testkit.TcpProxy;
 import dev.qinglong.testkit.postgres.PostgresTestServer;
 import dev.qinglong.testkit.postgres.TestDatabase;
@@ -171,8 +172,8 @@ class GatewayProcessesIT {
   @Test
   @Order(3)
   void concurrentDownloadsThroughTwoGatewaysStayWithinTheirShares() throws Exception {
-    RawDownload d0 = new RawDownload(reader0.port, path(big), token("alice"));
-    RawDownload d1 = new RawDownload(reader1.port, path(big), token("bob"));
+    RawHttp.Download d0 = new RawHttp.Download(reader0.port, path(big), token("alice"));
+    RawHttp.Download d1 = new RawHttp.Download(reader1.port, path(big), token("bob"));
     long start = System.nanoTime();
     Thread t0 = d0.startThread();
     Thread t1 = d1.startThread();
@@ -217,7 +218,7 @@ class GatewayProcessesIT {
     AppProcess reader2 = slot2;
     assertThat(gatewayDetails(reader2).get("sharedDownloads").get("lease").get("state").asString())
         .isEqualTo("active");
-    RawDownload d = new RawDownload(reader2.port, path(huge), token("alice"));
+    RawHttp.Download d = new RawHttp.Download(reader2.port, path(huge), token("alice"));
     Thread t = d.startThread();
     awaitBytes(d, 300_000, Duration.ofSeconds(60));
     long cut = System.nanoTime();
@@ -346,12 +347,12 @@ class GatewayProcessesIT {
         .isTrue();
 
     // Every slot downloads at its full share for the whole replacement, sampled every 50 ms.
-    RawDownload d0 = new RawDownload(reader0.port, path(giant), token("alice"));
-    RawDownload dHung = new RawDownload(hung.port, path(huge), token("bob"));
+    RawHttp.Download d0 = new RawHttp.Download(reader0.port, path(giant), token("alice"));
+    RawHttp.Download dHung = new RawHttp.Download(hung.port, path(huge), token("bob"));
     dHung.readTimeoutMillis = 60_000; // frozen for a while: keep waiting for its next byte
-    RawDownload d2 = new RawDownload(slot2.port, path(giant), token("alice"));
-    RawDownload dNew = new RawDownload(replacement.port, path(huge), token("bob"));
-    List<RawDownload> all = List.of(d0, dHung, d2, dNew);
+    RawHttp.Download d2 = new RawHttp.Download(slot2.port, path(giant), token("alice"));
+    RawHttp.Download dNew = new RawHttp.Download(replacement.port, path(huge), token("bob"));
+    List<RawHttp.Download> all = List.of(d0, dHung, d2, dNew);
     RateSampler sampler =
         new RateSampler(50).add("reader0", 0, d0).add("hung", 1, dHung).add("reader2", 2, d2);
     try {
@@ -412,7 +413,7 @@ class GatewayProcessesIT {
       assertThat(replacement.status("/actuator/health/readiness")).isEqualTo(200);
     } finally {
       sampler.close();
-      for (RawDownload d : all) {
+      for (RawHttp.Download d : all) {
         d.abort();
       }
       hung.close(); // SIGCONT + SIGKILL if still frozen
@@ -435,8 +436,8 @@ class GatewayProcessesIT {
   void delayedPostgresLetsTheLeaseExpireAndLateAnswersDoNotReviveIt() throws Exception {
     AppProcess slot2 = freshSlot2();
     slot2.awaitReady(START);
-    RawDownload d2 = new RawDownload(slot2.port, path(giant), token("alice"));
-    RawDownload d0 = new RawDownload(reader0.port, path(huge), token("bob"));
+    RawHttp.Download d2 = new RawHttp.Download(slot2.port, path(giant), token("alice"));
+    RawHttp.Download d0 = new RawHttp.Download(reader0.port, path(huge), token("bob"));
     Thread t2 = d2.startThread();
     Thread t0 = d0.startThread();
     try {
@@ -636,7 +637,7 @@ class GatewayProcessesIT {
     return last.get();
   }
 
-  private static void awaitBytes(RawDownload d, long bytes, Duration timeout) {
+  private static void awaitBytes(RawHttp.Download d, long bytes, Duration timeout) {
     await()
         .atMost(timeout)
         .pollInterval(Duration.ofMillis(20))
