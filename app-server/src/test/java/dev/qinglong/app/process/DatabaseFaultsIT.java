@@ -1,6 +1,7 @@
 package dev.qinglong.app.process;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.qinglong.testkit.AppProcess;
 import dev.qinglong.testkit.TcpProxy;
@@ -40,6 +41,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -1059,13 +1061,14 @@ class DatabaseFaultsIT {
 
   /** Waits until the readiness details contain {@code text}; fails with them otherwise. */
   private void awaitReadinessDetail(String text, Duration timeout) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    String body = app.body("/actuator/health/readiness");
-    while (!body.contains(text) && System.nanoTime() < deadline) {
-      sleep(250);
-      body = app.body("/actuator/health/readiness");
-    }
-    assertThat(body).as("readiness details").contains(text);
+    await()
+        .atMost(timeout)
+        .pollInterval(Duration.ofMillis(250))
+        .untilAsserted(
+            () ->
+                assertThat(app.body("/actuator/health/readiness"))
+                    .as("readiness details")
+                    .contains(text));
   }
 
   private HttpResponse<String> put(String path, String token, String body) throws Exception {
@@ -1090,13 +1093,24 @@ class DatabaseFaultsIT {
   /** Polls until the value is at most {@code ceiling} or time runs out; returns the last value. */
   private static long awaitAtMost(LongSupplier value, long ceiling, Duration timeout)
       throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    long v = value.get();
-    while (v > ceiling && System.nanoTime() < deadline) {
-      sleep(500);
-      v = value.get();
+    AtomicLong last = new AtomicLong();
+    try {
+      await()
+          .atMost(timeout)
+          .pollInterval(Duration.ofMillis(500))
+          .until(() -> last.updateAndGet(x -> get(value)) <= ceiling);
+    } catch (ConditionTimeoutException e) {
+      // The caller asserts on the last value.
     }
-    return v;
+    return last.get();
+  }
+
+  private static long get(LongSupplier value) {
+    try {
+      return value.get();
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   static void sleep(long ms) {
