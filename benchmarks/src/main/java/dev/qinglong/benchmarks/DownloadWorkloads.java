@@ -184,7 +184,7 @@ final class DownloadWorkloads {
   static final class AppDownload extends Download {
     private final boolean throttled;
     private long rate;
-    private AppProcess app;
+    private BenchApp app;
     private Http http;
     private String path;
 
@@ -219,7 +219,7 @@ final class DownloadWorkloads {
       file = artifact(bytes);
       String digest = digest(file);
       app =
-          AppProcess.start(
+          BenchApp.start(
               List.of(),
               List.of("--qinglong.downloads.rate-bytes-per-second=" + (throttled ? rate : 0)));
       http = new Http(app);

@@ -16,10 +16,10 @@ import tools.jackson.databind.json.JsonMapper;
 final class Http {
   static final ObjectMapper JSON = JsonMapper.builder().build();
 
-  private final AppProcess app;
+  private final BenchApp app;
   private final HttpClient client;
 
-  Http(AppProcess app) {
+  Http(BenchApp app) {
     this.app = app;
     this.client =
         HttpClient.newBuilder()

@@ -464,7 +464,7 @@ final class ManagementQuotaWorkloads {
    */
   static final class HttpPostgres extends PostgresWorkload {
     private final int managerPoolSize;
-    private AppProcess app;
+    private BenchApp app;
     private Http http;
     private String inspections;
 
@@ -566,7 +566,7 @@ final class ManagementQuotaWorkloads {
   }
 
   /** Starts the app on PostgreSQL with the default pools; extra {@code --name=value} args. */
-  static AppProcess startApp(FreshDatabase db, List<String> users, List<String> extra)
+  static BenchApp startApp(FreshDatabase db, List<String> users, List<String> extra)
       throws Exception {
     List<String> args = new ArrayList<>();
     args.add("--qinglong.store=postgres");
@@ -581,7 +581,7 @@ final class ManagementQuotaWorkloads {
     args.add("--qinglong.shield.max-concurrent-requests-per-client=64");
     args.add("--qinglong.shield.max-concurrent-requests-per-principal=16");
     args.addAll(extra);
-    return AppProcess.start(users, args);
+    return BenchApp.start(users, args);
   }
 
   /**

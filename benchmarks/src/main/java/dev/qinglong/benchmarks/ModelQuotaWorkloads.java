@@ -118,7 +118,7 @@ final class ModelQuotaWorkloads {
    * Over HTTP: three requests per lifecycle, user {@code m<thread>} (8 requests per user at most).
    */
   static final class HttpLifecycles extends Lifecycles {
-    private AppProcess app;
+    private BenchApp app;
     private Http http;
 
     HttpLifecycles(int projects, int threads) {

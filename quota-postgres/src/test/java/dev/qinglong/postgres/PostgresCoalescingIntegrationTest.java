@@ -12,7 +12,7 @@ import dev.qinglong.core.quota.ReceiptId;
 import dev.qinglong.core.quota.RequestDigest;
 import dev.qinglong.jdbc.JdbcManagementQuotaStore;
 import dev.qinglong.jdbc.JdbcManagementQuotaStore.Coalescing;
-import dev.qinglong.testkit.CountingDataSource;
+import dev.qinglong.testkit.FaultyDataSource;
 import dev.qinglong.testkit.InterceptingDataSource;
 import dev.qinglong.testkit.StoreFixture;
 import java.lang.reflect.Method;
@@ -91,10 +91,10 @@ class PostgresCoalescingIntegrationTest {
       throws Exception {
     // Every decision admits (limit never reached), so the fast path never answers: every decision
     // needs the database, and fewer statements than decisions means they were grouped.
-    CountingDataSource poolA =
-        new CountingDataSource(fixture.rolePool(PostgresRoles.PACKAGE_MANAGER, 2));
-    CountingDataSource poolB =
-        new CountingDataSource(fixture.rolePool(PostgresRoles.PACKAGE_MANAGER, 2));
+    FaultyDataSource poolA =
+        new FaultyDataSource(fixture.rolePool(PostgresRoles.PACKAGE_MANAGER, 2));
+    FaultyDataSource poolB =
+        new FaultyDataSource(fixture.rolePool(PostgresRoles.PACKAGE_MANAGER, 2));
     List<ManagementQuotaStore> stores =
         List.of(
             new JdbcManagementQuotaStore(poolA, PostgresDialect.INSTANCE, Coalescing.forPool(2)),
@@ -229,7 +229,7 @@ class PostgresCoalescingIntegrationTest {
   @Test
   void oneBatchSplitsABucketsRequestsIntoRoundsInArrivalOrder() throws Exception {
     Gate gate = new Gate(fixture.rolePool(PostgresRoles.PACKAGE_MANAGER, 2));
-    CountingDataSource counting = new CountingDataSource(gate);
+    FaultyDataSource counting = new FaultyDataSource(gate);
     ManagementQuotaStore store =
         new JdbcManagementQuotaStore(
             counting, PostgresDialect.INSTANCE, new Coalescing(1, 64, Duration.ofSeconds(30)));
@@ -293,7 +293,7 @@ class PostgresCoalescingIntegrationTest {
   @Test
   void batchedOutcomesEqualWhatDecidingAloneGives() throws Exception {
     Gate gate = new Gate(fixture.rolePool(PostgresRoles.PACKAGE_MANAGER, 2));
-    CountingDataSource counting = new CountingDataSource(gate);
+    FaultyDataSource counting = new FaultyDataSource(gate);
     ManagementQuotaStore batched =
         new JdbcManagementQuotaStore(
             counting, PostgresDialect.INSTANCE, new Coalescing(1, 64, Duration.ofSeconds(30)));
@@ -399,7 +399,7 @@ class PostgresCoalescingIntegrationTest {
   @Test
   void aFailingBatchFailsEveryOneOfItsCallersAndTheNextBatchWorks() throws Exception {
     Gate gate = new Gate(fixture.rolePool(PostgresRoles.PACKAGE_MANAGER, 2));
-    CountingDataSource counting = new CountingDataSource(gate);
+    FaultyDataSource counting = new FaultyDataSource(gate);
     ManagementQuotaStore store =
         new JdbcManagementQuotaStore(
             counting, PostgresDialect.INSTANCE, new Coalescing(1, 64, Duration.ofSeconds(30)));
@@ -508,7 +508,7 @@ class PostgresCoalescingIntegrationTest {
   private List<QuotaDecision> inOneBatch(
       ManagementQuotaStore store,
       Gate gate,
-      CountingDataSource counting,
+      FaultyDataSource counting,
       QuotaKey leaderKey,
       List<Ask> batch)
       throws Exception {

@@ -166,7 +166,7 @@ public abstract class GovernanceStoreContract extends StoreContractSupport {
   void theInspectReadIsOneStatementAndOneConnection() {
     Proposal p = proposal(unique("prj"), "ref-1", install("1.0.0"));
     create(p);
-    CountingDataSource counting = new CountingDataSource(dataSource);
+    FaultyDataSource counting = new FaultyDataSource(dataSource);
     GovernanceStore counted = fixture.governanceStore(counting);
 
     Inspection found =
@@ -459,7 +459,7 @@ public abstract class GovernanceStoreContract extends StoreContractSupport {
 
   @Test
   void unreachableDatabaseIsUnavailable() {
-    GovernanceStore broken = fixture.governanceStore(new UnreachableDataSource());
+    GovernanceStore broken = fixture.governanceStore(FaultyDataSource.unreachable());
     Proposal p = proposal(unique("prj"), "ref-1", install("1.0.0"));
     assertThatThrownBy(() -> broken.createIfAbsent(p, approvalOf(p)))
         .isInstanceOf(StoreUnavailableException.class);

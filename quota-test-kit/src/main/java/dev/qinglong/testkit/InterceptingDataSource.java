@@ -19,7 +19,9 @@ import javax.sql.DataSource;
  * count, fail or lose what a store asks of the database. Subclasses override the hooks they need
  * ({@link #beforeConnection}, {@link #afterConnection}, {@link #aroundConnectionCall}, {@link
  * #aroundExecute}); every other call passes through unchanged. Statements of every kind a
- * connection creates are wrapped, and a prepared statement's hook sees its SQL text.
+ * connection creates are wrapped, and a prepared statement's hook sees its SQL text. The usual
+ * faults (counting, unreachable, a lost response or commit) are ready-made in {@link
+ * FaultyDataSource}; a test extends this class only for a fault of its own shape.
  *
  * <p>Hand-written on purpose: the fault a test injects is one precise JDBC moment (after the
  * statement ran, before its answer; after COMMIT), which proxy libraries such as datasource-proxy

@@ -277,10 +277,10 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
   @Test
   void responseLostAfterCommitIsReplayedWithoutCountingAgain() {
     QuotaKey key = key(QuotaOperation.INSPECT);
-    LosingDataSource losing = new LosingDataSource(fixture.newDataSource());
+    FaultyDataSource losing = FaultyDataSource.losingNextResponse(fixture.newDataSource());
     assertThatThrownBy(() -> fixture.quotaStore(losing).consume(key, r("lost-1"), SAME, 8, WINDOW))
         .isInstanceOf(StoreUnavailableException.class);
-    assertThat(losing.lostOne()).isTrue();
+    assertThat(losing.lostResponses()).isEqualTo(1);
     assertThat(row(key).consumedCount()).isEqualTo(1);
 
     QuotaDecision retry = store().consume(key, r("lost-1"), SAME, 8, WINDOW);
@@ -320,7 +320,7 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
     assertThatThrownBy(
             () ->
                 fixture
-                    .quotaStore(new UnreachableDataSource())
+                    .quotaStore(FaultyDataSource.unreachable())
                     .consume(key, r("a"), SAME, 5, WINDOW))
         .isInstanceOf(StoreUnavailableException.class)
         .hasMessageNotContaining("SELECT")
@@ -418,7 +418,7 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
   @Test
   void everyOutcomeIsDecidedByOneStatementOnOneConnection() {
     QuotaKey key = key(QuotaOperation.DECIDE);
-    CountingDataSource counting = new CountingDataSource(dataSource);
+    FaultyDataSource counting = new FaultyDataSource(dataSource);
     List<QuotaDecision> decisions = new ArrayList<>();
     // A new store each time: nothing is answered from what an instance has seen before.
     decisions.add(fixture.quotaStore(counting).consume(key, r("a"), SAME, 2, WINDOW));
@@ -518,7 +518,7 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
   @Test
   void aFullBucketRefusesNewIdsWithoutTheDatabaseAndStillRecognisesItsReceipts() {
     QuotaKey key = key(QuotaOperation.INSPECT);
-    CountingDataSource counting = new CountingDataSource(dataSource);
+    FaultyDataSource counting = new FaultyDataSource(dataSource);
     // A clock that stands still: the hold (at most 1 s) cannot end while the test counts.
     ManagementQuotaStore instance = fixture.quotaStore(counting, () -> 0L);
     for (String id : List.of("h1", "h2", "h3")) {
@@ -553,8 +553,8 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
   @Test
   void twoInstancesHoldingOneFullBucketAnswerExactlyAsTheDatabase() {
     QuotaKey key = key(QuotaOperation.DECIDE);
-    CountingDataSource countingA = new CountingDataSource(fixture.newDataSource());
-    CountingDataSource countingB = new CountingDataSource(fixture.newDataSource());
+    FaultyDataSource countingA = new FaultyDataSource(fixture.newDataSource());
+    FaultyDataSource countingB = new FaultyDataSource(fixture.newDataSource());
     ManagementQuotaStore a = fixture.quotaStore(countingA, () -> 0L);
     ManagementQuotaStore b = fixture.quotaStore(countingB, () -> 0L);
     assertThat(a.consume(key, r("a1"), SAME, 3, WINDOW)).isInstanceOf(QuotaDecision.Allowed.class);
@@ -631,7 +631,7 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
     // refused under its lower limit, keeps asking the database and sees the replay of an id the
     // other process counts later.
     QuotaKey key = key(QuotaOperation.INSPECT);
-    CountingDataSource counting = new CountingDataSource(dataSource);
+    FaultyDataSource counting = new FaultyDataSource(dataSource);
     ManagementQuotaStore lowLimit = fixture.quotaStore(counting, () -> 0L);
     ManagementQuotaStore highLimit = fixture.quotaStore(dataSource);
     highLimit.consume(key, r("h1"), SAME, 3, WINDOW);
@@ -868,7 +868,7 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
     assertThatThrownBy(
             () ->
                 fixture
-                    .quotaStore(new UnreachableDataSource())
+                    .quotaStore(FaultyDataSource.unreachable())
                     .buckets(project, SubjectType.USER, "ann"))
         .isInstanceOf(StoreUnavailableException.class);
   }

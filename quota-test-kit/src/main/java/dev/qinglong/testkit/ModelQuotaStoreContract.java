@@ -480,10 +480,10 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
     s.putModelPolicy(ADMIN, project, "m1", 100, 10L);
     s.putProjectQuota(ADMIN, project, "1h", 10, 10_000, 1_000L);
     s.createStepRun(ALICE, project, "s1", "r1", "m1");
-    LosingDataSource losing = LosingDataSource.atCommit(ai().newRuntimeDataSource());
+    FaultyDataSource losing = FaultyDataSource.losingNextCommit(ai().newRuntimeDataSource());
     assertThatThrownBy(() -> service(losing, 600).admit(ALICE, project, "inv1", "s1"))
         .isInstanceOf(StoreUnavailableException.class);
-    assertThat(losing.lostOne()).isTrue();
+    assertThat(losing.lostResponses()).isEqualTo(1);
     // The commit happened: the StepRun runs and the window holds one reservation.
     assertThat(state(project, "s1")).isEqualTo(StepRunState.RUNNING);
     assertThat(usage(project).invocations()).isEqualTo(1);
@@ -509,11 +509,11 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
     Admission a = admit(s, project, "m1");
     String inv = a.reservation().invocationId();
     TokenUsage used = new TokenUsage(3, 4, 7);
-    LosingDataSource losing = LosingDataSource.atCommit(ai().newRuntimeDataSource());
+    FaultyDataSource losing = FaultyDataSource.losingNextCommit(ai().newRuntimeDataSource());
     assertThatThrownBy(
             () -> service(losing, 600).complete(ALICE, project, inv, "succeeded", used, 2L))
         .isInstanceOf(StoreUnavailableException.class);
-    assertThat(losing.lostOne()).isTrue();
+    assertThat(losing.lostResponses()).isEqualTo(1);
     assertThat(state(project, a.reservation().stepRunId())).isEqualTo(StepRunState.SUCCEEDED);
 
     Settled retry = s.complete(ALICE, project, inv, "succeeded", used, 2L);
@@ -906,7 +906,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void unreachableDatabaseIsUnavailable() {
-    ModelQuotaStore broken = ai().modelQuotaStore(new UnreachableDataSource());
+    ModelQuotaStore broken = ai().modelQuotaStore(FaultyDataSource.unreachable());
     assertThatThrownBy(() -> broken.admit(new dev.qinglong.core.ai.AdmissionRequest("p", "i", "s")))
         .isInstanceOf(StoreUnavailableException.class);
     assertThatThrownBy(() -> broken.currentWindowUsage("p"))

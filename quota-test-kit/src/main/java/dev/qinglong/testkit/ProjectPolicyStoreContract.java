@@ -79,7 +79,7 @@ public abstract class ProjectPolicyStoreContract extends StoreContractSupport {
 
   @Test
   void unreachableDatabaseIsUnavailable() {
-    ProjectPolicyStore broken = fixture.policyStore(new UnreachableDataSource());
+    ProjectPolicyStore broken = fixture.policyStore(FaultyDataSource.unreachable());
     assertThatThrownBy(() -> broken.permissionsOf("p", "u"))
         .isInstanceOf(StoreUnavailableException.class);
     assertThatThrownBy(() -> broken.replaceMember(new ProjectMember("p", "u", Set.of())))

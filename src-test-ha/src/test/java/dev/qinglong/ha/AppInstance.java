@@ -15,7 +15,9 @@ import dev.qinglong.postgres.PostgresDialect;
 import dev.qinglong.postgres.PostgresMigrations;
 import dev.qinglong.postgres.PostgresRoles;
 import dev.qinglong.postgres.backend.SplitModelQuotaStore;
+import dev.qinglong.testkit.TcpProxy;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.util.Set;
 
@@ -23,11 +25,11 @@ import java.util.Set;
  * One "app service instance": its own Hikari pools (as {@code ql3_package_manager}, at most two
  * connections like a replica, {@code ql3_admin} (also model-policy writes), and {@code ql3_runtime}
  * for the model quota store), schema {@code qinglong}, the core services wired over the PostgreSQL
- * stores, and its own {@link FaultProxy} in front of the primary.
+ * stores, and its own {@link TcpProxy} in front of the primary.
  */
 final class AppInstance implements AutoCloseable {
   final String name;
-  final FaultProxy proxy;
+  final TcpProxy proxy;
   final HikariDataSource manager;
   final HikariDataSource admin;
   final HikariDataSource runtime;
@@ -38,7 +40,7 @@ final class AppInstance implements AutoCloseable {
 
   AppInstance(String name, int primaryPort, ManagementQuotaPolicy quotaPolicy) throws IOException {
     this.name = name;
-    this.proxy = new FaultProxy(name, primaryPort);
+    this.proxy = new TcpProxy("127.0.0.1", primaryPort);
     this.manager = pool(name + "-manager", PostgresRoles.PACKAGE_MANAGER, 2);
     this.admin = pool(name + "-admin", PostgresRoles.ADMIN, 1);
     this.runtime = pool(name + "-runtime", PostgresRoles.RUNTIME, 2);
@@ -100,7 +102,11 @@ final class AppInstance implements AutoCloseable {
     manager.close();
     admin.close();
     runtime.close();
-    proxy.close();
+    try {
+      proxy.close();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   @Override

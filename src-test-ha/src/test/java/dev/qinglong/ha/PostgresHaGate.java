@@ -57,9 +57,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The PostgreSQL physical-HA gate (issue 6, ADR 000 "验证"): a primary and a synchronous ({@code
  * remote_apply}) physical standby started from the local server binaries, two independent app
- * instances against the primary through their own {@link FaultProxy}, then fence, promote, {@code
- * pg_rewind} and rejoin. Every gate is a check against the databases themselves; {@link #run()}
- * always cleans up and then proves that nothing is left behind.
+ * instances against the primary through their own {@link dev.qinglong.testkit.TcpProxy}, then
+ * fence, promote, {@code pg_rewind} and rejoin. Every gate is a check against the databases
+ * themselves; {@link #run()} always cleans up and then proves that nothing is left behind.
  */
 final class PostgresHaGate {
   static final String CONCURRENT = "concurrent-inspections-exact";
@@ -399,7 +399,7 @@ final class PostgresHaGate {
 
   private String responseLossReplay() throws Exception {
     String id = "loss-1";
-    app1.proxy.loseNextInsertResponse();
+    app1.proxy.loseNextWriteResponse();
     boolean unavailable = false;
     try {
       app1.governance.inspect(LENA, PROJECT, proposalId, id);
@@ -670,8 +670,8 @@ final class PostgresHaGate {
     tablesAtFence = null;
     require(timeline(nodeA) == 1, "primary not on timeline 1 before failover");
     fencedAtNanos = System.nanoTime();
-    app1.proxy.fence();
-    app2.proxy.fence();
+    app1.proxy.cut();
+    app2.proxy.cut();
     await(
         "no app session left on the old primary",
         Duration.ofSeconds(10),
@@ -695,7 +695,7 @@ final class PostgresHaGate {
         "both proxies cut "
             + nodeA.name()
             + " off (refused "
-            + (app1.proxy.refusedWhileFenced() + app2.proxy.refusedWhileFenced())
+            + (app1.proxy.refused() + app2.proxy.refused())
             + " connection attempts); "
             + failedClosed
             + "/2 writes during the fence failed closed (503)";
@@ -728,7 +728,7 @@ final class PostgresHaGate {
     long reconnectStart = System.nanoTime();
     for (AppInstance app : List.of(app1, app2)) {
       app.proxy.retarget(nodeB.port());
-      app.proxy.unfence();
+      app.proxy.heal();
     }
     List<String> written = new ArrayList<>();
     for (AppInstance app : List.of(app1, app2)) {

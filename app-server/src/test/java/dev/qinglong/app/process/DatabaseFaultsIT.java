@@ -1,7 +1,10 @@
 package dev.qinglong.app.process;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import dev.qinglong.testkit.AppProcess;
+import dev.qinglong.testkit.TcpProxy;
 import dev.qinglong.testkit.postgres.LocalPostgresCluster;
 import java.io.Reader;
 import java.net.URI;
@@ -38,6 +41,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -53,7 +57,7 @@ import tools.jackson.databind.json.JsonMapper;
  * Database faults under load (issue 11, docs/reliability.md "Database faults"): one real app
  * process (role {@code all}, store postgres, dev tokens) reaches a PostgreSQL cluster that this
  * test owns (started from the local server binaries, so it can be restarted; no binaries = failure,
- * never a skip) through a {@link FaultProxy}. In each fault — database unreachable, answers slower
+ * never a skip) through a {@link TcpProxy}. In each fault — database unreachable, answers slower
  * than the socket timeout, connections reset mid-statement, PostgreSQL restarted, the default small
  * pool exhausted — real threads send quota-gated proposals and inspections with fresh ids, and:
  *
@@ -112,7 +116,7 @@ class DatabaseFaultsIT {
 
   private LocalPostgresCluster cluster;
   private String directUrl;
-  private FaultProxy proxy;
+  private TcpProxy proxy;
   private AppProcess app;
   private String alice;
   private String admin;
@@ -129,7 +133,7 @@ class DatabaseFaultsIT {
       s.execute("CREATE DATABASE faults");
     }
     directUrl = cluster.jdbcUrl("faults");
-    proxy = new FaultProxy("127.0.0.1", cluster.port());
+    proxy = new TcpProxy("127.0.0.1", cluster.port());
     Map<String, String> p = new LinkedHashMap<>();
     p.put("qinglong.role", "all");
     p.put("qinglong.store", "postgres");
@@ -189,11 +193,10 @@ class DatabaseFaultsIT {
         Duration.ofSeconds(5),
         true,
         () -> {
-          proxy.mode(FaultProxy.Mode.REFUSE);
-          proxy.resetAll();
+          proxy.cut();
           return 1;
         },
-        () -> proxy.mode(FaultProxy.Mode.PASS));
+        () -> proxy.heal());
   }
 
   @Test
@@ -205,10 +208,10 @@ class DatabaseFaultsIT {
         Duration.ofSeconds(6),
         true,
         () -> {
-          proxy.latency(SOCKET_TIMEOUT.plusSeconds(1)).mode(FaultProxy.Mode.LATENCY);
+          proxy.setLatency(SOCKET_TIMEOUT.plusSeconds(1));
           return 1;
         },
-        () -> proxy.mode(FaultProxy.Mode.PASS));
+        () -> proxy.setLatency(Duration.ZERO));
   }
 
   @Test
@@ -220,10 +223,10 @@ class DatabaseFaultsIT {
         Duration.ofSeconds(6),
         true,
         () -> {
-          proxy.mode(FaultProxy.Mode.BLACKHOLE);
+          proxy.setBlackhole(true);
           return 1;
         },
-        () -> proxy.mode(FaultProxy.Mode.PASS));
+        () -> proxy.setBlackhole(false));
   }
 
   @Test
@@ -239,7 +242,7 @@ class DatabaseFaultsIT {
         false,
         () -> {
           // A little latency keeps statements in flight, so the resets land in the middle of them.
-          proxy.latency(Duration.ofMillis(50)).mode(FaultProxy.Mode.LATENCY);
+          proxy.setLatency(Duration.ofMillis(50));
           resetting.set(true);
           resetter[0] =
               new Thread(
@@ -257,7 +260,7 @@ class DatabaseFaultsIT {
         () -> {
           resetting.set(false);
           join(resetter[0]);
-          proxy.mode(FaultProxy.Mode.PASS);
+          proxy.setLatency(Duration.ZERO);
         });
     figures.add("  reset rounds: " + rounds.get());
   }
@@ -288,10 +291,10 @@ class DatabaseFaultsIT {
         Duration.ofSeconds(6),
         false,
         () -> {
-          proxy.latency(Duration.ofMillis(150)).mode(FaultProxy.Mode.LATENCY);
+          proxy.setLatency(Duration.ofMillis(150));
           return 1;
         },
-        () -> proxy.mode(FaultProxy.Mode.PASS));
+        () -> proxy.setLatency(Duration.ZERO));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -1058,13 +1061,14 @@ class DatabaseFaultsIT {
 
   /** Waits until the readiness details contain {@code text}; fails with them otherwise. */
   private void awaitReadinessDetail(String text, Duration timeout) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    String body = app.body("/actuator/health/readiness");
-    while (!body.contains(text) && System.nanoTime() < deadline) {
-      sleep(250);
-      body = app.body("/actuator/health/readiness");
-    }
-    assertThat(body).as("readiness details").contains(text);
+    await()
+        .atMost(timeout)
+        .pollInterval(Duration.ofMillis(250))
+        .untilAsserted(
+            () ->
+                assertThat(app.body("/actuator/health/readiness"))
+                    .as("readiness details")
+                    .contains(text));
   }
 
   private HttpResponse<String> put(String path, String token, String body) throws Exception {
@@ -1089,13 +1093,24 @@ class DatabaseFaultsIT {
   /** Polls until the value is at most {@code ceiling} or time runs out; returns the last value. */
   private static long awaitAtMost(LongSupplier value, long ceiling, Duration timeout)
       throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    long v = value.get();
-    while (v > ceiling && System.nanoTime() < deadline) {
-      sleep(500);
-      v = value.get();
+    AtomicLong last = new AtomicLong();
+    try {
+      await()
+          .atMost(timeout)
+          .pollInterval(Duration.ofMillis(500))
+          .until(() -> last.updateAndGet(x -> get(value)) <= ceiling);
+    } catch (ConditionTimeoutException e) {
+      // The caller asserts on the last value.
     }
-    return v;
+    return last.get();
+  }
+
+  private static long get(LongSupplier value) {
+    try {
+      return value.get();
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   static void sleep(long ms) {

@@ -1,8 +1,11 @@
 package dev.qinglong.app.process;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.qinglong.core.kernel.Sha256Digest;
+import dev.qinglong.testkit.AppProcess;
+import dev.qinglong.testkit.RawHttp;
 import java.io.Reader;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -17,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -54,7 +58,7 @@ class DownloadDrainIT {
   void aDownloadInProgressFinishesDuringTheGracefulShutdownPhase() throws Exception {
     AppProcess app = start("20s");
     byte[] content = publish(app, 2_400_000); // about 6 s at the budget
-    RawDownload download = new RawDownload(app.port, path(content), token("alice"));
+    RawHttp.Download download = new RawHttp.Download(app.port, path(content), token("alice"));
     Thread t = download.startThread();
     awaitBytes(download, 200_000);
 
@@ -73,7 +77,7 @@ class DownloadDrainIT {
   void aDownloadThatOutlastsThePhaseIsCutAndResumesWithRangeOnAnotherServer() throws Exception {
     AppProcess first = start("1s");
     byte[] content = publish(first, 2_400_000); // about 6 s at the budget
-    RawDownload download = new RawDownload(first.port, path(content), token("alice"));
+    RawHttp.Download download = new RawHttp.Download(first.port, path(content), token("alice"));
     Thread t = download.startThread();
     awaitBytes(download, 200_000);
 
@@ -212,29 +216,29 @@ class DownloadDrainIT {
                     + "\"}")
                 .getBytes());
     assertThat(decided.statusCode()).as(decided.body()).isEqualTo(200);
-    long deadline = System.nanoTime() + 40_000_000_000L;
-    while (System.nanoTime() < deadline) {
-      HttpResponse<String> head =
-          CLIENT.send(
-              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + app.port + path(content)))
-                  .timeout(Duration.ofSeconds(10))
-                  .header("Authorization", "Bearer " + token("alice"))
-                  .method("HEAD", HttpRequest.BodyPublishers.noBody())
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
-      if (head.statusCode() == 200) {
-        return content;
-      }
-      Thread.sleep(300);
+    HttpRequest head =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + app.port + path(content)))
+            .timeout(Duration.ofSeconds(10))
+            .header("Authorization", "Bearer " + token("alice"))
+            .method("HEAD", HttpRequest.BodyPublishers.noBody())
+            .build();
+    try {
+      await()
+          .atMost(Duration.ofSeconds(40))
+          .pollInterval(Duration.ofMillis(300))
+          .until(
+              () -> CLIENT.send(head, HttpResponse.BodyHandlers.discarding()).statusCode() == 200);
+    } catch (ConditionTimeoutException e) {
+      throw new AssertionError("not published within 40 s:\n" + app.tail(), e);
     }
-    throw new AssertionError("not published within 40 s:\n" + app.tail());
+    return content;
   }
 
-  private static void awaitBytes(RawDownload d, long bytes) throws InterruptedException {
-    long deadline = System.nanoTime() + 30_000_000_000L;
-    while (d.received.get() < bytes && System.nanoTime() < deadline && d.failure == null) {
-      Thread.sleep(20);
-    }
+  private static void awaitBytes(RawHttp.Download d, long bytes) {
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(20))
+        .until(() -> d.received.get() >= bytes || d.failure != null);
     assertThat(d.received.get())
         .as("bytes before the stop (%s)", d.failure)
         .isGreaterThanOrEqualTo(bytes);

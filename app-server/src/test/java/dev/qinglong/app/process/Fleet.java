@@ -1,5 +1,6 @@
 package dev.qinglong.app.process;
 
+import dev.qinglong.testkit.AppProcess;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.qinglong.core.kernel.Sha256Digest;
 import dev.qinglong.gateway.lease.LeaseTimings;
+import dev.qinglong.testkit.AppProcess;
+import dev.qinglong.testkit.RawHttp;
 import dev.qinglong.testkit.TcpProxy;
 import dev.qinglong.testkit.postgres.PostgresTestServer;
 import dev.qinglong.testkit.postgres.TestDatabase;
@@ -141,13 +143,10 @@ class GatewayProcessesIT {
     publish(bytes(1_000));
     assertThat(workerB.output()).contains("worker.active");
     // Readiness details come from a probe refreshed in the background: wait for the next one.
-    long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-    String state = gatewayDetails(workerB).get("worker").asString();
-    while (!state.equals("active") && System.nanoTime() < deadline) {
-      Thread.sleep(100);
-      state = gatewayDetails(workerB).get("worker").asString();
-    }
-    assertThat(state).isEqualTo("active");
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .pollInterval(Duration.ofMillis(100))
+        .until(() -> gatewayDetails(workerB).get("worker").asString(), "active"::equals);
     // Standby was reported once, not every 5 s.
     assertThat(count(workerB.output(), "worker.standby")).isEqualTo(1);
   }
@@ -173,8 +172,8 @@ class GatewayProcessesIT {
   @Test
   @Order(3)
   void concurrentDownloadsThroughTwoGatewaysStayWithinTheirShares() throws Exception {
-    RawDownload d0 = new RawDownload(reader0.port, path(big), token("alice"));
-    RawDownload d1 = new RawDownload(reader1.port, path(big), token("bob"));
+    RawHttp.Download d0 = new RawHttp.Download(reader0.port, path(big), token("alice"));
+    RawHttp.Download d1 = new RawHttp.Download(reader1.port, path(big), token("bob"));
     long start = System.nanoTime();
     Thread t0 = d0.startThread();
     Thread t1 = d1.startThread();
@@ -219,13 +218,9 @@ class GatewayProcessesIT {
     AppProcess reader2 = slot2;
     assertThat(gatewayDetails(reader2).get("sharedDownloads").get("lease").get("state").asString())
         .isEqualTo("active");
-    RawDownload d = new RawDownload(reader2.port, path(huge), token("alice"));
+    RawHttp.Download d = new RawHttp.Download(reader2.port, path(huge), token("alice"));
     Thread t = d.startThread();
-    long deadline = System.nanoTime() + 60_000_000_000L;
-    while (d.received.get() < 300_000 && System.nanoTime() < deadline) {
-      Thread.sleep(20);
-    }
-    assertThat(d.received.get()).isGreaterThanOrEqualTo(300_000);
+    awaitBytes(d, 300_000, Duration.ofSeconds(60));
     long cut = System.nanoTime();
     long atCut = d.received.get();
     proxy.cut();
@@ -352,12 +347,12 @@ class GatewayProcessesIT {
         .isTrue();
 
     // Every slot downloads at its full share for the whole replacement, sampled every 50 ms.
-    RawDownload d0 = new RawDownload(reader0.port, path(giant), token("alice"));
-    RawDownload dHung = new RawDownload(hung.port, path(huge), token("bob"));
+    RawHttp.Download d0 = new RawHttp.Download(reader0.port, path(giant), token("alice"));
+    RawHttp.Download dHung = new RawHttp.Download(hung.port, path(huge), token("bob"));
     dHung.readTimeoutMillis = 60_000; // frozen for a while: keep waiting for its next byte
-    RawDownload d2 = new RawDownload(slot2.port, path(giant), token("alice"));
-    RawDownload dNew = new RawDownload(replacement.port, path(huge), token("bob"));
-    List<RawDownload> all = List.of(d0, dHung, d2, dNew);
+    RawHttp.Download d2 = new RawHttp.Download(slot2.port, path(giant), token("alice"));
+    RawHttp.Download dNew = new RawHttp.Download(replacement.port, path(huge), token("bob"));
+    List<RawHttp.Download> all = List.of(d0, dHung, d2, dNew);
     RateSampler sampler =
         new RateSampler(50).add("reader0", 0, d0).add("hung", 1, dHung).add("reader2", 2, d2);
     try {
@@ -418,7 +413,7 @@ class GatewayProcessesIT {
       assertThat(replacement.status("/actuator/health/readiness")).isEqualTo(200);
     } finally {
       sampler.close();
-      for (RawDownload d : all) {
+      for (RawHttp.Download d : all) {
         d.abort();
       }
       hung.close(); // SIGCONT + SIGKILL if still frozen
@@ -441,8 +436,8 @@ class GatewayProcessesIT {
   void delayedPostgresLetsTheLeaseExpireAndLateAnswersDoNotReviveIt() throws Exception {
     AppProcess slot2 = freshSlot2();
     slot2.awaitReady(START);
-    RawDownload d2 = new RawDownload(slot2.port, path(giant), token("alice"));
-    RawDownload d0 = new RawDownload(reader0.port, path(huge), token("bob"));
+    RawHttp.Download d2 = new RawHttp.Download(slot2.port, path(giant), token("alice"));
+    RawHttp.Download d0 = new RawHttp.Download(reader0.port, path(huge), token("bob"));
     Thread t2 = d2.startThread();
     Thread t0 = d0.startThread();
     try {
@@ -469,15 +464,13 @@ class GatewayProcessesIT {
       // Renewals keep reaching PostgreSQL at once; only their answers are 9 s late. The one in
       // flight when the window ended answers "renewed" after it: counted, ignored, still lost.
       proxy.setResponseLatency(Duration.ZERO); // bytes already delayed keep their delay
-      JsonNode lease = null;
-      long deadline = System.nanoTime() + 30_000_000_000L;
-      while (System.nanoTime() < deadline) {
-        lease = gatewayDetails(slot2).get("sharedDownloads").get("lease");
-        if (lease.get("lateAnswers").asLong() >= 1) {
-          break;
-        }
-        Thread.sleep(500);
-      }
+      JsonNode lease =
+          await()
+              .atMost(Duration.ofSeconds(30))
+              .pollInterval(Duration.ofMillis(500))
+              .until(
+                  () -> gatewayDetails(slot2).get("sharedDownloads").get("lease"),
+                  l -> l.get("lateAnswers").asLong() >= 1);
       assertThat(lease.get("lateAnswers").asLong()).as(lease.toString()).isGreaterThanOrEqualTo(1);
       assertThat(lease.get("state").asString()).isEqualTo("lost");
       assertThat(lease.get("locallyValid").asBoolean()).isFalse();
@@ -644,11 +637,11 @@ class GatewayProcessesIT {
     return last.get();
   }
 
-  private static void awaitBytes(RawDownload d, long bytes, Duration timeout) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (d.received.get() < bytes && System.nanoTime() < deadline) {
-      Thread.sleep(20);
-    }
+  private static void awaitBytes(RawHttp.Download d, long bytes, Duration timeout) {
+    await()
+        .atMost(timeout)
+        .pollInterval(Duration.ofMillis(20))
+        .until(() -> d.received.get() >= bytes || d.failure != null);
     assertThat(d.received.get()).as("downloaded (%s)", d.failure).isGreaterThanOrEqualTo(bytes);
   }
 
@@ -795,28 +788,27 @@ class GatewayProcessesIT {
   }
 
   private static void awaitLog(AppProcess p, String text, Duration timeout) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (System.nanoTime() < deadline) {
-      if (p.output().contains(text)) {
-        return;
-      }
-      Thread.sleep(200);
+    try {
+      await()
+          .atMost(timeout)
+          .pollInterval(Duration.ofMillis(200))
+          .until(() -> p.output().contains(text));
+    } catch (ConditionTimeoutException e) {
+      throw new AssertionError(p.name + " never logged " + text + ":\n" + p.tail(), e);
     }
-    throw new AssertionError(p.name + " never logged " + text + ":\n" + p.tail());
   }
 
   private static void awaitStatus(AppProcess p, String path, int status, Duration timeout)
       throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    int last = 0;
-    while (System.nanoTime() < deadline) {
-      last = p.status(path);
-      if (last == status) {
-        return;
-      }
-      Thread.sleep(250);
+    AtomicInteger last = new AtomicInteger();
+    try {
+      await()
+          .atMost(timeout)
+          .pollInterval(Duration.ofMillis(250))
+          .until(() -> last.updateAndGet(x -> p.status(path)) == status);
+    } catch (ConditionTimeoutException e) {
+      throw new AssertionError(p.name + " " + path + " stayed " + last + ":\n" + p.tail(), e);
     }
-    throw new AssertionError(p.name + " " + path + " stayed " + last + ":\n" + p.tail());
   }
 
   private static int count(String haystack, String needle) {

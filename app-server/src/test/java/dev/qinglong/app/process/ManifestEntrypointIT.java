@@ -6,6 +6,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.qinglong.gateway.postgres.GatewayRoles;
 import dev.qinglong.postgres.PostgresMigrations;
 import dev.qinglong.postgres.PostgresRoles;
+import dev.qinglong.testkit.AppProcess;
 import dev.qinglong.testkit.postgres.PostgresTestServer;
 import dev.qinglong.testkit.postgres.TestDatabase;
 import java.io.IOException;

@@ -1,6 +1,7 @@
 package dev.qinglong.app.process;
 
 import dev.qinglong.core.kernel.Sha256Digest;
+import dev.qinglong.testkit.AppProcess;
 import java.io.IOException;
 import java.io.Reader;
 import java.net.URI;

@@ -1,12 +1,13 @@
 package dev.qinglong.app.process;
 
+import dev.qinglong.testkit.RawHttp;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Samples the bytes received by several {@link RawDownload}s (each tagged with the slot of the
+ * Samples the bytes received by several {@link RawHttp.Download}s (each tagged with the slot of the
  * gateway that serves it) every few tens of milliseconds, and checks every window between two
  * samples against a byte-rate budget: over a window of {@code Δ} seconds the downloads of one slot
  * may receive at most {@code share·Δ + share} (the token bucket's rate plus one burst), all of them
@@ -24,7 +25,7 @@ final class RateSampler implements AutoCloseable {
 
   private record Sample(long beforeNanos, long afterNanos, long[] bytes) {}
 
-  private final RawDownload[] downloads = new RawDownload[MAX];
+  private final RawHttp.Download[] downloads = new RawHttp.Download[MAX];
   private final int[] slots = new int[MAX];
   private final String[] names = new String[MAX];
   private volatile int count;
@@ -41,7 +42,7 @@ final class RateSampler implements AutoCloseable {
   }
 
   /** Adds a download served by a gateway on {@code slot}. */
-  synchronized RateSampler add(String name, int slot, RawDownload d) {
+  synchronized RateSampler add(String name, int slot, RawHttp.Download d) {
     int i = count;
     if (i == MAX) {
       throw new IllegalStateException("too many downloads");

@@ -3,6 +3,7 @@ package dev.qinglong.app.process;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.qinglong.app.process.Fleet.Slot;
+import dev.qinglong.testkit.AppProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;

@@ -1,7 +1,7 @@
 package dev.qinglong.app.security;
 
 import dev.qinglong.app.support.Http;
-import dev.qinglong.app.support.RawHttp;
+import dev.qinglong.testkit.RawHttp;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

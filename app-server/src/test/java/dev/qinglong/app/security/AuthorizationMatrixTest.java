@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.qinglong.app.security.RouteTable.Request;
 import dev.qinglong.app.security.RouteTable.Route;
-import dev.qinglong.app.support.RawHttp;
 import dev.qinglong.core.policy.Permission;
+import dev.qinglong.testkit.RawHttp;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;

@@ -2,7 +2,7 @@ package dev.qinglong.app.security;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.qinglong.app.support.RawHttp;
+import dev.qinglong.testkit.RawHttp;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

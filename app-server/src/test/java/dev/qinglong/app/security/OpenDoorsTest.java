@@ -3,8 +3,8 @@ package dev.qinglong.app.security;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.qinglong.app.support.RawHttp;
 import dev.qinglong.app.support.TestApp;
+import dev.qinglong.testkit.RawHttp;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

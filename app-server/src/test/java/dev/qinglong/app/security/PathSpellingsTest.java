@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.qinglong.app.platform.Role;
 import dev.qinglong.app.security.RouteTable.Request;
 import dev.qinglong.app.security.RouteTable.Route;
-import dev.qinglong.app.support.RawHttp;
+import dev.qinglong.testkit.RawHttp;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;

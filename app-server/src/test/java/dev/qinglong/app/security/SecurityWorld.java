@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.qinglong.app.artifacts.ArtifactPublisher;
 import dev.qinglong.app.support.AiInspector;
-import dev.qinglong.app.support.RawHttp;
 import dev.qinglong.app.support.TestApp;
 import dev.qinglong.core.kernel.Sha256Digest;
 import dev.qinglong.core.policy.Permission;
 import dev.qinglong.gateway.artifacts.FileArtifactStore;
 import dev.qinglong.jdbc.backend.StoreBackend;
+import dev.qinglong.testkit.RawHttp;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

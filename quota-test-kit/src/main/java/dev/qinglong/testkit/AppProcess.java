@@ -1,4 +1,6 @@
-package dev.qinglong.app.process;
+package dev.qinglong.testkit;
+
+import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -12,23 +14,34 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.core.ConditionTimeoutException;
 
-/** The packaged app ({@code target/app-server-*.jar}) running as a separate JVM process. */
-final class AppProcess implements AutoCloseable {
+/**
+ * The packaged app ({@code app-server-*.jar}) running as a separate JVM process on 127.0.0.1, its
+ * output in {@code <logDir>/<name>.log}: started, probed, frozen, killed or stopped the way an
+ * operator or an orchestrator would. The process tests and the benchmark harness both start it
+ * through here.
+ */
+public final class AppProcess implements AutoCloseable {
+  /** JVM options for a test: a small heap and a quick start, not peak speed. */
+  public static final List<String> TEST_JVM_OPTIONS =
+      List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto");
+
   private static final HttpClient CLIENT =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-  final String name;
-  final int port;
+  public final String name;
+  public final int port;
 
   /** Actuator's own port ({@code management.server.port}): probes and metrics. */
-  final int managementPort;
+  public final int managementPort;
 
-  final Process process;
-  final Path log;
+  public final Process process;
+  public final Path log;
 
   private AppProcess(String name, int port, int managementPort, Process process, Path log) {
     this.name = name;
@@ -38,7 +51,15 @@ final class AppProcess implements AutoCloseable {
     this.log = log;
   }
 
-  static Path jar() throws IOException {
+  /**
+   * The app's jar: the system property {@code qinglong.app.jar} if set, else {@code
+   * target/app-server-*.jar} (run from the app-server module, after its package phase).
+   */
+  public static Path jar() throws IOException {
+    String configured = System.getProperty("qinglong.app.jar");
+    if (configured != null && !configured.isBlank()) {
+      return Path.of(configured).toAbsolutePath();
+    }
     try (DirectoryStream<Path> jars =
         Files.newDirectoryStream(Path.of("target"), "app-server-*.jar")) {
       for (Path p : jars) {
@@ -51,32 +72,45 @@ final class AppProcess implements AutoCloseable {
     throw new IllegalStateException("target/app-server-*.jar is missing: run the package phase");
   }
 
-  static int freePort() throws IOException {
+  public static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0)) {
       return s.getLocalPort();
     }
   }
 
-  /** Starts the app with {@code --key=value} for every property; its output goes to a log file. */
-  static AppProcess start(String name, Path logDir, Map<String, String> properties)
+  /**
+   * Starts {@link #jar()} for a test: {@link #TEST_JVM_OPTIONS}, readiness refreshed every 250 ms
+   * (so a test sees a change quickly), a 2 s graceful-shutdown phase, and {@code --key=value} for
+   * every property.
+   */
+  public static AppProcess start(String name, Path logDir, Map<String, String> properties)
+      throws IOException {
+    Map<String, String> all = new LinkedHashMap<>();
+    // Readiness is a cached background probe: refresh it often so tests see changes quickly.
+    all.put("qinglong.readiness.refresh-interval", "250ms");
+    all.put("spring.lifecycle.timeout-per-shutdown-phase", "2s");
+    all.putAll(properties);
+    return start(jar(), name, logDir, TEST_JVM_OPTIONS, all);
+  }
+
+  /**
+   * Starts {@code jar} with {@code jvmOptions} and {@code --key=value} for every property, on free
+   * ports (HTTP and management) bound to 127.0.0.1.
+   */
+  public static AppProcess start(
+      Path jar, String name, Path logDir, List<String> jvmOptions, Map<String, String> properties)
       throws IOException {
     int port = freePort();
     int managementPort = freePort();
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.add("-Xmx256m");
-    cmd.add("-XX:TieredStopAtLevel=1");
-    cmd.add("-XX:+UseSerialGC");
-    cmd.add("-Xshare:auto");
+    cmd.addAll(jvmOptions);
     cmd.add("-jar");
-    cmd.add(jar().toString());
+    cmd.add(jar.toString());
     cmd.add("--server.port=" + port);
     cmd.add("--server.address=127.0.0.1");
     cmd.add("--management.server.port=" + managementPort);
     cmd.add("--management.server.address=127.0.0.1");
-    // Readiness is a cached background probe: refresh it often so tests see changes quickly.
-    cmd.add("--qinglong.readiness.refresh-interval=250ms");
-    cmd.add("--spring.lifecycle.timeout-per-shutdown-phase=2s");
     properties.forEach((k, v) -> cmd.add("--" + k + "=" + v));
     Files.createDirectories(logDir);
     Path log = logDir.resolve(name + ".log");
@@ -93,7 +127,7 @@ final class AppProcess implements AutoCloseable {
    * (plus PATH), the way a container gets it: no {@code --key=value} arguments. The ports are the
    * environment's {@code SERVER_PORT} and {@code MANAGEMENT_SERVER_PORT}.
    */
-  static AppProcess fromEnvironment(
+  public static AppProcess fromEnvironment(
       String name, Path logDir, Map<String, String> env, List<String> command) throws IOException {
     Files.createDirectories(logDir);
     Path log = logDir.resolve(name + ".log");
@@ -111,7 +145,7 @@ final class AppProcess implements AutoCloseable {
   }
 
   /** Replaces a process environment by {@code env}, keeping only PATH from this JVM's. */
-  static void onlyThis(Map<String, String> processEnvironment, Map<String, String> env) {
+  public static void onlyThis(Map<String, String> processEnvironment, Map<String, String> env) {
     String path = processEnvironment.get("PATH");
     processEnvironment.clear();
     if (path != null) {
@@ -120,7 +154,12 @@ final class AppProcess implements AutoCloseable {
     processEnvironment.putAll(env);
   }
 
-  String output() {
+  /** {@code http://127.0.0.1:<port>}, the API's base. */
+  public String base() {
+    return "http://127.0.0.1:" + port;
+  }
+
+  public String output() {
     try {
       return Files.readString(log, StandardCharsets.UTF_8);
     } catch (IOException e) {
@@ -128,17 +167,15 @@ final class AppProcess implements AutoCloseable {
     }
   }
 
+  public String tail() {
+    String out = output();
+    return out.length() > 6000 ? out.substring(out.length() - 6000) : out;
+  }
+
   /** Status of GET path (no token) on the management port, or -1 if it does not answer. */
-  int status(String path) {
+  public int status(String path) {
     try {
-      return CLIENT
-          .send(
-              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + path))
-                  .timeout(Duration.ofSeconds(10))
-                  .GET()
-                  .build(),
-              HttpResponse.BodyHandlers.discarding())
-          .statusCode();
+      return CLIENT.send(management(path), HttpResponse.BodyHandlers.discarding()).statusCode();
     } catch (IOException e) {
       return -1;
     } catch (InterruptedException e) {
@@ -148,80 +185,90 @@ final class AppProcess implements AutoCloseable {
   }
 
   /** Body of GET path (no token) on the management port. */
-  String body(String path) throws Exception {
-    return CLIENT
-        .send(
-            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + path))
-                .timeout(Duration.ofSeconds(10))
-                .GET()
-                .build(),
-            HttpResponse.BodyHandlers.ofString())
-        .body();
+  public String body(String path) throws Exception {
+    return CLIENT.send(management(path), HttpResponse.BodyHandlers.ofString()).body();
+  }
+
+  private HttpRequest management(String path) {
+    return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + path))
+        .timeout(Duration.ofSeconds(10))
+        .GET()
+        .build();
   }
 
   /** Waits until readiness is 200; fails with the log if the process exits or time runs out. */
-  AppProcess awaitReady(Duration timeout) throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (System.nanoTime() < deadline) {
-      if (!process.isAlive()) {
-        throw new AssertionError(name + " exited with " + process.exitValue() + ":\n" + tail());
-      }
-      if (status("/actuator/health/readiness") == 200) {
-        return this;
-      }
-      Thread.sleep(250);
+  public AppProcess awaitReady(Duration timeout) {
+    try {
+      await()
+          .atMost(timeout)
+          .pollInterval(Duration.ofMillis(250))
+          .until(
+              () -> {
+                if (!process.isAlive()) {
+                  throw new AssertionError(
+                      name + " exited with " + process.exitValue() + ":\n" + tail());
+                }
+                return status("/actuator/health/readiness") == 200;
+              });
+    } catch (ConditionTimeoutException e) {
+      throw new AssertionError(name + " not ready within " + timeout + ":\n" + tail(), e);
     }
-    throw new AssertionError(name + " not ready within " + timeout + ":\n" + tail());
+    return this;
   }
 
   /** Waits for the process to exit; returns its exit code, or fails if it keeps running. */
-  int awaitExit(Duration timeout) throws InterruptedException {
+  public int awaitExit(Duration timeout) throws InterruptedException {
     if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
       throw new AssertionError(name + " still running after " + timeout + ":\n" + tail());
     }
     return process.exitValue();
   }
 
-  String tail() {
-    String out = output();
-    return out.length() > 6000 ? out.substring(out.length() - 6000) : out;
+  /** CPU time the process has used so far (all its threads), or -1 where the OS tells none. */
+  public long cpuNanos() {
+    return process.info().totalCpuDuration().map(Duration::toNanos).orElse(-1L);
   }
 
   /** SIGSTOP: the whole JVM freezes (a hung gateway); its sockets stay open. */
-  void suspend() throws IOException, InterruptedException {
+  public void suspend() throws IOException, InterruptedException {
     signal("STOP");
   }
 
   /** SIGCONT after {@link #suspend()}. */
-  void resume() throws IOException, InterruptedException {
+  public void resume() throws IOException, InterruptedException {
     signal("CONT");
   }
 
-  private void signal(String name) throws IOException, InterruptedException {
+  private void signal(String signal) throws IOException, InterruptedException {
     if (!process.isAlive()) {
       return;
     }
     Process kill =
-        new ProcessBuilder("kill", "-" + name, Long.toString(process.toHandle().pid()))
+        new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
             .redirectErrorStream(true)
             .start();
     if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-      throw new IllegalStateException("kill -" + name + " " + process.pid() + " failed");
+      throw new IllegalStateException("kill -" + signal + " " + process.pid() + " failed");
     }
   }
 
   /** SIGKILL: no shutdown hook, sockets closed by the OS. */
-  void kill() throws InterruptedException {
+  public void kill() throws InterruptedException {
     process.destroyForcibly();
     process.waitFor(10, TimeUnit.SECONDS);
   }
 
-  /** SIGTERM: graceful shutdown. */
-  void stop() throws InterruptedException {
+  /** SIGTERM: graceful shutdown; SIGKILL if it has not exited within {@code grace}. */
+  public void stop(Duration grace) throws InterruptedException {
     process.destroy();
-    if (!process.waitFor(15, TimeUnit.SECONDS)) {
+    if (!process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
       kill();
     }
+  }
+
+  /** SIGTERM, SIGKILL after 15 s. */
+  public void stop() throws InterruptedException {
+    stop(Duration.ofSeconds(15));
   }
 
   @Override
