@@ -21,7 +21,7 @@ import java.util.List;
  * {@code model_usage_ledger}, {@code model_invocation_settlements}): insert-only. Each statement
  * next to the code that binds and maps it; a missing row is null.
  */
-final class CompletionRows {
+public final class CompletionRows {
   private CompletionRows() {}
 
   private static final String COMPLETION_BY_INVOCATION =
@@ -31,8 +31,8 @@ final class CompletionRows {
       FROM model_invocation_completions WHERE project_id = ? AND invocation_id = ?
       """;
 
-  static Completion completionOfInvocation(Connection c, String projectId, String invocationId)
-      throws SQLException {
+  public static Completion completionOfInvocation(
+      Connection c, String projectId, String invocationId) throws SQLException {
     return JdbcRows.byKey(
         c,
         COMPLETION_BY_INVOCATION,
@@ -50,7 +50,7 @@ final class CompletionRows {
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       """;
 
-  static void insert(Connection c, Completion x) throws SQLException {
+  public static void insert(Connection c, Completion x) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(INSERT_COMPLETION)) {
       ps.setString(1, x.projectId());
       ps.setString(2, x.invocationId());
@@ -74,7 +74,7 @@ final class CompletionRows {
       """;
 
   /** The entry in the columns from {@code at} on, in {@link #LEDGER} order. */
-  static UsageLedgerEntry ledgerEntry(ResultSet rs, int at) throws SQLException {
+  public static UsageLedgerEntry ledgerEntry(ResultSet rs, int at) throws SQLException {
     return new UsageLedgerEntry(
         rs.getString(at),
         rs.getLong(at + 1),
@@ -93,7 +93,7 @@ final class CompletionRows {
   private static final String LEDGER_BY_INVOCATION =
       LEDGER + "WHERE project_id = ? AND invocation_id = ?";
 
-  static UsageLedgerEntry ledgerEntryOfInvocation(
+  public static UsageLedgerEntry ledgerEntryOfInvocation(
       Connection c, String projectId, String invocationId) throws SQLException {
     return JdbcRows.byKey(
         c, LEDGER_BY_INVOCATION, projectId, invocationId, "ledger entry", rs -> ledgerEntry(rs, 1));
@@ -103,8 +103,8 @@ final class CompletionRows {
       LEDGER + "WHERE project_id = ? AND ledger_seq > ? ORDER BY ledger_seq LIMIT ?";
 
   /** Up to {@code limit} entries with a sequence number above {@code afterSeq}, ascending. */
-  static List<UsageLedgerEntry> ledgerPage(Connection c, String projectId, long afterSeq, int limit)
-      throws SQLException {
+  public static List<UsageLedgerEntry> ledgerPage(
+      Connection c, String projectId, long afterSeq, int limit) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(LEDGER_PAGE)) {
       ps.setString(1, projectId);
       ps.setLong(2, afterSeq);
@@ -120,7 +120,7 @@ final class CompletionRows {
       """;
 
   /** The Project's highest ledger sequence number, 0 while its ledger is empty. */
-  static long lastLedgerSeq(Connection c, String projectId) throws SQLException {
+  public static long lastLedgerSeq(Connection c, String projectId) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(LAST_LEDGER_SEQ)) {
       ps.setString(1, projectId);
       try (ResultSet rs = ps.executeQuery()) {
@@ -138,7 +138,7 @@ final class CompletionRows {
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       """;
 
-  static void insert(Connection c, UsageLedgerEntry e) throws SQLException {
+  public static void insert(Connection c, UsageLedgerEntry e) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(INSERT_LEDGER)) {
       ps.setString(1, e.projectId());
       ps.setLong(2, e.ledgerSeq());
@@ -167,7 +167,7 @@ final class CompletionRows {
       """;
 
   /** The settlement in the columns from {@code at} on, in {@link #SETTLEMENTS} order. */
-  static Settlement settlement(ResultSet rs, int at) throws SQLException {
+  public static Settlement settlement(ResultSet rs, int at) throws SQLException {
     return new Settlement(
         rs.getString(at),
         rs.getString(at + 1),
@@ -189,8 +189,8 @@ final class CompletionRows {
   private static final String SETTLEMENT_BY_INVOCATION =
       SETTLEMENTS + "WHERE project_id = ? AND invocation_id = ?";
 
-  static Settlement settlementOfInvocation(Connection c, String projectId, String invocationId)
-      throws SQLException {
+  public static Settlement settlementOfInvocation(
+      Connection c, String projectId, String invocationId) throws SQLException {
     return JdbcRows.byKey(
         c,
         SETTLEMENT_BY_INVOCATION,
@@ -208,7 +208,7 @@ final class CompletionRows {
           ORDER BY window_settle_seq DESC LIMIT 1
           """;
 
-  static Settlement windowHead(Connection c, WindowRef w) throws SQLException {
+  public static Settlement windowHead(Connection c, WindowRef w) throws SQLException {
     return JdbcRows.byWindow(c, WINDOW_HEAD_SETTLEMENT, w, "settlement", rs -> settlement(rs, 1));
   }
 
@@ -222,7 +222,7 @@ final class CompletionRows {
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       """;
 
-  static void insert(Connection c, Settlement s) throws SQLException {
+  public static void insert(Connection c, Settlement s) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(INSERT_SETTLEMENT)) {
       ps.setString(1, s.projectId());
       ps.setString(2, s.invocationId());
@@ -266,7 +266,7 @@ final class CompletionRows {
   /**
    * The completion in the columns from {@code at} on, in {@link #COMPLETION_BY_INVOCATION} order.
    */
-  static Completion completion(ResultSet rs, int at) throws SQLException {
+  public static Completion completion(ResultSet rs, int at) throws SQLException {
     return new Completion(
         rs.getString(at),
         rs.getString(at + 1),

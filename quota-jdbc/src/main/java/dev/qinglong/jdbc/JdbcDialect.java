@@ -113,13 +113,10 @@ public interface JdbcDialect {
   List<String> getPermissions(ResultSet row, int column) throws SQLException;
 
   /**
-   * Whether the database has the model lifecycle write procedures ({@code model_lifecycle_admit},
-   * {@code model_lifecycle_complete}: PostgreSQL AI migration V4). With them {@link
-   * JdbcModelQuotaStore} reads in one statement without a lock and writes with one {@code CALL} in
-   * auto-commit that holds the window lock only for itself and its commit; without them each
-   * admission and completion is one transaction that takes {@link #lockUntilCommit} first.
+   * How this database admits and completes model invocations ({@link JdbcModelQuotaStore}): each
+   * one read of an {@link dev.qinglong.core.ai.AdmissionSnapshot} or {@link
+   * dev.qinglong.core.ai.CompletionSnapshot}, one decision by {@link
+   * dev.qinglong.core.ai.ModelQuotaRules} and one atomic write of its receipts.
    */
-  default boolean modelLifecycleFunctions() {
-    return false;
-  }
+  ModelLifecycle modelLifecycle(JdbcTransactions jdbc);
 }

@@ -17,7 +17,7 @@ import java.util.Optional;
  * model_project_quota_policies}): append-only revisions, the latest one in force. Each statement
  * next to the code that binds and maps it.
  */
-final class ModelPolicyRows {
+public final class ModelPolicyRows {
   private ModelPolicyRows() {}
 
   private static final String LATEST_MODEL_POLICY =
@@ -27,7 +27,7 @@ final class ModelPolicyRows {
       WHERE project_id = ? AND model_id = ? ORDER BY revision DESC LIMIT 1
       """;
 
-  static Optional<ModelInvocationPolicy> latestModelPolicy(
+  public static Optional<ModelInvocationPolicy> latestModelPolicy(
       Connection c, String projectId, String modelId) throws SQLException {
     return Optional.ofNullable(
         JdbcRows.byKey(
@@ -41,7 +41,7 @@ final class ModelPolicyRows {
       VALUES (?, ?, ?, ?, ?, ?)
       """;
 
-  static void insert(Connection c, ModelInvocationPolicy p) throws SQLException {
+  public static void insert(Connection c, ModelInvocationPolicy p) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(INSERT_MODEL_POLICY)) {
       ps.setString(1, p.projectId());
       ps.setString(2, p.modelId());
@@ -61,7 +61,7 @@ final class ModelPolicyRows {
       WHERE project_id = ? ORDER BY revision DESC LIMIT 1
       """;
 
-  static Optional<ProjectQuotaPolicy> latestQuotaPolicy(Connection c, String projectId)
+  public static Optional<ProjectQuotaPolicy> latestQuotaPolicy(Connection c, String projectId)
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(LATEST_QUOTA_POLICY)) {
       ps.setString(1, projectId);
@@ -77,7 +77,7 @@ final class ModelPolicyRows {
       VALUES (?, ?, ?, ?, ?, ?, ?)
       """;
 
-  static void insert(Connection c, ProjectQuotaPolicy p) throws SQLException {
+  public static void insert(Connection c, ProjectQuotaPolicy p) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(INSERT_QUOTA_POLICY)) {
       ps.setString(1, p.projectId());
       ps.setLong(2, p.revision());
@@ -91,7 +91,7 @@ final class ModelPolicyRows {
   }
 
   /** The policy in the columns from {@code at} on, in {@link #LATEST_MODEL_POLICY} order. */
-  static ModelInvocationPolicy modelPolicy(ResultSet rs, int at) throws SQLException {
+  public static ModelInvocationPolicy modelPolicy(ResultSet rs, int at) throws SQLException {
     return new ModelInvocationPolicy(
         rs.getString(at),
         rs.getString(at + 1),
@@ -102,7 +102,7 @@ final class ModelPolicyRows {
   }
 
   /** The policy in the columns from {@code at} on, in {@link #LATEST_QUOTA_POLICY} order. */
-  static ProjectQuotaPolicy quotaPolicy(ResultSet rs, int at) throws SQLException {
+  public static ProjectQuotaPolicy quotaPolicy(ResultSet rs, int at) throws SQLException {
     return new ProjectQuotaPolicy(
         rs.getString(at),
         rs.getLong(at + 1),

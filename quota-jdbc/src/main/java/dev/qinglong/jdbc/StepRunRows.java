@@ -17,7 +17,7 @@ import java.util.Optional;
  * →} a terminal state, the only rows the store ever updates. Each statement next to the code that
  * binds and maps it.
  */
-final class StepRunRows {
+public final class StepRunRows {
   private StepRunRows() {}
 
   private static final String INSERT_STEP_RUN =
@@ -30,7 +30,7 @@ final class StepRunRows {
       """;
 
   /** A {@code ready} StepRun without invocation; false if the StepRun exists (nothing inserted). */
-  static boolean insertReady(
+  public static boolean insertReady(
       Connection c, String projectId, String stepRunId, String runId, String modelId, long now)
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(INSERT_STEP_RUN)) {
@@ -51,7 +51,7 @@ final class StepRunRows {
       FROM model_step_runs WHERE project_id = ? AND step_run_id = ?
       """;
 
-  static Optional<StepRun> stepRun(Connection c, String projectId, String stepRunId)
+  public static Optional<StepRun> stepRun(Connection c, String projectId, String stepRunId)
       throws SQLException {
     return Optional.ofNullable(
         JdbcRows.byKey(c, STEP_RUN, projectId, stepRunId, "step run", rs -> stepRun(rs, 1)));
@@ -64,7 +64,7 @@ final class StepRunRows {
       """;
 
   /** {@code ready → running}, binding the invocation; false if the StepRun is not ready. */
-  static boolean start(Connection c, AdmissionRequest r, long now) throws SQLException {
+  public static boolean start(Connection c, AdmissionRequest r, long now) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(START_STEP_RUN)) {
       ps.setString(1, r.invocationId());
       ps.setLong(2, now);
@@ -81,7 +81,7 @@ final class StepRunRows {
       """;
 
   /** {@code running →} the outcome's terminal state, for a StepRun running under {@code r}. */
-  static void end(Connection c, Reservation r, InvocationOutcome outcome, long now)
+  public static void end(Connection c, Reservation r, InvocationOutcome outcome, long now)
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(END_STEP_RUN)) {
       ps.setString(1, outcome.terminalState().wireName());
@@ -113,7 +113,7 @@ final class StepRunRows {
    * Running StepRuns last changed at or before {@code cutoffMs}, oldest first, after the given key
    * ({@code afterProjectId == null}: from the start).
    */
-  static List<StepRun> staleRunning(
+  public static List<StepRun> staleRunning(
       Connection c,
       long cutoffMs,
       long afterUpdatedAtMs,
@@ -135,7 +135,7 @@ final class StepRunRows {
   }
 
   /** The StepRun in the columns from {@code at} on, in {@link #STEP_RUN} order. */
-  static StepRun stepRun(ResultSet rs, int at) throws SQLException {
+  public static StepRun stepRun(ResultSet rs, int at) throws SQLException {
     return new StepRun(
         rs.getString(at),
         rs.getString(at + 1),

@@ -1,6 +1,8 @@
 package dev.qinglong.postgres;
 
 import dev.qinglong.jdbc.JdbcDialect;
+import dev.qinglong.jdbc.JdbcTransactions;
+import dev.qinglong.jdbc.ModelLifecycle;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -282,9 +284,12 @@ public final class PostgresDialect implements JdbcDialect {
     return names;
   }
 
-  /** Migration {@code db/postgres-ai/V4} creates them. */
+  /**
+   * One snapshot read and one {@code CALL} of the procedures of migration {@code db/postgres-ai/V4}
+   * per admission and completion, in auto-commit.
+   */
   @Override
-  public boolean modelLifecycleFunctions() {
-    return true;
+  public ModelLifecycle modelLifecycle(JdbcTransactions jdbc) {
+    return new PostgresModelLifecycle(jdbc, this);
   }
 }

@@ -1,6 +1,8 @@
 package dev.qinglong.sqlite;
 
 import dev.qinglong.jdbc.JdbcDialect;
+import dev.qinglong.jdbc.JdbcTransactions;
+import dev.qinglong.jdbc.ModelLifecycle;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -167,5 +169,11 @@ public final class SqliteDialect implements JdbcDialect {
       names.add(m.group(1));
     }
     return names;
+  }
+
+  /** One {@code BEGIN IMMEDIATE} transaction per admission and completion. */
+  @Override
+  public ModelLifecycle modelLifecycle(JdbcTransactions jdbc) {
+    return new SqliteModelLifecycle(jdbc, this);
   }
 }

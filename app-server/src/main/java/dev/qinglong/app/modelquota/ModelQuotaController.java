@@ -19,8 +19,6 @@ import dev.qinglong.core.kernel.Identifiers;
 import dev.qinglong.core.kernel.ValidationException;
 import java.util.Set;
 import java.util.UUID;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -45,8 +43,6 @@ import tools.jackson.databind.ObjectMapper;
 @ConditionalOnRole({Role.ALL, Role.WRITER})
 public class ModelQuotaController {
   static final String BASE = "/v1/projects/{projectId}";
-
-  private static final Logger log = LoggerFactory.getLogger(ModelQuotaController.class);
 
   private final ModelInvocationQuota quota;
   private final AiViews views;
@@ -154,10 +150,10 @@ public class ModelQuotaController {
       admission =
           quota.admit(JsonResponses.caller(authentication), projectId, invocationId, stepRunId);
     } catch (ModelProjectQuotaExceededException e) {
-      rateLimitHeaders(projectId);
+      RateLimitHeaders.addToCurrentResponse(ModelRateLimits.of(e.window()));
       throw e;
     }
-    rateLimitHeaders(projectId);
+    RateLimitHeaders.addToCurrentResponse(ModelRateLimits.of(admission.window()));
     if (admission.created()) {
       return JsonResponses.created(
           "/v1/projects/" + projectId + "/model-invocations/" + invocationId,
@@ -230,20 +226,6 @@ public class ModelQuotaController {
     LedgerPage page =
         quota.ledger(JsonResponses.caller(authentication), projectId, size, cursor, requestId());
     return json(200, views.ledgerPage(page));
-  }
-
-  /**
-   * The window's invocations, tokens and cost left, as {@code RateLimit-Policy} and {@code
-   * RateLimit} (DESIGN §3), read on the database clock after the admission decided. A Project
-   * without a quota policy has no limits to show. If the read fails the answer goes out without
-   * them: the admission's own outcome is already decided (and committed when admitted).
-   */
-  private void rateLimitHeaders(String projectId) {
-    try {
-      RateLimitHeaders.addToCurrentResponse(ModelRateLimits.of(quota.admissionWindow(projectId)));
-    } catch (RuntimeException e) {
-      log.warn("model.ratelimit-headers.unavailable reason={}", e.getMessage());
-    }
   }
 
   /** A fresh id per read: the receipt of its management quota unit. */
