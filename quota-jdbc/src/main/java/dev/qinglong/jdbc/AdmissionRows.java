@@ -12,6 +12,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.List;
 
 /**
  * The admission receipts of {@link JdbcModelQuotaStore} ({@code model_invocation_reservations},
@@ -21,16 +22,51 @@ import java.sql.SQLException;
 public final class AdmissionRows {
   private AdmissionRows() {}
 
+  /**
+   * The columns of {@code model_invocation_reservations} in the order this class maps and binds
+   * them.
+   */
+  public static final List<String> RESERVATION_COLUMNS =
+      List.of(
+          "project_id",
+          "invocation_id",
+          "step_run_id",
+          "run_id",
+          "model_id",
+          "model_policy_revision",
+          "quota_policy_revision",
+          "window_start_ms",
+          "window_ms",
+          "budget_max_invocations",
+          "budget_max_tokens",
+          "budget_max_cost_micros",
+          "reserved_tokens",
+          "reserved_cost_micros",
+          "window_seq",
+          "window_invocations",
+          "window_reserved_tokens",
+          "window_reserved_cost_micros",
+          "reserved_at_ms",
+          "digest");
+
+  /** The columns of {@code model_invocation_starts} in the order this class maps and binds them. */
+  public static final List<String> START_COLUMNS =
+      List.of(
+          "project_id",
+          "invocation_id",
+          "step_run_id",
+          "run_id",
+          "model_id",
+          "reservation_digest",
+          "started_at_ms",
+          "digest");
+
   /** The reservation columns {@link #reservation(ResultSet)} maps, without a WHERE clause. */
   private static final String RESERVATIONS =
       """
-      SELECT project_id, invocation_id, step_run_id, run_id, model_id, model_policy_revision,
-             quota_policy_revision, window_start_ms, window_ms, budget_max_invocations,
-             budget_max_tokens, budget_max_cost_micros, reserved_tokens, reserved_cost_micros,
-             window_seq, window_invocations, window_reserved_tokens,
-             window_reserved_cost_micros, reserved_at_ms, digest
-      FROM model_invocation_reservations
-      """;
+      SELECT %s FROM model_invocation_reservations
+      """
+          .formatted(String.join(", ", RESERVATION_COLUMNS));
 
   /** The reservation in the columns from {@code at} on, in {@link #RESERVATIONS} order. */
   public static Reservation reservation(ResultSet rs, int at) throws SQLException {
@@ -94,14 +130,11 @@ public final class AdmissionRows {
 
   private static final String INSERT_RESERVATION =
       """
-      INSERT INTO model_invocation_reservations
-        (project_id, invocation_id, step_run_id, run_id, model_id, model_policy_revision,
-         quota_policy_revision, window_start_ms, window_ms, budget_max_invocations,
-         budget_max_tokens, budget_max_cost_micros, reserved_tokens, reserved_cost_micros,
-         window_seq, window_invocations, window_reserved_tokens,
-         window_reserved_cost_micros, reserved_at_ms, digest)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-      """;
+      INSERT INTO model_invocation_reservations (%s) VALUES (%s)
+      """
+          .formatted(
+              String.join(", ", RESERVATION_COLUMNS),
+              JdbcRows.parameters(RESERVATION_COLUMNS.size()));
 
   public static void insert(Connection c, Reservation r) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(INSERT_RESERVATION)) {
@@ -144,10 +177,9 @@ public final class AdmissionRows {
 
   private static final String START_BY_INVOCATION =
       """
-      SELECT project_id, invocation_id, step_run_id, run_id, model_id, reservation_digest,
-             started_at_ms, digest
-      FROM model_invocation_starts WHERE project_id = ? AND invocation_id = ?
-      """;
+      SELECT %s FROM model_invocation_starts WHERE project_id = ? AND invocation_id = ?
+      """
+          .formatted(String.join(", ", START_COLUMNS));
 
   public static InvocationStart startOfInvocation(
       Connection c, String projectId, String invocationId) throws SQLException {
@@ -170,11 +202,9 @@ public final class AdmissionRows {
 
   private static final String INSERT_START =
       """
-      INSERT INTO model_invocation_starts
-        (project_id, invocation_id, step_run_id, run_id, model_id, reservation_digest,
-         started_at_ms, digest)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-      """;
+      INSERT INTO model_invocation_starts (%s) VALUES (%s)
+      """
+          .formatted(String.join(", ", START_COLUMNS), JdbcRows.parameters(START_COLUMNS.size()));
 
   public static void insert(Connection c, InvocationStart s) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(INSERT_START)) {

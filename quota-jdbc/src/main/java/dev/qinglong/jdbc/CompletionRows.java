@@ -24,12 +24,68 @@ import java.util.List;
 public final class CompletionRows {
   private CompletionRows() {}
 
+  /**
+   * The columns of {@code model_invocation_completions} in the order this class maps and binds
+   * them.
+   */
+  public static final List<String> COMPLETION_COLUMNS =
+      List.of(
+          "project_id",
+          "invocation_id",
+          "step_run_id",
+          "outcome",
+          "input_tokens",
+          "output_tokens",
+          "total_tokens",
+          "cost_micros",
+          "completed_at_ms",
+          "digest");
+
+  /** The columns of {@code model_usage_ledger} in the order this class maps and binds them. */
+  public static final List<String> LEDGER_COLUMNS =
+      List.of(
+          "project_id",
+          "ledger_seq",
+          "invocation_id",
+          "step_run_id",
+          "run_id",
+          "model_id",
+          "outcome",
+          "input_tokens",
+          "output_tokens",
+          "total_tokens",
+          "cost_micros",
+          "completion_digest",
+          "recorded_at_ms",
+          "digest");
+
+  /**
+   * The columns of {@code model_invocation_settlements} in the order this class maps and binds
+   * them.
+   */
+  public static final List<String> SETTLEMENT_COLUMNS =
+      List.of(
+          "project_id",
+          "invocation_id",
+          "window_start_ms",
+          "window_ms",
+          "reservation_digest",
+          "completion_digest",
+          "settled_tokens",
+          "settled_cost_micros",
+          "released_tokens",
+          "released_cost_micros",
+          "window_settle_seq",
+          "window_released_tokens",
+          "window_released_cost_micros",
+          "settled_at_ms",
+          "digest");
+
   private static final String COMPLETION_BY_INVOCATION =
       """
-      SELECT project_id, invocation_id, step_run_id, outcome, input_tokens, output_tokens,
-             total_tokens, cost_micros, completed_at_ms, digest
-      FROM model_invocation_completions WHERE project_id = ? AND invocation_id = ?
-      """;
+      SELECT %s FROM model_invocation_completions WHERE project_id = ? AND invocation_id = ?
+      """
+          .formatted(String.join(", ", COMPLETION_COLUMNS));
 
   public static Completion completionOfInvocation(
       Connection c, String projectId, String invocationId) throws SQLException {
@@ -44,11 +100,11 @@ public final class CompletionRows {
 
   private static final String INSERT_COMPLETION =
       """
-      INSERT INTO model_invocation_completions
-        (project_id, invocation_id, step_run_id, outcome, input_tokens, output_tokens,
-         total_tokens, cost_micros, completed_at_ms, digest)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-      """;
+      INSERT INTO model_invocation_completions (%s) VALUES (%s)
+      """
+          .formatted(
+              String.join(", ", COMPLETION_COLUMNS),
+              JdbcRows.parameters(COMPLETION_COLUMNS.size()));
 
   public static void insert(Connection c, Completion x) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(INSERT_COMPLETION)) {
@@ -67,11 +123,9 @@ public final class CompletionRows {
   /** The ledger columns {@link #ledgerEntry(ResultSet)} maps, without a WHERE clause. */
   private static final String LEDGER =
       """
-      SELECT project_id, ledger_seq, invocation_id, step_run_id, run_id, model_id, outcome,
-             input_tokens, output_tokens, total_tokens, cost_micros, completion_digest,
-             recorded_at_ms, digest
-      FROM model_usage_ledger
-      """;
+      SELECT %s FROM model_usage_ledger
+      """
+          .formatted(String.join(", ", LEDGER_COLUMNS));
 
   /** The entry in the columns from {@code at} on, in {@link #LEDGER} order. */
   public static UsageLedgerEntry ledgerEntry(ResultSet rs, int at) throws SQLException {
@@ -131,12 +185,9 @@ public final class CompletionRows {
 
   private static final String INSERT_LEDGER =
       """
-      INSERT INTO model_usage_ledger
-        (project_id, ledger_seq, invocation_id, step_run_id, run_id, model_id, outcome,
-         input_tokens, output_tokens, total_tokens, cost_micros, completion_digest,
-         recorded_at_ms, digest)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-      """;
+      INSERT INTO model_usage_ledger (%s) VALUES (%s)
+      """
+          .formatted(String.join(", ", LEDGER_COLUMNS), JdbcRows.parameters(LEDGER_COLUMNS.size()));
 
   public static void insert(Connection c, UsageLedgerEntry e) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(INSERT_LEDGER)) {
@@ -159,12 +210,9 @@ public final class CompletionRows {
   /** The settlement columns {@link #settlement(ResultSet)} maps, without a WHERE clause. */
   private static final String SETTLEMENTS =
       """
-      SELECT project_id, invocation_id, window_start_ms, window_ms, reservation_digest,
-             completion_digest, settled_tokens, settled_cost_micros, released_tokens,
-             released_cost_micros, window_settle_seq, window_released_tokens,
-             window_released_cost_micros, settled_at_ms, digest
-      FROM model_invocation_settlements
-      """;
+      SELECT %s FROM model_invocation_settlements
+      """
+          .formatted(String.join(", ", SETTLEMENT_COLUMNS));
 
   /** The settlement in the columns from {@code at} on, in {@link #SETTLEMENTS} order. */
   public static Settlement settlement(ResultSet rs, int at) throws SQLException {
@@ -214,13 +262,11 @@ public final class CompletionRows {
 
   private static final String INSERT_SETTLEMENT =
       """
-      INSERT INTO model_invocation_settlements
-        (project_id, invocation_id, window_start_ms, window_ms, reservation_digest,
-         completion_digest, settled_tokens, settled_cost_micros, released_tokens,
-         released_cost_micros, window_settle_seq, window_released_tokens,
-         window_released_cost_micros, settled_at_ms, digest)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-      """;
+      INSERT INTO model_invocation_settlements (%s) VALUES (%s)
+      """
+          .formatted(
+              String.join(", ", SETTLEMENT_COLUMNS),
+              JdbcRows.parameters(SETTLEMENT_COLUMNS.size()));
 
   public static void insert(Connection c, Settlement s) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(INSERT_SETTLEMENT)) {

@@ -96,4 +96,9 @@ public final class JdbcRows {
       return rs.getLong(1);
     }
   }
+
+  /** {@code ?, ?, …, ?}: {@code n} statement parameters. */
+  public static String parameters(int n) {
+    return String.join(", ", java.util.Collections.nCopies(n, "?"));
+  }
 }

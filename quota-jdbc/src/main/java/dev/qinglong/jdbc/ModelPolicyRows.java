@@ -10,6 +10,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -20,12 +21,38 @@ import java.util.Optional;
 public final class ModelPolicyRows {
   private ModelPolicyRows() {}
 
+  /**
+   * The columns of {@code model_invocation_policies} in the order this class maps and binds them.
+   */
+  public static final List<String> MODEL_POLICY_COLUMNS =
+      List.of(
+          "project_id",
+          "model_id",
+          "revision",
+          "max_total_tokens",
+          "max_cost_micros",
+          "created_at_ms");
+
+  /**
+   * The columns of {@code model_project_quota_policies} in the order this class maps and binds
+   * them.
+   */
+  public static final List<String> QUOTA_POLICY_COLUMNS =
+      List.of(
+          "project_id",
+          "revision",
+          "window_ms",
+          "max_invocations",
+          "max_tokens",
+          "max_cost_micros",
+          "created_at_ms");
+
   private static final String LATEST_MODEL_POLICY =
       """
-      SELECT project_id, model_id, revision, max_total_tokens, max_cost_micros, created_at_ms
-      FROM model_invocation_policies
+      SELECT %s FROM model_invocation_policies
       WHERE project_id = ? AND model_id = ? ORDER BY revision DESC LIMIT 1
-      """;
+      """
+          .formatted(String.join(", ", MODEL_POLICY_COLUMNS));
 
   public static Optional<ModelInvocationPolicy> latestModelPolicy(
       Connection c, String projectId, String modelId) throws SQLException {
@@ -36,10 +63,11 @@ public final class ModelPolicyRows {
 
   private static final String INSERT_MODEL_POLICY =
       """
-      INSERT INTO model_invocation_policies
-        (project_id, model_id, revision, max_total_tokens, max_cost_micros, created_at_ms)
-      VALUES (?, ?, ?, ?, ?, ?)
-      """;
+      INSERT INTO model_invocation_policies (%s) VALUES (%s)
+      """
+          .formatted(
+              String.join(", ", MODEL_POLICY_COLUMNS),
+              JdbcRows.parameters(MODEL_POLICY_COLUMNS.size()));
 
   public static void insert(Connection c, ModelInvocationPolicy p) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(INSERT_MODEL_POLICY)) {
@@ -55,11 +83,10 @@ public final class ModelPolicyRows {
 
   private static final String LATEST_QUOTA_POLICY =
       """
-      SELECT project_id, revision, window_ms, max_invocations, max_tokens, max_cost_micros,
-             created_at_ms
-      FROM model_project_quota_policies
+      SELECT %s FROM model_project_quota_policies
       WHERE project_id = ? ORDER BY revision DESC LIMIT 1
-      """;
+      """
+          .formatted(String.join(", ", QUOTA_POLICY_COLUMNS));
 
   public static Optional<ProjectQuotaPolicy> latestQuotaPolicy(Connection c, String projectId)
       throws SQLException {
@@ -71,11 +98,11 @@ public final class ModelPolicyRows {
 
   private static final String INSERT_QUOTA_POLICY =
       """
-      INSERT INTO model_project_quota_policies
-        (project_id, revision, window_ms, max_invocations, max_tokens, max_cost_micros,
-         created_at_ms)
-      VALUES (?, ?, ?, ?, ?, ?, ?)
-      """;
+      INSERT INTO model_project_quota_policies (%s) VALUES (%s)
+      """
+          .formatted(
+              String.join(", ", QUOTA_POLICY_COLUMNS),
+              JdbcRows.parameters(QUOTA_POLICY_COLUMNS.size()));
 
   public static void insert(Connection c, ProjectQuotaPolicy p) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(INSERT_QUOTA_POLICY)) {

@@ -20,6 +20,18 @@ import java.util.Optional;
 public final class StepRunRows {
   private StepRunRows() {}
 
+  /** The columns of {@code model_step_runs} in the order this class maps and binds them. */
+  public static final List<String> STEP_RUN_COLUMNS =
+      List.of(
+          "project_id",
+          "step_run_id",
+          "run_id",
+          "model_id",
+          "state",
+          "invocation_id",
+          "created_at_ms",
+          "updated_at_ms");
+
   private static final String INSERT_STEP_RUN =
       """
       INSERT INTO model_step_runs
@@ -46,10 +58,9 @@ public final class StepRunRows {
 
   private static final String STEP_RUN =
       """
-      SELECT project_id, step_run_id, run_id, model_id, state, invocation_id,
-             created_at_ms, updated_at_ms
-      FROM model_step_runs WHERE project_id = ? AND step_run_id = ?
-      """;
+      SELECT %s FROM model_step_runs WHERE project_id = ? AND step_run_id = ?
+      """
+          .formatted(String.join(", ", STEP_RUN_COLUMNS));
 
   public static Optional<StepRun> stepRun(Connection c, String projectId, String stepRunId)
       throws SQLException {
@@ -98,16 +109,15 @@ public final class StepRunRows {
 
   private static final String STALE_RUNNING =
       """
-      SELECT project_id, step_run_id, run_id, model_id, state, invocation_id,
-             created_at_ms, updated_at_ms
-      FROM model_step_runs
+      SELECT %s FROM model_step_runs
       WHERE state = 'running' AND updated_at_ms <= ?
         AND (updated_at_ms > ?
              OR (updated_at_ms = ? AND (project_id > ?
                                         OR (project_id = ? AND step_run_id > ?))))
       ORDER BY updated_at_ms, project_id, step_run_id
       LIMIT ?
-      """;
+      """
+          .formatted(String.join(", ", STEP_RUN_COLUMNS));
 
   /**
    * Running StepRuns last changed at or before {@code cutoffMs}, oldest first, after the given key

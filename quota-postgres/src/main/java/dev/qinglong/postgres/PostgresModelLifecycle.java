@@ -35,6 +35,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
@@ -205,108 +206,17 @@ final class PostgresModelLifecycle implements ModelLifecycle {
     }
   }
 
-  private static final String[] QUOTA = {
-    "project_id",
-    "revision",
-    "window_ms",
-    "max_invocations",
-    "max_tokens",
-    "max_cost_micros",
-    "created_at_ms"
-  };
-  private static final String[] RESERVATION = {
-    "project_id",
-    "invocation_id",
-    "step_run_id",
-    "run_id",
-    "model_id",
-    "model_policy_revision",
-    "quota_policy_revision",
-    "window_start_ms",
-    "window_ms",
-    "budget_max_invocations",
-    "budget_max_tokens",
-    "budget_max_cost_micros",
-    "reserved_tokens",
-    "reserved_cost_micros",
-    "window_seq",
-    "window_invocations",
-    "window_reserved_tokens",
-    "window_reserved_cost_micros",
-    "reserved_at_ms",
-    "digest"
-  };
-  private static final String[] START = {
-    "project_id",
-    "invocation_id",
-    "step_run_id",
-    "run_id",
-    "model_id",
-    "reservation_digest",
-    "started_at_ms",
-    "digest"
-  };
-  private static final String[] STEP_RUN = {
-    "project_id",
-    "step_run_id",
-    "run_id",
-    "model_id",
-    "state",
-    "invocation_id",
-    "created_at_ms",
-    "updated_at_ms"
-  };
-  private static final String[] MODEL_POLICY = {
-    "project_id", "model_id", "revision", "max_total_tokens", "max_cost_micros", "created_at_ms"
-  };
-  private static final String[] COMPLETION = {
-    "project_id",
-    "invocation_id",
-    "step_run_id",
-    "outcome",
-    "input_tokens",
-    "output_tokens",
-    "total_tokens",
-    "cost_micros",
-    "completed_at_ms",
-    "digest"
-  };
-  private static final String[] LEDGER = {
-    "project_id",
-    "ledger_seq",
-    "invocation_id",
-    "step_run_id",
-    "run_id",
-    "model_id",
-    "outcome",
-    "input_tokens",
-    "output_tokens",
-    "total_tokens",
-    "cost_micros",
-    "completion_digest",
-    "recorded_at_ms",
-    "digest"
-  };
-  private static final String[] SETTLEMENT = {
-    "project_id",
-    "invocation_id",
-    "window_start_ms",
-    "window_ms",
-    "reservation_digest",
-    "completion_digest",
-    "settled_tokens",
-    "settled_cost_micros",
-    "released_tokens",
-    "released_cost_micros",
-    "window_settle_seq",
-    "window_released_tokens",
-    "window_released_cost_micros",
-    "settled_at_ms",
-    "digest"
-  };
+  private static final List<String> QUOTA = ModelPolicyRows.QUOTA_POLICY_COLUMNS;
+  private static final List<String> RESERVATION = AdmissionRows.RESERVATION_COLUMNS;
+  private static final List<String> START = AdmissionRows.START_COLUMNS;
+  private static final List<String> STEP_RUN = StepRunRows.STEP_RUN_COLUMNS;
+  private static final List<String> MODEL_POLICY = ModelPolicyRows.MODEL_POLICY_COLUMNS;
+  private static final List<String> COMPLETION = CompletionRows.COMPLETION_COLUMNS;
+  private static final List<String> LEDGER = CompletionRows.LEDGER_COLUMNS;
+  private static final List<String> SETTLEMENT = CompletionRows.SETTLEMENT_COLUMNS;
 
   /** {@code alias.c1, alias.c2, …} */
-  private static String columns(String alias, String[] names) {
+  private static String columns(String alias, List<String> names) {
     StringBuilder out = new StringBuilder();
     for (String name : names) {
       out.append(", ").append(alias).append('.').append(name);
@@ -346,13 +256,13 @@ final class PostgresModelLifecycle implements ModelLifecycle {
       """;
 
   private static final int A_QUOTA = 4;
-  private static final int A_EXISTING = A_QUOTA + QUOTA.length;
-  private static final int A_START = A_EXISTING + RESERVATION.length;
-  private static final int A_STEP = A_START + START.length;
-  private static final int A_POLICY = A_STEP + STEP_RUN.length;
-  private static final int A_OF_STEP = A_POLICY + MODEL_POLICY.length;
-  private static final int A_HEAD = A_OF_STEP + RESERVATION.length;
-  private static final int A_SETTLED = A_HEAD + RESERVATION.length;
+  private static final int A_EXISTING = A_QUOTA + QUOTA.size();
+  private static final int A_START = A_EXISTING + RESERVATION.size();
+  private static final int A_STEP = A_START + START.size();
+  private static final int A_POLICY = A_STEP + STEP_RUN.size();
+  private static final int A_OF_STEP = A_POLICY + MODEL_POLICY.size();
+  private static final int A_HEAD = A_OF_STEP + RESERVATION.size();
+  private static final int A_SETTLED = A_HEAD + RESERVATION.size();
 
   /**
    * Parameters 1 project, 2 invocation, 3 StepRun. The window ({@code now - now % length} of the
@@ -434,8 +344,8 @@ final class PostgresModelLifecycle implements ModelLifecycle {
       Settlement settledHead) {}
 
   private static final int W_QUOTA = 4;
-  private static final int W_HEAD = W_QUOTA + QUOTA.length;
-  private static final int W_SETTLED = W_HEAD + RESERVATION.length;
+  private static final int W_HEAD = W_QUOTA + QUOTA.size();
+  private static final int W_SETTLED = W_HEAD + RESERVATION.size();
 
   /** Parameter 1 project; the window as in {@link #admissionRead}. */
   private static String windowRead(JdbcDialect dialect) {
@@ -473,13 +383,13 @@ final class PostgresModelLifecycle implements ModelLifecycle {
   }
 
   private static final int C_RESERVATION = 2;
-  private static final int C_COMPLETION = C_RESERVATION + RESERVATION.length;
-  private static final int C_LEDGER = C_COMPLETION + COMPLETION.length;
-  private static final int C_SETTLEMENT = C_LEDGER + LEDGER.length;
-  private static final int C_START = C_SETTLEMENT + SETTLEMENT.length;
-  private static final int C_STEP = C_START + START.length;
-  private static final int C_SETTLED = C_STEP + STEP_RUN.length;
-  private static final int C_LAST_SEQ = C_SETTLED + SETTLEMENT.length;
+  private static final int C_COMPLETION = C_RESERVATION + RESERVATION.size();
+  private static final int C_LEDGER = C_COMPLETION + COMPLETION.size();
+  private static final int C_SETTLEMENT = C_LEDGER + LEDGER.size();
+  private static final int C_START = C_SETTLEMENT + SETTLEMENT.size();
+  private static final int C_STEP = C_START + START.size();
+  private static final int C_SETTLED = C_STEP + STEP_RUN.size();
+  private static final int C_LAST_SEQ = C_SETTLED + SETTLEMENT.size();
 
   /** Parameters 1 project, 2 invocation. */
   private static String completionRead(JdbcDialect dialect) {
