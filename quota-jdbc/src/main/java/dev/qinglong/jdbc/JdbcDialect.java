@@ -84,24 +84,6 @@ public interface JdbcDialect {
   }
 
   /**
-   * Serialises the transaction on {@code connection} with every other transaction that takes {@code
-   * key}, until it ends (commit or rollback).
-   *
-   * @return true if a lock was taken now, so that what the transaction read before may be stale and
-   *     must be read again; false if the dialect takes none because its transactions are serialised
-   *     from their start
-   */
-  boolean lockUntilCommit(Connection connection, long key) throws SQLException;
-
-  /**
-   * The isolation level ({@link Connection#TRANSACTION_REPEATABLE_READ} and so on) of reads that
-   * must see one consistent state across statements, such as a window's usage from two window
-   * heads. {@link Connection#TRANSACTION_NONE} leaves the connection's level alone: for a dialect
-   * whose transactions are serialisable anyway.
-   */
-  int snapshotIsolation();
-
-  /**
    * Binds a member's permissions as the {@code project_members.permissions} column stores them.
    *
    * @param wireNames permission wire names, sorted, without duplicates

@@ -3,7 +3,6 @@ package dev.qinglong.sqlite;
 import dev.qinglong.jdbc.JdbcDialect;
 import dev.qinglong.jdbc.JdbcTransactions;
 import dev.qinglong.jdbc.ModelLifecycle;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -54,18 +53,6 @@ public final class SqliteDialect implements JdbcDialect {
   @Override
   public String name() {
     return "sqlite";
-  }
-
-  /** Takes none and returns false: {@code BEGIN IMMEDIATE} already serialised the transaction. */
-  @Override
-  public boolean lockUntilCommit(Connection connection, long key) {
-    return false;
-  }
-
-  /** {@link Connection#TRANSACTION_NONE}: SQLite transactions are serialisable anyway. */
-  @Override
-  public int snapshotIsolation() {
-    return Connection.TRANSACTION_NONE;
   }
 
   @Override
