@@ -89,7 +89,7 @@ final class PostgresModelLifecycle implements ModelLifecycle {
     this.admissionRead = admissionRead(dialect);
     this.completionRead = completionRead(dialect);
     this.windowRead = windowRead(dialect);
-    this.insertReady = INSERT_READY.formatted(dialect.nowMs());
+    this.insertReady = INSERT_READY.formatted(String.join(", ", STEP_RUN), dialect.nowMs());
   }
 
   /** One statement in auto-commit; the stored row is read back only if it existed already. */
@@ -575,13 +575,10 @@ final class PostgresModelLifecycle implements ModelLifecycle {
 
   private static final String INSERT_READY =
       """
-      INSERT INTO model_step_runs
-        (project_id, step_run_id, run_id, model_id, state, invocation_id,
-         created_at_ms, updated_at_ms)
-      SELECT ?, ?, ?, ?, 'ready', NULL, k.now_ms, k.now_ms FROM (SELECT %s AS now_ms) k
+      INSERT INTO model_step_runs (%1$s)
+      SELECT ?, ?, ?, ?, 'ready', NULL, k.now_ms, k.now_ms FROM (SELECT %2$s AS now_ms) k
       ON CONFLICT (project_id, step_run_id) DO NOTHING
-      RETURNING project_id, step_run_id, run_id, model_id, state, invocation_id,
-                created_at_ms, updated_at_ms
+      RETURNING %1$s
       """;
 
   /**
