@@ -27,39 +27,22 @@ public final class AdmissionRows {
    * them.
    */
   public static final List<String> RESERVATION_COLUMNS =
-      List.of(
-          "project_id",
-          "invocation_id",
-          "step_run_id",
-          "run_id",
-          "model_id",
-          "model_policy_revision",
-          "quota_policy_revision",
-          "window_start_ms",
-          "window_ms",
-          "budget_max_invocations",
-          "budget_max_tokens",
-          "budget_max_cost_micros",
-          "reserved_tokens",
-          "reserved_cost_micros",
-          "window_seq",
-          "window_invocations",
-          "window_reserved_tokens",
-          "window_reserved_cost_micros",
-          "reserved_at_ms",
-          "digest");
+      JdbcRows.columns(
+          """
+          project_id, invocation_id, step_run_id, run_id, model_id, model_policy_revision,
+          quota_policy_revision, window_start_ms, window_ms, budget_max_invocations,
+          budget_max_tokens, budget_max_cost_micros, reserved_tokens, reserved_cost_micros,
+          window_seq, window_invocations, window_reserved_tokens, window_reserved_cost_micros,
+          reserved_at_ms, digest
+          """);
 
   /** The columns of {@code model_invocation_starts} in the order this class maps and binds them. */
   public static final List<String> START_COLUMNS =
-      List.of(
-          "project_id",
-          "invocation_id",
-          "step_run_id",
-          "run_id",
-          "model_id",
-          "reservation_digest",
-          "started_at_ms",
-          "digest");
+      JdbcRows.columns(
+          """
+          project_id, invocation_id, step_run_id, run_id, model_id, reservation_digest,
+          started_at_ms, digest
+          """);
 
   /** The reservation columns {@link #reservation(ResultSet)} maps, without a WHERE clause. */
   private static final String RESERVATIONS =

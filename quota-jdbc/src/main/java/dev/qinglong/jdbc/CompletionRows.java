@@ -29,57 +29,33 @@ public final class CompletionRows {
    * them.
    */
   public static final List<String> COMPLETION_COLUMNS =
-      List.of(
-          "project_id",
-          "invocation_id",
-          "step_run_id",
-          "outcome",
-          "input_tokens",
-          "output_tokens",
-          "total_tokens",
-          "cost_micros",
-          "completed_at_ms",
-          "digest");
+      JdbcRows.columns(
+          """
+          project_id, invocation_id, step_run_id, outcome, input_tokens, output_tokens,
+          total_tokens, cost_micros, completed_at_ms, digest
+          """);
 
   /** The columns of {@code model_usage_ledger} in the order this class maps and binds them. */
   public static final List<String> LEDGER_COLUMNS =
-      List.of(
-          "project_id",
-          "ledger_seq",
-          "invocation_id",
-          "step_run_id",
-          "run_id",
-          "model_id",
-          "outcome",
-          "input_tokens",
-          "output_tokens",
-          "total_tokens",
-          "cost_micros",
-          "completion_digest",
-          "recorded_at_ms",
-          "digest");
+      JdbcRows.columns(
+          """
+          project_id, ledger_seq, invocation_id, step_run_id, run_id, model_id, outcome,
+          input_tokens, output_tokens, total_tokens, cost_micros, completion_digest,
+          recorded_at_ms, digest
+          """);
 
   /**
    * The columns of {@code model_invocation_settlements} in the order this class maps and binds
    * them.
    */
   public static final List<String> SETTLEMENT_COLUMNS =
-      List.of(
-          "project_id",
-          "invocation_id",
-          "window_start_ms",
-          "window_ms",
-          "reservation_digest",
-          "completion_digest",
-          "settled_tokens",
-          "settled_cost_micros",
-          "released_tokens",
-          "released_cost_micros",
-          "window_settle_seq",
-          "window_released_tokens",
-          "window_released_cost_micros",
-          "settled_at_ms",
-          "digest");
+      JdbcRows.columns(
+          """
+          project_id, invocation_id, window_start_ms, window_ms, reservation_digest,
+          completion_digest, settled_tokens, settled_cost_micros, released_tokens,
+          released_cost_micros, window_settle_seq, window_released_tokens,
+          window_released_cost_micros, settled_at_ms, digest
+          """);
 
   private static final String COMPLETION_BY_INVOCATION =
       """

@@ -25,27 +25,21 @@ public final class ModelPolicyRows {
    * The columns of {@code model_invocation_policies} in the order this class maps and binds them.
    */
   public static final List<String> MODEL_POLICY_COLUMNS =
-      List.of(
-          "project_id",
-          "model_id",
-          "revision",
-          "max_total_tokens",
-          "max_cost_micros",
-          "created_at_ms");
+      JdbcRows.columns(
+          """
+          project_id, model_id, revision, max_total_tokens, max_cost_micros, created_at_ms
+          """);
 
   /**
    * The columns of {@code model_project_quota_policies} in the order this class maps and binds
    * them.
    */
   public static final List<String> QUOTA_POLICY_COLUMNS =
-      List.of(
-          "project_id",
-          "revision",
-          "window_ms",
-          "max_invocations",
-          "max_tokens",
-          "max_cost_micros",
-          "created_at_ms");
+      JdbcRows.columns(
+          """
+          project_id, revision, window_ms, max_invocations, max_tokens, max_cost_micros,
+          created_at_ms
+          """);
 
   private static final String LATEST_MODEL_POLICY =
       """

@@ -22,15 +22,11 @@ public final class StepRunRows {
 
   /** The columns of {@code model_step_runs} in the order this class maps and binds them. */
   public static final List<String> STEP_RUN_COLUMNS =
-      List.of(
-          "project_id",
-          "step_run_id",
-          "run_id",
-          "model_id",
-          "state",
-          "invocation_id",
-          "created_at_ms",
-          "updated_at_ms");
+      JdbcRows.columns(
+          """
+          project_id, step_run_id, run_id, model_id, state, invocation_id, created_at_ms,
+          updated_at_ms
+          """);
 
   private static final String INSERT_STEP_RUN =
       """
