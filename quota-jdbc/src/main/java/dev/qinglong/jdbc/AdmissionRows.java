@@ -12,28 +12,47 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.List;
 
 /**
  * The admission receipts of {@link JdbcModelQuotaStore} ({@code model_invocation_reservations},
  * {@code model_invocation_starts}): insert-only. Each statement next to the code that binds and
  * maps it; a missing row is null.
  */
-final class AdmissionRows {
+public final class AdmissionRows {
   private AdmissionRows() {}
+
+  /**
+   * The columns of {@code model_invocation_reservations} in the order this class maps and binds
+   * them.
+   */
+  public static final List<String> RESERVATION_COLUMNS =
+      JdbcRows.columns(
+          """
+          project_id, invocation_id, step_run_id, run_id, model_id, model_policy_revision,
+          quota_policy_revision, window_start_ms, window_ms, budget_max_invocations,
+          budget_max_tokens, budget_max_cost_micros, reserved_tokens, reserved_cost_micros,
+          window_seq, window_invocations, window_reserved_tokens, window_reserved_cost_micros,
+          reserved_at_ms, digest
+          """);
+
+  /** The columns of {@code model_invocation_starts} in the order this class maps and binds them. */
+  public static final List<String> START_COLUMNS =
+      JdbcRows.columns(
+          """
+          project_id, invocation_id, step_run_id, run_id, model_id, reservation_digest,
+          started_at_ms, digest
+          """);
 
   /** The reservation columns {@link #reservation(ResultSet)} maps, without a WHERE clause. */
   private static final String RESERVATIONS =
       """
-      SELECT project_id, invocation_id, step_run_id, run_id, model_id, model_policy_revision,
-             quota_policy_revision, window_start_ms, window_ms, budget_max_invocations,
-             budget_max_tokens, budget_max_cost_micros, reserved_tokens, reserved_cost_micros,
-             window_seq, window_invocations, window_reserved_tokens,
-             window_reserved_cost_micros, reserved_at_ms, digest
-      FROM model_invocation_reservations
-      """;
+      SELECT %s FROM model_invocation_reservations
+      """
+          .formatted(String.join(", ", RESERVATION_COLUMNS));
 
   /** The reservation in the columns from {@code at} on, in {@link #RESERVATIONS} order. */
-  static Reservation reservation(ResultSet rs, int at) throws SQLException {
+  public static Reservation reservation(ResultSet rs, int at) throws SQLException {
     return new Reservation(
         rs.getString(at),
         rs.getString(at + 1),
@@ -59,8 +78,8 @@ final class AdmissionRows {
   private static final String RESERVATION_BY_INVOCATION =
       RESERVATIONS + "WHERE project_id = ? AND invocation_id = ?";
 
-  static Reservation reservationOfInvocation(Connection c, String projectId, String invocationId)
-      throws SQLException {
+  public static Reservation reservationOfInvocation(
+      Connection c, String projectId, String invocationId) throws SQLException {
     return JdbcRows.byKey(
         c,
         RESERVATION_BY_INVOCATION,
@@ -73,7 +92,7 @@ final class AdmissionRows {
   private static final String RESERVATION_BY_STEP_RUN =
       RESERVATIONS + "WHERE project_id = ? AND step_run_id = ?";
 
-  static Reservation reservationOfStepRun(Connection c, String projectId, String stepRunId)
+  public static Reservation reservationOfStepRun(Connection c, String projectId, String stepRunId)
       throws SQLException {
     return JdbcRows.byKey(
         c, RESERVATION_BY_STEP_RUN, projectId, stepRunId, "reservation", rs -> reservation(rs, 1));
@@ -87,63 +106,72 @@ final class AdmissionRows {
           ORDER BY window_seq DESC LIMIT 1
           """;
 
-  static Reservation windowHead(Connection c, WindowRef w) throws SQLException {
+  public static Reservation windowHead(Connection c, WindowRef w) throws SQLException {
     return JdbcRows.byWindow(
         c, WINDOW_HEAD_RESERVATION, w, "reservation", rs -> reservation(rs, 1));
   }
 
   private static final String INSERT_RESERVATION =
       """
-      INSERT INTO model_invocation_reservations
-        (project_id, invocation_id, step_run_id, run_id, model_id, model_policy_revision,
-         quota_policy_revision, window_start_ms, window_ms, budget_max_invocations,
-         budget_max_tokens, budget_max_cost_micros, reserved_tokens, reserved_cost_micros,
-         window_seq, window_invocations, window_reserved_tokens,
-         window_reserved_cost_micros, reserved_at_ms, digest)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-      """;
+      INSERT INTO model_invocation_reservations (%s) VALUES (%s)
+      """
+          .formatted(
+              String.join(", ", RESERVATION_COLUMNS),
+              JdbcRows.parameters(RESERVATION_COLUMNS.size()));
 
-  static void insert(Connection c, Reservation r) throws SQLException {
+  public static void insert(Connection c, Reservation r) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(INSERT_RESERVATION)) {
-      ps.setString(1, r.projectId());
-      ps.setString(2, r.invocationId());
-      ps.setString(3, r.stepRunId());
-      ps.setString(4, r.runId());
-      ps.setString(5, r.modelId());
-      ps.setLong(6, r.modelPolicyRevision());
-      ps.setLong(7, r.quotaPolicyRevision());
-      ps.setLong(8, r.windowStartMs());
-      ps.setLong(9, r.windowMs());
-      setNullableLong(ps, 10, r.budget().maxInvocations());
-      setNullableLong(ps, 11, r.budget().maxTokens());
-      setNullableLong(ps, 12, r.budget().maxCostMicros());
-      ps.setLong(13, r.reservedTokens());
-      setNullableLong(ps, 14, r.reservedCostMicros());
-      ps.setLong(15, r.windowSeq());
-      ps.setLong(16, r.windowInvocations());
-      ps.setLong(17, r.windowReservedTokens());
-      ps.setLong(18, r.windowReservedCostMicros());
-      ps.setLong(19, r.reservedAtMs());
-      ps.setString(20, r.digest().value());
+      bind(ps, 1, r);
       ps.executeUpdate();
     }
   }
 
+  /**
+   * Binds the reservation's columns, in {@link #RESERVATIONS} order, from parameter {@code at} on:
+   * for the INSERT here and for a statement that writes it elsewhere (PostgreSQL's admission
+   * procedure).
+   *
+   * @return the index after the last bound parameter
+   */
+  public static int bind(PreparedStatement ps, int at, Reservation r) throws SQLException {
+    int i = at;
+    ps.setString(i++, r.projectId());
+    ps.setString(i++, r.invocationId());
+    ps.setString(i++, r.stepRunId());
+    ps.setString(i++, r.runId());
+    ps.setString(i++, r.modelId());
+    ps.setLong(i++, r.modelPolicyRevision());
+    ps.setLong(i++, r.quotaPolicyRevision());
+    ps.setLong(i++, r.windowStartMs());
+    ps.setLong(i++, r.windowMs());
+    setNullableLong(ps, i++, r.budget().maxInvocations());
+    setNullableLong(ps, i++, r.budget().maxTokens());
+    setNullableLong(ps, i++, r.budget().maxCostMicros());
+    ps.setLong(i++, r.reservedTokens());
+    setNullableLong(ps, i++, r.reservedCostMicros());
+    ps.setLong(i++, r.windowSeq());
+    ps.setLong(i++, r.windowInvocations());
+    ps.setLong(i++, r.windowReservedTokens());
+    ps.setLong(i++, r.windowReservedCostMicros());
+    ps.setLong(i++, r.reservedAtMs());
+    ps.setString(i++, r.digest().value());
+    return i;
+  }
+
   private static final String START_BY_INVOCATION =
       """
-      SELECT project_id, invocation_id, step_run_id, run_id, model_id, reservation_digest,
-             started_at_ms, digest
-      FROM model_invocation_starts WHERE project_id = ? AND invocation_id = ?
-      """;
+      SELECT %s FROM model_invocation_starts WHERE project_id = ? AND invocation_id = ?
+      """
+          .formatted(String.join(", ", START_COLUMNS));
 
-  static InvocationStart startOfInvocation(Connection c, String projectId, String invocationId)
-      throws SQLException {
+  public static InvocationStart startOfInvocation(
+      Connection c, String projectId, String invocationId) throws SQLException {
     return JdbcRows.byKey(
         c, START_BY_INVOCATION, projectId, invocationId, "start", rs -> start(rs, 1));
   }
 
   /** The start in the columns from {@code at} on, in {@link #START_BY_INVOCATION} order. */
-  static InvocationStart start(ResultSet rs, int at) throws SQLException {
+  public static InvocationStart start(ResultSet rs, int at) throws SQLException {
     return new InvocationStart(
         rs.getString(at),
         rs.getString(at + 1),
@@ -157,13 +185,11 @@ final class AdmissionRows {
 
   private static final String INSERT_START =
       """
-      INSERT INTO model_invocation_starts
-        (project_id, invocation_id, step_run_id, run_id, model_id, reservation_digest,
-         started_at_ms, digest)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-      """;
+      INSERT INTO model_invocation_starts (%s) VALUES (%s)
+      """
+          .formatted(String.join(", ", START_COLUMNS), JdbcRows.parameters(START_COLUMNS.size()));
 
-  static void insert(Connection c, InvocationStart s) throws SQLException {
+  public static void insert(Connection c, InvocationStart s) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(INSERT_START)) {
       ps.setString(1, s.projectId());
       ps.setString(2, s.invocationId());

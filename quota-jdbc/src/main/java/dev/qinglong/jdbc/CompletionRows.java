@@ -21,18 +21,50 @@ import java.util.List;
  * {@code model_usage_ledger}, {@code model_invocation_settlements}): insert-only. Each statement
  * next to the code that binds and maps it; a missing row is null.
  */
-final class CompletionRows {
+public final class CompletionRows {
   private CompletionRows() {}
+
+  /**
+   * The columns of {@code model_invocation_completions} in the order this class maps and binds
+   * them.
+   */
+  public static final List<String> COMPLETION_COLUMNS =
+      JdbcRows.columns(
+          """
+          project_id, invocation_id, step_run_id, outcome, input_tokens, output_tokens,
+          total_tokens, cost_micros, completed_at_ms, digest
+          """);
+
+  /** The columns of {@code model_usage_ledger} in the order this class maps and binds them. */
+  public static final List<String> LEDGER_COLUMNS =
+      JdbcRows.columns(
+          """
+          project_id, ledger_seq, invocation_id, step_run_id, run_id, model_id, outcome,
+          input_tokens, output_tokens, total_tokens, cost_micros, completion_digest,
+          recorded_at_ms, digest
+          """);
+
+  /**
+   * The columns of {@code model_invocation_settlements} in the order this class maps and binds
+   * them.
+   */
+  public static final List<String> SETTLEMENT_COLUMNS =
+      JdbcRows.columns(
+          """
+          project_id, invocation_id, window_start_ms, window_ms, reservation_digest,
+          completion_digest, settled_tokens, settled_cost_micros, released_tokens,
+          released_cost_micros, window_settle_seq, window_released_tokens,
+          window_released_cost_micros, settled_at_ms, digest
+          """);
 
   private static final String COMPLETION_BY_INVOCATION =
       """
-      SELECT project_id, invocation_id, step_run_id, outcome, input_tokens, output_tokens,
-             total_tokens, cost_micros, completed_at_ms, digest
-      FROM model_invocation_completions WHERE project_id = ? AND invocation_id = ?
-      """;
+      SELECT %s FROM model_invocation_completions WHERE project_id = ? AND invocation_id = ?
+      """
+          .formatted(String.join(", ", COMPLETION_COLUMNS));
 
-  static Completion completionOfInvocation(Connection c, String projectId, String invocationId)
-      throws SQLException {
+  public static Completion completionOfInvocation(
+      Connection c, String projectId, String invocationId) throws SQLException {
     return JdbcRows.byKey(
         c,
         COMPLETION_BY_INVOCATION,
@@ -44,13 +76,13 @@ final class CompletionRows {
 
   private static final String INSERT_COMPLETION =
       """
-      INSERT INTO model_invocation_completions
-        (project_id, invocation_id, step_run_id, outcome, input_tokens, output_tokens,
-         total_tokens, cost_micros, completed_at_ms, digest)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-      """;
+      INSERT INTO model_invocation_completions (%s) VALUES (%s)
+      """
+          .formatted(
+              String.join(", ", COMPLETION_COLUMNS),
+              JdbcRows.parameters(COMPLETION_COLUMNS.size()));
 
-  static void insert(Connection c, Completion x) throws SQLException {
+  public static void insert(Connection c, Completion x) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(INSERT_COMPLETION)) {
       ps.setString(1, x.projectId());
       ps.setString(2, x.invocationId());
@@ -67,14 +99,12 @@ final class CompletionRows {
   /** The ledger columns {@link #ledgerEntry(ResultSet)} maps, without a WHERE clause. */
   private static final String LEDGER =
       """
-      SELECT project_id, ledger_seq, invocation_id, step_run_id, run_id, model_id, outcome,
-             input_tokens, output_tokens, total_tokens, cost_micros, completion_digest,
-             recorded_at_ms, digest
-      FROM model_usage_ledger
-      """;
+      SELECT %s FROM model_usage_ledger
+      """
+          .formatted(String.join(", ", LEDGER_COLUMNS));
 
   /** The entry in the columns from {@code at} on, in {@link #LEDGER} order. */
-  static UsageLedgerEntry ledgerEntry(ResultSet rs, int at) throws SQLException {
+  public static UsageLedgerEntry ledgerEntry(ResultSet rs, int at) throws SQLException {
     return new UsageLedgerEntry(
         rs.getString(at),
         rs.getLong(at + 1),
@@ -93,7 +123,7 @@ final class CompletionRows {
   private static final String LEDGER_BY_INVOCATION =
       LEDGER + "WHERE project_id = ? AND invocation_id = ?";
 
-  static UsageLedgerEntry ledgerEntryOfInvocation(
+  public static UsageLedgerEntry ledgerEntryOfInvocation(
       Connection c, String projectId, String invocationId) throws SQLException {
     return JdbcRows.byKey(
         c, LEDGER_BY_INVOCATION, projectId, invocationId, "ledger entry", rs -> ledgerEntry(rs, 1));
@@ -103,8 +133,8 @@ final class CompletionRows {
       LEDGER + "WHERE project_id = ? AND ledger_seq > ? ORDER BY ledger_seq LIMIT ?";
 
   /** Up to {@code limit} entries with a sequence number above {@code afterSeq}, ascending. */
-  static List<UsageLedgerEntry> ledgerPage(Connection c, String projectId, long afterSeq, int limit)
-      throws SQLException {
+  public static List<UsageLedgerEntry> ledgerPage(
+      Connection c, String projectId, long afterSeq, int limit) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(LEDGER_PAGE)) {
       ps.setString(1, projectId);
       ps.setLong(2, afterSeq);
@@ -120,7 +150,7 @@ final class CompletionRows {
       """;
 
   /** The Project's highest ledger sequence number, 0 while its ledger is empty. */
-  static long lastLedgerSeq(Connection c, String projectId) throws SQLException {
+  public static long lastLedgerSeq(Connection c, String projectId) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(LAST_LEDGER_SEQ)) {
       ps.setString(1, projectId);
       try (ResultSet rs = ps.executeQuery()) {
@@ -131,14 +161,11 @@ final class CompletionRows {
 
   private static final String INSERT_LEDGER =
       """
-      INSERT INTO model_usage_ledger
-        (project_id, ledger_seq, invocation_id, step_run_id, run_id, model_id, outcome,
-         input_tokens, output_tokens, total_tokens, cost_micros, completion_digest,
-         recorded_at_ms, digest)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-      """;
+      INSERT INTO model_usage_ledger (%s) VALUES (%s)
+      """
+          .formatted(String.join(", ", LEDGER_COLUMNS), JdbcRows.parameters(LEDGER_COLUMNS.size()));
 
-  static void insert(Connection c, UsageLedgerEntry e) throws SQLException {
+  public static void insert(Connection c, UsageLedgerEntry e) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(INSERT_LEDGER)) {
       ps.setString(1, e.projectId());
       ps.setLong(2, e.ledgerSeq());
@@ -159,15 +186,12 @@ final class CompletionRows {
   /** The settlement columns {@link #settlement(ResultSet)} maps, without a WHERE clause. */
   private static final String SETTLEMENTS =
       """
-      SELECT project_id, invocation_id, window_start_ms, window_ms, reservation_digest,
-             completion_digest, settled_tokens, settled_cost_micros, released_tokens,
-             released_cost_micros, window_settle_seq, window_released_tokens,
-             window_released_cost_micros, settled_at_ms, digest
-      FROM model_invocation_settlements
-      """;
+      SELECT %s FROM model_invocation_settlements
+      """
+          .formatted(String.join(", ", SETTLEMENT_COLUMNS));
 
   /** The settlement in the columns from {@code at} on, in {@link #SETTLEMENTS} order. */
-  static Settlement settlement(ResultSet rs, int at) throws SQLException {
+  public static Settlement settlement(ResultSet rs, int at) throws SQLException {
     return new Settlement(
         rs.getString(at),
         rs.getString(at + 1),
@@ -189,8 +213,8 @@ final class CompletionRows {
   private static final String SETTLEMENT_BY_INVOCATION =
       SETTLEMENTS + "WHERE project_id = ? AND invocation_id = ?";
 
-  static Settlement settlementOfInvocation(Connection c, String projectId, String invocationId)
-      throws SQLException {
+  public static Settlement settlementOfInvocation(
+      Connection c, String projectId, String invocationId) throws SQLException {
     return JdbcRows.byKey(
         c,
         SETTLEMENT_BY_INVOCATION,
@@ -208,21 +232,19 @@ final class CompletionRows {
           ORDER BY window_settle_seq DESC LIMIT 1
           """;
 
-  static Settlement windowHead(Connection c, WindowRef w) throws SQLException {
+  public static Settlement windowHead(Connection c, WindowRef w) throws SQLException {
     return JdbcRows.byWindow(c, WINDOW_HEAD_SETTLEMENT, w, "settlement", rs -> settlement(rs, 1));
   }
 
   private static final String INSERT_SETTLEMENT =
       """
-      INSERT INTO model_invocation_settlements
-        (project_id, invocation_id, window_start_ms, window_ms, reservation_digest,
-         completion_digest, settled_tokens, settled_cost_micros, released_tokens,
-         released_cost_micros, window_settle_seq, window_released_tokens,
-         window_released_cost_micros, settled_at_ms, digest)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-      """;
+      INSERT INTO model_invocation_settlements (%s) VALUES (%s)
+      """
+          .formatted(
+              String.join(", ", SETTLEMENT_COLUMNS),
+              JdbcRows.parameters(SETTLEMENT_COLUMNS.size()));
 
-  static void insert(Connection c, Settlement s) throws SQLException {
+  public static void insert(Connection c, Settlement s) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(INSERT_SETTLEMENT)) {
       ps.setString(1, s.projectId());
       ps.setString(2, s.invocationId());
@@ -266,7 +288,7 @@ final class CompletionRows {
   /**
    * The completion in the columns from {@code at} on, in {@link #COMPLETION_BY_INVOCATION} order.
    */
-  static Completion completion(ResultSet rs, int at) throws SQLException {
+  public static Completion completion(ResultSet rs, int at) throws SQLException {
     return new Completion(
         rs.getString(at),
         rs.getString(at + 1),

@@ -85,24 +85,6 @@ public interface JdbcDialect {
   }
 
   /**
-   * Serialises the transaction on {@code connection} with every other transaction that takes {@code
-   * key}, until it ends (commit or rollback).
-   *
-   * @return true if a lock was taken now, so that what the transaction read before may be stale and
-   *     must be read again; false if the dialect takes none because its transactions are serialised
-   *     from their start
-   */
-  boolean lockUntilCommit(Connection connection, long key) throws SQLException;
-
-  /**
-   * The isolation level ({@link Connection#TRANSACTION_REPEATABLE_READ} and so on) of reads that
-   * must see one consistent state across statements, such as a window's usage from two window
-   * heads. {@link Connection#TRANSACTION_NONE} leaves the connection's level alone: for a dialect
-   * whose transactions are serialisable anyway.
-   */
-  int snapshotIsolation();
-
-  /**
    * Binds a member's permissions as the {@code project_members.permissions} column stores them.
    *
    * @param wireNames permission wire names, sorted, without duplicates
@@ -114,13 +96,10 @@ public interface JdbcDialect {
   List<String> getPermissions(ResultSet row, int column) throws SQLException;
 
   /**
-   * Whether the database has the model lifecycle write procedures ({@code model_lifecycle_admit},
-   * {@code model_lifecycle_complete}: PostgreSQL AI migration V4). With them {@link
-   * JdbcModelQuotaStore} reads in one statement without a lock and writes with one {@code CALL} in
-   * auto-commit that holds the window lock only for itself and its commit; without them each
-   * admission and completion is one transaction that takes {@link #lockUntilCommit} first.
+   * How this database admits and completes model invocations ({@link JdbcModelQuotaStore}): each
+   * one read of an {@link dev.qinglong.core.ai.AdmissionSnapshot} or {@link
+   * dev.qinglong.core.ai.CompletionSnapshot}, one decision by {@link
+   * dev.qinglong.core.ai.ModelQuotaRules} and one atomic write of its receipts.
    */
-  default boolean modelLifecycleFunctions() {
-    return false;
-  }
+  ModelLifecycle modelLifecycle(JdbcTransactions jdbc);
 }

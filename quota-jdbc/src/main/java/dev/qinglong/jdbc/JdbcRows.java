@@ -12,16 +12,16 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** Reading rows into domain records, and binding nullable values, for every JDBC store. */
-final class JdbcRows {
+public final class JdbcRows {
   private JdbcRows() {}
 
   @FunctionalInterface
-  interface RowMapper<T> {
+  public interface RowMapper<T> {
     T map(ResultSet row) throws SQLException;
   }
 
   /** The row of {@code query} for parameters (project id, id), or null. */
-  static <T> T byKey(
+  public static <T> T byKey(
       Connection c, String query, String projectId, String id, String what, RowMapper<T> mapper)
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(query)) {
@@ -32,7 +32,7 @@ final class JdbcRows {
   }
 
   /** The row of {@code query} for parameters (project id, window start ms, window ms), or null. */
-  static <T> T byWindow(
+  public static <T> T byWindow(
       Connection c, String query, WindowRef window, String what, RowMapper<T> mapper)
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(query)) {
@@ -44,14 +44,15 @@ final class JdbcRows {
   }
 
   /** The first row of the bound statement {@code ps}, or null. */
-  static <T> T one(PreparedStatement ps, String what, RowMapper<T> mapper) throws SQLException {
+  public static <T> T one(PreparedStatement ps, String what, RowMapper<T> mapper)
+      throws SQLException {
     try (ResultSet rs = ps.executeQuery()) {
       return rs.next() ? mapped(what, rs, mapper) : null;
     }
   }
 
   /** Every row of the bound statement {@code ps}, in order. */
-  static <T> List<T> all(PreparedStatement ps, String what, RowMapper<T> mapper)
+  public static <T> List<T> all(PreparedStatement ps, String what, RowMapper<T> mapper)
       throws SQLException {
     List<T> out = new ArrayList<>();
     try (ResultSet rs = ps.executeQuery()) {
@@ -71,7 +72,8 @@ final class JdbcRows {
     }
   }
 
-  static void setNullableLong(PreparedStatement ps, int index, Long value) throws SQLException {
+  public static void setNullableLong(PreparedStatement ps, int index, Long value)
+      throws SQLException {
     if (value == null) {
       ps.setNull(index, Types.BIGINT);
     } else {
@@ -79,8 +81,29 @@ final class JdbcRows {
     }
   }
 
-  static Long nullableLong(ResultSet rs, int index) throws SQLException {
+  public static Long nullableLong(ResultSet rs, int index) throws SQLException {
     long value = rs.getLong(index);
     return rs.wasNull() ? null : value;
+  }
+
+  /** The database clock in epoch milliseconds ({@link JdbcDialect#nowMs}), read on {@code c}. */
+  public static long nowMs(Connection c, JdbcDialect dialect) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT " + dialect.nowMs());
+        ResultSet rs = ps.executeQuery()) {
+      if (!rs.next()) {
+        throw new StoreUnavailableException("database clock unreadable");
+      }
+      return rs.getLong(1);
+    }
+  }
+
+  /** {@code ?, ?, …, ?}: {@code n} statement parameters. */
+  public static String parameters(int n) {
+    return String.join(", ", java.util.Collections.nCopies(n, "?"));
+  }
+
+  /** The column names of a comma-separated list, in order. */
+  public static List<String> columns(String commaSeparated) {
+    return List.of(commaSeparated.strip().split("\\s*,\\s*"));
   }
 }

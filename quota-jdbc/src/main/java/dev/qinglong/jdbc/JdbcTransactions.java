@@ -10,25 +10,25 @@ import javax.sql.DataSource;
  * and every {@link SQLException} mapped to the port exception by {@link JdbcStoreException}, named
  * after the dialect and the operation.
  */
-final class JdbcTransactions {
+public final class JdbcTransactions {
   /** SQLState of a unique violation: a concurrent writer won. */
   private static final String UNIQUE_VIOLATION = "23505";
 
   @FunctionalInterface
-  interface Work<T> {
+  public interface Work<T> {
     T run(Connection connection) throws SQLException;
   }
 
   private final DataSource dataSource;
   private final String store;
 
-  JdbcTransactions(DataSource dataSource, JdbcDialect dialect) {
+  public JdbcTransactions(DataSource dataSource, JdbcDialect dialect) {
     this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
     this.store = Objects.requireNonNull(dialect, "dialect").name();
   }
 
   /** Runs {@code work} on one connection in auto-commit: each statement commits on its own. */
-  <T> T autoCommit(String operation, Work<T> work) {
+  public <T> T autoCommit(String operation, Work<T> work) {
     try (Connection c = dataSource.getConnection()) {
       return work.run(c);
     } catch (SQLException e) {
@@ -40,7 +40,7 @@ final class JdbcTransactions {
    * Runs {@code work} in one transaction at the connection's isolation level: committed if it
    * returns, rolled back if it throws.
    */
-  <T> T inTransaction(String operation, Work<T> work) {
+  public <T> T inTransaction(String operation, Work<T> work) {
     try (Connection c = dataSource.getConnection()) {
       return commitOrRollback(c, Connection.TRANSACTION_NONE, work);
     } catch (SQLException e) {
@@ -53,7 +53,7 @@ final class JdbcTransactions {
    * an expected conflict) the transaction is rolled back and {@code afterConflict} answers on the
    * same connection in auto-commit.
    */
-  <T> T inTransaction(String operation, Work<T> work, Work<T> afterConflict) {
+  public <T> T inTransaction(String operation, Work<T> work, Work<T> afterConflict) {
     try (Connection c = dataSource.getConnection()) {
       try {
         return commitOrRollback(c, Connection.TRANSACTION_NONE, work);
@@ -74,7 +74,7 @@ final class JdbcTransactions {
    * (SQLState {@value #UNIQUE_VIOLATION}) shows that a concurrent writer won; a driver that reports
    * no SQLState is never retried. Each attempt has its own connection.
    */
-  <T> T retryingTransaction(String operation, int attempts, int isolation, Work<T> work) {
+  public <T> T retryingTransaction(String operation, int attempts, int isolation, Work<T> work) {
     SQLException last = null;
     for (int attempt = 0; attempt < attempts; attempt++) {
       try (Connection c = dataSource.getConnection()) {

@@ -10,6 +10,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -17,17 +18,37 @@ import java.util.Optional;
  * model_project_quota_policies}): append-only revisions, the latest one in force. Each statement
  * next to the code that binds and maps it.
  */
-final class ModelPolicyRows {
+public final class ModelPolicyRows {
   private ModelPolicyRows() {}
+
+  /**
+   * The columns of {@code model_invocation_policies} in the order this class maps and binds them.
+   */
+  public static final List<String> MODEL_POLICY_COLUMNS =
+      JdbcRows.columns(
+          """
+          project_id, model_id, revision, max_total_tokens, max_cost_micros, created_at_ms
+          """);
+
+  /**
+   * The columns of {@code model_project_quota_policies} in the order this class maps and binds
+   * them.
+   */
+  public static final List<String> QUOTA_POLICY_COLUMNS =
+      JdbcRows.columns(
+          """
+          project_id, revision, window_ms, max_invocations, max_tokens, max_cost_micros,
+          created_at_ms
+          """);
 
   private static final String LATEST_MODEL_POLICY =
       """
-      SELECT project_id, model_id, revision, max_total_tokens, max_cost_micros, created_at_ms
-      FROM model_invocation_policies
+      SELECT %s FROM model_invocation_policies
       WHERE project_id = ? AND model_id = ? ORDER BY revision DESC LIMIT 1
-      """;
+      """
+          .formatted(String.join(", ", MODEL_POLICY_COLUMNS));
 
-  static Optional<ModelInvocationPolicy> latestModelPolicy(
+  public static Optional<ModelInvocationPolicy> latestModelPolicy(
       Connection c, String projectId, String modelId) throws SQLException {
     return Optional.ofNullable(
         JdbcRows.byKey(
@@ -36,12 +57,13 @@ final class ModelPolicyRows {
 
   private static final String INSERT_MODEL_POLICY =
       """
-      INSERT INTO model_invocation_policies
-        (project_id, model_id, revision, max_total_tokens, max_cost_micros, created_at_ms)
-      VALUES (?, ?, ?, ?, ?, ?)
-      """;
+      INSERT INTO model_invocation_policies (%s) VALUES (%s)
+      """
+          .formatted(
+              String.join(", ", MODEL_POLICY_COLUMNS),
+              JdbcRows.parameters(MODEL_POLICY_COLUMNS.size()));
 
-  static void insert(Connection c, ModelInvocationPolicy p) throws SQLException {
+  public static void insert(Connection c, ModelInvocationPolicy p) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(INSERT_MODEL_POLICY)) {
       ps.setString(1, p.projectId());
       ps.setString(2, p.modelId());
@@ -55,13 +77,12 @@ final class ModelPolicyRows {
 
   private static final String LATEST_QUOTA_POLICY =
       """
-      SELECT project_id, revision, window_ms, max_invocations, max_tokens, max_cost_micros,
-             created_at_ms
-      FROM model_project_quota_policies
+      SELECT %s FROM model_project_quota_policies
       WHERE project_id = ? ORDER BY revision DESC LIMIT 1
-      """;
+      """
+          .formatted(String.join(", ", QUOTA_POLICY_COLUMNS));
 
-  static Optional<ProjectQuotaPolicy> latestQuotaPolicy(Connection c, String projectId)
+  public static Optional<ProjectQuotaPolicy> latestQuotaPolicy(Connection c, String projectId)
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(LATEST_QUOTA_POLICY)) {
       ps.setString(1, projectId);
@@ -71,13 +92,13 @@ final class ModelPolicyRows {
 
   private static final String INSERT_QUOTA_POLICY =
       """
-      INSERT INTO model_project_quota_policies
-        (project_id, revision, window_ms, max_invocations, max_tokens, max_cost_micros,
-         created_at_ms)
-      VALUES (?, ?, ?, ?, ?, ?, ?)
-      """;
+      INSERT INTO model_project_quota_policies (%s) VALUES (%s)
+      """
+          .formatted(
+              String.join(", ", QUOTA_POLICY_COLUMNS),
+              JdbcRows.parameters(QUOTA_POLICY_COLUMNS.size()));
 
-  static void insert(Connection c, ProjectQuotaPolicy p) throws SQLException {
+  public static void insert(Connection c, ProjectQuotaPolicy p) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(INSERT_QUOTA_POLICY)) {
       ps.setString(1, p.projectId());
       ps.setLong(2, p.revision());
@@ -91,7 +112,7 @@ final class ModelPolicyRows {
   }
 
   /** The policy in the columns from {@code at} on, in {@link #LATEST_MODEL_POLICY} order. */
-  static ModelInvocationPolicy modelPolicy(ResultSet rs, int at) throws SQLException {
+  public static ModelInvocationPolicy modelPolicy(ResultSet rs, int at) throws SQLException {
     return new ModelInvocationPolicy(
         rs.getString(at),
         rs.getString(at + 1),
@@ -102,7 +123,7 @@ final class ModelPolicyRows {
   }
 
   /** The policy in the columns from {@code at} on, in {@link #LATEST_QUOTA_POLICY} order. */
-  static ProjectQuotaPolicy quotaPolicy(ResultSet rs, int at) throws SQLException {
+  public static ProjectQuotaPolicy quotaPolicy(ResultSet rs, int at) throws SQLException {
     return new ProjectQuotaPolicy(
         rs.getString(at),
         rs.getLong(at + 1),

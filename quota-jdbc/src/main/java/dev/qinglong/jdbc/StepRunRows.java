@@ -17,8 +17,16 @@ import java.util.Optional;
  * →} a terminal state, the only rows the store ever updates. Each statement next to the code that
  * binds and maps it.
  */
-final class StepRunRows {
+public final class StepRunRows {
   private StepRunRows() {}
+
+  /** The columns of {@code model_step_runs} in the order this class maps and binds them. */
+  public static final List<String> STEP_RUN_COLUMNS =
+      JdbcRows.columns(
+          """
+          project_id, step_run_id, run_id, model_id, state, invocation_id, created_at_ms,
+          updated_at_ms
+          """);
 
   private static final String INSERT_STEP_RUN =
       """
@@ -30,7 +38,7 @@ final class StepRunRows {
       """;
 
   /** A {@code ready} StepRun without invocation; false if the StepRun exists (nothing inserted). */
-  static boolean insertReady(
+  public static boolean insertReady(
       Connection c, String projectId, String stepRunId, String runId, String modelId, long now)
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(INSERT_STEP_RUN)) {
@@ -46,12 +54,11 @@ final class StepRunRows {
 
   private static final String STEP_RUN =
       """
-      SELECT project_id, step_run_id, run_id, model_id, state, invocation_id,
-             created_at_ms, updated_at_ms
-      FROM model_step_runs WHERE project_id = ? AND step_run_id = ?
-      """;
+      SELECT %s FROM model_step_runs WHERE project_id = ? AND step_run_id = ?
+      """
+          .formatted(String.join(", ", STEP_RUN_COLUMNS));
 
-  static Optional<StepRun> stepRun(Connection c, String projectId, String stepRunId)
+  public static Optional<StepRun> stepRun(Connection c, String projectId, String stepRunId)
       throws SQLException {
     return Optional.ofNullable(
         JdbcRows.byKey(c, STEP_RUN, projectId, stepRunId, "step run", rs -> stepRun(rs, 1)));
@@ -64,7 +71,7 @@ final class StepRunRows {
       """;
 
   /** {@code ready → running}, binding the invocation; false if the StepRun is not ready. */
-  static boolean start(Connection c, AdmissionRequest r, long now) throws SQLException {
+  public static boolean start(Connection c, AdmissionRequest r, long now) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(START_STEP_RUN)) {
       ps.setString(1, r.invocationId());
       ps.setLong(2, now);
@@ -81,7 +88,7 @@ final class StepRunRows {
       """;
 
   /** {@code running →} the outcome's terminal state, for a StepRun running under {@code r}. */
-  static void end(Connection c, Reservation r, InvocationOutcome outcome, long now)
+  public static void end(Connection c, Reservation r, InvocationOutcome outcome, long now)
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(END_STEP_RUN)) {
       ps.setString(1, outcome.terminalState().wireName());
@@ -98,22 +105,21 @@ final class StepRunRows {
 
   private static final String STALE_RUNNING =
       """
-      SELECT project_id, step_run_id, run_id, model_id, state, invocation_id,
-             created_at_ms, updated_at_ms
-      FROM model_step_runs
+      SELECT %s FROM model_step_runs
       WHERE state = 'running' AND updated_at_ms <= ?
         AND (updated_at_ms > ?
              OR (updated_at_ms = ? AND (project_id > ?
                                         OR (project_id = ? AND step_run_id > ?))))
       ORDER BY updated_at_ms, project_id, step_run_id
       LIMIT ?
-      """;
+      """
+          .formatted(String.join(", ", STEP_RUN_COLUMNS));
 
   /**
    * Running StepRuns last changed at or before {@code cutoffMs}, oldest first, after the given key
    * ({@code afterProjectId == null}: from the start).
    */
-  static List<StepRun> staleRunning(
+  public static List<StepRun> staleRunning(
       Connection c,
       long cutoffMs,
       long afterUpdatedAtMs,
@@ -135,7 +141,7 @@ final class StepRunRows {
   }
 
   /** The StepRun in the columns from {@code at} on, in {@link #STEP_RUN} order. */
-  static StepRun stepRun(ResultSet rs, int at) throws SQLException {
+  public static StepRun stepRun(ResultSet rs, int at) throws SQLException {
     return new StepRun(
         rs.getString(at),
         rs.getString(at + 1),

@@ -1,8 +1,9 @@
 package dev.qinglong.postgres;
 
 import dev.qinglong.jdbc.JdbcDialect;
+import dev.qinglong.jdbc.JdbcTransactions;
+import dev.qinglong.jdbc.ModelLifecycle;
 import java.sql.Array;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -24,8 +25,6 @@ public final class PostgresDialect implements JdbcDialect {
   /** clock_timestamp(), not now(): ADR 000 wants the clock of the statement, not of the BEGIN. */
   private static final String NOW_MS =
       "floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint";
-
-  private static final String ADVISORY_XACT_LOCK = "SELECT pg_advisory_xact_lock(?)";
 
   private PostgresDialect() {}
 
@@ -241,28 +240,6 @@ public final class PostgresDialect implements JdbcDialect {
     return NOW_MS;
   }
 
-  /**
-   * {@code pg_advisory_xact_lock}, released at commit or rollback. Always returns true: the lock
-   * may have waited for a transaction that committed since.
-   */
-  @Override
-  public boolean lockUntilCommit(Connection connection, long key) throws SQLException {
-    try (PreparedStatement ps = connection.prepareStatement(ADVISORY_XACT_LOCK)) {
-      ps.setLong(1, key);
-      ps.executeQuery().close();
-    }
-    return true;
-  }
-
-  /**
-   * REPEATABLE READ: one snapshot keeps reads without a lock consistent with each other. (Admission
-   * and completion stay READ COMMITTED, so that what they read after their lock is fresh.)
-   */
-  @Override
-  public int snapshotIsolation() {
-    return Connection.TRANSACTION_REPEATABLE_READ;
-  }
-
   @Override
   public void setPermissions(PreparedStatement statement, int index, List<String> wireNames)
       throws SQLException {
@@ -280,9 +257,12 @@ public final class PostgresDialect implements JdbcDialect {
     return names;
   }
 
-  /** Migration {@code db/postgres-ai/V4} creates them. */
+  /**
+   * One snapshot read and one {@code CALL} of the procedures of migration {@code db/postgres-ai/V4}
+   * per admission and completion, in auto-commit.
+   */
   @Override
-  public boolean modelLifecycleFunctions() {
-    return true;
+  public ModelLifecycle modelLifecycle(JdbcTransactions jdbc) {
+    return new PostgresModelLifecycle(jdbc, this);
   }
 }

@@ -30,19 +30,6 @@ class PostgresDialectIntegrationTest {
     pool.close();
   }
 
-  @Test
-  void lockIsHeldUntilTheTransactionEnds() throws SQLException {
-    long key = 4_242_424_242L;
-    try (Connection holder = pool.getConnection();
-        Connection other = pool.getConnection()) {
-      holder.setAutoCommit(false);
-      assertThat(DIALECT.lockUntilCommit(holder, key)).isTrue();
-      assertThat(tryLock(other, key)).isFalse();
-      holder.commit();
-      assertThat(tryLock(other, key)).isTrue();
-    }
-  }
-
   /** ADR 000: clock_timestamp() moves on inside a transaction, unlike now(). */
   @Test
   void clockIsTheStatementsNotTheTransactionStart() throws SQLException {
@@ -73,32 +60,10 @@ class PostgresDialectIntegrationTest {
     }
   }
 
-  @Test
-  void windowUsageReadsOneSnapshot() {
-    assertThat(DIALECT.snapshotIsolation()).isEqualTo(Connection.TRANSACTION_REPEATABLE_READ);
-  }
-
   /** JDBC binds each ? once, in the order JdbcDialect documents. */
   @Test
   void statementsTakeTheDocumentedNumberOfParameters() {
     assertThat(DIALECT.decideStatement().chars().filter(ch -> ch == '?').count()).isEqualTo(8);
-  }
-
-  private static boolean tryLock(Connection c, long key) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT pg_try_advisory_lock(?)")) {
-      ps.setLong(1, key);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        boolean got = rs.getBoolean(1);
-        if (got) {
-          try (PreparedStatement unlock = c.prepareStatement("SELECT pg_advisory_unlock(?)")) {
-            unlock.setLong(1, key);
-            unlock.executeQuery().close();
-          }
-        }
-        return got;
-      }
-    }
   }
 
   private static long now(Connection c) throws SQLException {

@@ -1,7 +1,8 @@
 package dev.qinglong.sqlite;
 
 import dev.qinglong.jdbc.JdbcDialect;
-import java.sql.Connection;
+import dev.qinglong.jdbc.JdbcTransactions;
+import dev.qinglong.jdbc.ModelLifecycle;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -51,18 +52,6 @@ public final class SqliteDialect implements JdbcDialect {
   @Override
   public String name() {
     return "sqlite";
-  }
-
-  /** Takes none and returns false: {@code BEGIN IMMEDIATE} already serialised the transaction. */
-  @Override
-  public boolean lockUntilCommit(Connection connection, long key) {
-    return false;
-  }
-
-  /** {@link Connection#TRANSACTION_NONE}: SQLite transactions are serialisable anyway. */
-  @Override
-  public int snapshotIsolation() {
-    return Connection.TRANSACTION_NONE;
   }
 
   @Override
@@ -170,5 +159,11 @@ public final class SqliteDialect implements JdbcDialect {
       names.add(m.group(1));
     }
     return names;
+  }
+
+  /** One {@code BEGIN IMMEDIATE} transaction per admission and completion. */
+  @Override
+  public ModelLifecycle modelLifecycle(JdbcTransactions jdbc) {
+    return new SqliteModelLifecycle(jdbc, this);
   }
 }

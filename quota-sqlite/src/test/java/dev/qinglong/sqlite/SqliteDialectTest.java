@@ -43,15 +43,6 @@ class SqliteDialectTest {
     }
   }
 
-  /** BEGIN IMMEDIATE (the pool's transaction_mode) already holds the only writer lock. */
-  @Test
-  void takesNoLockAndNoIsolationLevelOfItsOwn() throws SQLException {
-    try (Connection c = DriverManager.getConnection("jdbc:sqlite::memory:")) {
-      assertThat(DIALECT.lockUntilCommit(c, 42L)).isFalse();
-    }
-    assertThat(DIALECT.snapshotIsolation()).isEqualTo(Connection.TRANSACTION_NONE);
-  }
-
   @Test
   void clockIsEpochMilliseconds() throws SQLException {
     long before = System.currentTimeMillis();

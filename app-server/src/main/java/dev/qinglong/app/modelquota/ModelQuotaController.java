@@ -29,8 +29,6 @@ import dev.qinglong.core.ai.WindowUsageReading;
 import dev.qinglong.core.kernel.Identifiers;
 import dev.qinglong.core.kernel.ValidationException;
 import java.util.UUID;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -53,8 +51,6 @@ import org.springframework.web.bind.annotation.RestController;
 @ConditionalOnRole({Role.ALL, Role.WRITER})
 public class ModelQuotaController {
   static final String BASE = "/v1/projects/{projectId}";
-
-  private static final Logger log = LoggerFactory.getLogger(ModelQuotaController.class);
 
   private final ModelInvocationQuota quota;
 
@@ -152,10 +148,10 @@ public class ModelQuotaController {
       admission =
           quota.admit(JsonAnswers.caller(authentication), projectId, invocationId, stepRunId);
     } catch (ModelProjectQuotaExceededException e) {
-      rateLimitHeaders(projectId);
+      RateLimitHeaders.addToCurrentResponse(ModelRateLimits.of(e.window()));
       throw e;
     }
-    rateLimitHeaders(projectId);
+    RateLimitHeaders.addToCurrentResponse(ModelRateLimits.of(admission.window()));
     if (admission.created()) {
       return JsonAnswers.created(
           "/v1/projects/" + projectId + "/model-invocations/" + invocationId,
@@ -218,20 +214,6 @@ public class ModelQuotaController {
             cursor,
             requestId());
     return JsonAnswers.ok(LedgerPageView.of(page));
-  }
-
-  /**
-   * The window's invocations, tokens and cost left, as {@code RateLimit-Policy} and {@code
-   * RateLimit} (DESIGN §3), read on the database clock after the admission decided. A Project
-   * without a quota policy has no limits to show. If the read fails the answer goes out without
-   * them: the admission's own outcome is already decided (and committed when admitted).
-   */
-  private void rateLimitHeaders(String projectId) {
-    try {
-      RateLimitHeaders.addToCurrentResponse(ModelRateLimits.of(quota.admissionWindow(projectId)));
-    } catch (RuntimeException e) {
-      log.warn("model.ratelimit-headers.unavailable reason={}", e.getMessage());
-    }
   }
 
   /** A fresh id per read: the receipt of its management quota unit. */

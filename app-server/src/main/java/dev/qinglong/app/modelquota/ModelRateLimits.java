@@ -11,13 +11,14 @@ import java.util.List;
  * The model quota's rate-limit header values: one policy per limited dimension of the Project's
  * window ({@code invocations}, {@code tokens}, {@code cost-micros}), what is left of each (usage
  * counts settled amounts where settled, reserved otherwise) and the seconds to the window's end,
- * all on the database clock.
+ * all on the database clock, as the admission decided them (no read of its own). A Project without
+ * a quota policy has no limits to show, nor has an answer whose window is unknown.
  */
 final class ModelRateLimits {
   private ModelRateLimits() {}
 
   static List<RateLimitHeaders.Limit> of(WindowUsageReading reading) {
-    ProjectQuotaPolicy quota = reading.quota();
+    ProjectQuotaPolicy quota = reading == null ? null : reading.quota();
     if (quota == null) {
       return List.of();
     }

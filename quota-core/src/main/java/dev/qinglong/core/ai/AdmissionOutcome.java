@@ -8,11 +8,24 @@ import java.util.Objects;
  */
 public sealed interface AdmissionOutcome {
 
-  /** This call committed the StepRun {@code ready → running}, the start and the reservation. */
-  record Admitted(Reservation reservation, InvocationStart start) implements AdmissionOutcome {
+  /**
+   * The window as the decision left it, for the caller's rate-limit answer: the usage including
+   * this admission on an admission, the usage read on a refusal or a replay, the quota policy that
+   * defines the window and the database clock of the decision. {@code null} on a rejection, or on a
+   * replay whose window heads drifted.
+   */
+  WindowUsageReading window();
+
+  /**
+   * This call committed the StepRun {@code ready → running}, the start and the reservation; {@code
+   * window} counts the reservation.
+   */
+  record Admitted(Reservation reservation, InvocationStart start, WindowUsageReading window)
+      implements AdmissionOutcome {
     public Admitted {
       Objects.requireNonNull(reservation, "reservation");
       Objects.requireNonNull(start, "start");
+      Objects.requireNonNull(window, "window");
     }
   }
 
@@ -20,14 +33,16 @@ public sealed interface AdmissionOutcome {
    * The invocation id already has receipts; nothing was written. Either may be {@code null} when
    * missing: the caller verifies both (exact replay) or fails closed (conflict).
    */
-  record Existing(Reservation reservation, InvocationStart start) implements AdmissionOutcome {}
+  record Existing(Reservation reservation, InvocationStart start, WindowUsageReading window)
+      implements AdmissionOutcome {}
 
   /**
    * A dimension of the window would exceed its limit; nothing was written. {@code
    * retryAfterSeconds} runs to the window's end on the database clock (at least 1).
    */
-  record Refused(WindowUsage usage, long retryAfterSeconds) implements AdmissionOutcome {
+  record Refused(WindowUsageReading window, long retryAfterSeconds) implements AdmissionOutcome {
     public Refused {
+      Objects.requireNonNull(window, "window");
       if (retryAfterSeconds < 1) {
         throw new IllegalArgumentException("retryAfterSeconds must be >= 1. Indicates a bug.");
       }
@@ -35,7 +50,12 @@ public sealed interface AdmissionOutcome {
   }
 
   /** The request cannot be admitted as stated; nothing was written. */
-  record Rejected(Reason reason) implements AdmissionOutcome {}
+  record Rejected(Reason reason) implements AdmissionOutcome {
+    @Override
+    public WindowUsageReading window() {
+      return null;
+    }
+  }
 
   /** Why an admission was rejected. */
   enum Reason {

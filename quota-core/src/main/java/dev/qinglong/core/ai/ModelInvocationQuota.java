@@ -183,7 +183,8 @@ public final class ModelInvocationQuota {
    * model.invoke}.
    *
    * @return the receipts; {@code created=false} on an exact replay (same invocationId and
-   *     stepRunId), with the stored receipts verified against their digests
+   *     stepRunId), with the stored receipts verified against their digests; and the window as the
+   *     decision left it (the rate-limit answer; on a refusal the exception carries it)
    * @throws ModelProjectQuotaExceededException if the window has no room (nothing reserved)
    * @throws ModelQuotaConfigurationException if the Project limits cost and the model has no cap
    * @throws IdempotencyKeyReusedException if the invocationId is used for another StepRun
@@ -197,14 +198,14 @@ public final class ModelInvocationQuota {
     AdmissionOutcome outcome = observe(() -> store.admit(request));
     if (outcome instanceof AdmissionOutcome.Admitted admitted) {
       listener.observed(ModelQuotaListener.Event.ADMITTED);
-      return new Admission(admitted.reservation(), admitted.start(), true);
+      return new Admission(admitted.reservation(), admitted.start(), true, admitted.window());
     }
     if (outcome instanceof AdmissionOutcome.Existing existing) {
       return conflictObserved(() -> replayAdmission(request, existing));
     }
     if (outcome instanceof AdmissionOutcome.Refused refused) {
       listener.observed(ModelQuotaListener.Event.REFUSED);
-      throw new ModelProjectQuotaExceededException(refused.retryAfterSeconds());
+      throw new ModelProjectQuotaExceededException(refused.retryAfterSeconds(), refused.window());
     }
     if (outcome instanceof AdmissionOutcome.Rejected rejected) {
       listener.observed(ModelQuotaListener.Event.CONFLICT);
@@ -238,7 +239,7 @@ public final class ModelInvocationQuota {
       throw new ConflictException("step run does not bind the admitted invocation");
     }
     listener.observed(ModelQuotaListener.Event.ADMISSION_REPLAYED);
-    return new Admission(r, s, false);
+    return new Admission(r, s, false, existing.window());
   }
 
   /**
@@ -453,17 +454,6 @@ public final class ModelInvocationQuota {
         receipt,
         RequestDigest.of(QuotaOperation.MODEL_USAGE_READ, "window"));
     return store.currentWindowUsage(projectId);
-  }
-
-  /**
-   * The Project's current window, read after {@link #admit} admitted or refused a caller it had
-   * already checked, for that answer's rate-limit headers (DESIGN §3). No Policy check and no quota
-   * unit of its own: callers must only use it on the answer of an {@code admit} call for the same
-   * Project. Same read as {@link #windowUsage}, on the database clock.
-   */
-  public WindowUsageReading admissionWindow(String projectId) {
-    Identifiers.require("projectId", projectId);
-    return observe(() -> store.currentWindowUsage(projectId));
   }
 
   /**

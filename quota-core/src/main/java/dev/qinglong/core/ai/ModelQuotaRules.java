@@ -3,9 +3,10 @@ package dev.qinglong.core.ai;
 import dev.qinglong.core.kernel.ConflictException;
 
 /**
- * The decisions of ADR 001, as pure functions over what a store read inside its transaction. Both
- * adapters call these with the rows they read under the window's lock and write exactly what they
- * return, so the two stores cannot disagree on a rule.
+ * The decisions of ADR 001, as pure functions over what a store read. A store reads one {@link
+ * AdmissionSnapshot} or {@link CompletionSnapshot}, calls {@link #admit(AdmissionRequest,
+ * AdmissionSnapshot)} or {@link #complete(CompletionRequest, CompletionSnapshot)} once, and writes
+ * exactly the receipts the outcome carries (or nothing), so the stores cannot disagree on a rule.
  */
 public final class ModelQuotaRules {
   private ModelQuotaRules() {}
@@ -48,6 +49,70 @@ public final class ModelQuotaRules {
   }
 
   /**
+   * Decides one admission from what the store read: a replay when the invocation id has receipts,
+   * else {@link AdmissionOutcome.Admitted} with the receipts to write, {@link
+   * AdmissionOutcome.Refused} or {@link AdmissionOutcome.Rejected}. Every outcome but a rejection
+   * carries the window as decided, for the caller's rate-limit answer.
+   *
+   * @throws ConflictException if a head receipt has drifted (not on a replay: its window is then
+   *     {@code null})
+   * @throws IllegalStateException if the snapshot's window is not the one containing its clock
+   *     under its quota policy (the store read the wrong heads)
+   */
+  public static AdmissionOutcome admit(AdmissionRequest request, AdmissionSnapshot s) {
+    WindowRef window = WindowRef.containing(request.projectId(), s.quota(), s.nowMs());
+    if (!window.equals(s.window())) {
+      throw new IllegalStateException("snapshot read another window. Indicates a bug.");
+    }
+    if (s.existing() != null || s.existingStart() != null) {
+      WindowUsageReading reading;
+      try {
+        reading =
+            new WindowUsageReading(
+                usage(window, s.windowHead(), s.settledHead()), s.quota(), s.nowMs());
+      } catch (ConflictException e) {
+        reading = null; // the replay is judged on its own receipts; only its headers are lost
+      }
+      return new AdmissionOutcome.Existing(s.existing(), s.existingStart(), reading);
+    }
+    return admit(
+        request,
+        s.nowMs(),
+        window,
+        s.stepRun(),
+        s.policy(),
+        s.quota(),
+        s.ofStepRun(),
+        s.windowHead(),
+        s.settledHead());
+  }
+
+  /**
+   * Decides one completion from what the store read: a replay when the invocation has a completion,
+   * ledger entry or settlement (all or none of one earlier completion, as one consistent read saw
+   * them), {@link CompletionOutcome.Reason#NO_RESERVATION} without a reservation, else as {@link
+   * #complete(CompletionRequest, long, Reservation, InvocationStart, StepRun, Settlement, long)}
+   * with the next ledger sequence number.
+   */
+  public static CompletionOutcome complete(CompletionRequest request, CompletionSnapshot s) {
+    if (s.completion() != null || s.ledgerEntry() != null || s.settlement() != null) {
+      return new CompletionOutcome.Existing(
+          s.reservation(), s.start(), s.completion(), s.ledgerEntry(), s.settlement());
+    }
+    if (s.reservation() == null) {
+      return new CompletionOutcome.Rejected(CompletionOutcome.Reason.NO_RESERVATION);
+    }
+    return complete(
+        request,
+        s.nowMs(),
+        s.reservation(),
+        s.start(),
+        s.stepRun(),
+        s.settledHead(),
+        Math.addExact(s.lastLedgerSeq(), 1));
+  }
+
+  /**
    * Decides an admission.
    *
    * @param nowMs the database clock, read in the deciding transaction
@@ -63,7 +128,7 @@ public final class ModelQuotaRules {
    *     AdmissionOutcome.Refused} or {@link AdmissionOutcome.Rejected}
    * @throws ConflictException if a head receipt has drifted
    */
-  public static AdmissionOutcome admit(
+  static AdmissionOutcome admit(
       AdmissionRequest request,
       long nowMs,
       WindowRef window,
@@ -104,7 +169,8 @@ public final class ModelQuotaRules {
               && (quota.maxCostMicros() == null
                   || usage.costMicros() + costOrZero <= quota.maxCostMicros());
       if (!fits) {
-        return new AdmissionOutcome.Refused(usage, window.secondsUntilEnd(nowMs));
+        return new AdmissionOutcome.Refused(
+            new WindowUsageReading(usage, quota, nowMs), window.secondsUntilEnd(nowMs));
       }
     }
     long seq = head == null ? 1 : Math.addExact(head.windowSeq(), 1);
@@ -130,7 +196,16 @@ public final class ModelQuotaRules {
             Math.addExact(previousTokens, tokens),
             Math.addExact(previousCost, costOrZero),
             nowMs);
-    return new AdmissionOutcome.Admitted(reservation, InvocationStart.create(reservation, nowMs));
+    WindowUsage after =
+        new WindowUsage(
+            window,
+            reservation.windowInvocations(),
+            usage.tokens() + tokens,
+            usage.costMicros() + costOrZero);
+    return new AdmissionOutcome.Admitted(
+        reservation,
+        InvocationStart.create(reservation, nowMs),
+        new WindowUsageReading(after, quota, nowMs));
   }
 
   /**
@@ -154,7 +229,7 @@ public final class ModelQuotaRules {
    * @param ledgerSeq the sequence number the new ledger entry gets
    * @throws ConflictException if a stored receipt has drifted from its digest
    */
-  public static CompletionOutcome complete(
+  static CompletionOutcome complete(
       CompletionRequest request,
       long nowMs,
       Reservation reservation,

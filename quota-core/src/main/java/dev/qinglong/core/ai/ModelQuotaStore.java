@@ -8,11 +8,12 @@ import java.util.Optional;
  * Durable model-invocation quota (ADR 001): policy revisions, StepRuns and the append-only receipts
  * (reservation, start, completion, ledger entry, settlement).
  *
- * <p>Windows are always chosen by the database clock. Admission and completion each run as ONE
- * transaction serialised per Project window (SQLite {@code BEGIN IMMEDIATE}; PostgreSQL {@code
- * pg_advisory_xact_lock} on {@link AdvisoryLockKeys#window}), and decide through {@link
- * ModelQuotaRules}, so both stores apply the same rules. Receipts are never updated or deleted;
- * only a StepRun's state changes.
+ * <p>Windows are always chosen by the database clock. Admission and completion each read one
+ * consistent {@link AdmissionSnapshot} / {@link CompletionSnapshot}, decide once through {@link
+ * ModelQuotaRules} and write what it returned atomically, serialised per Project window (SQLite:
+ * one {@code BEGIN IMMEDIATE} transaction; PostgreSQL: one procedure call that takes the window's
+ * advisory lock and writes only if the heads read still stand), so both stores apply the same
+ * rules. Receipts are never updated or deleted; only a StepRun's state changes.
  *
  * <p>Every method throws {@link StoreUnavailableException} when the store cannot give a definite
  * answer (unreachable, statement failed, corrupt row, outcome unknown). Callers must fail closed:

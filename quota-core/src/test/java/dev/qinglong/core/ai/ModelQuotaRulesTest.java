@@ -26,17 +26,99 @@ class ModelQuotaRulesTest {
 
   private static AdmissionOutcome admit(
       String inv, ModelInvocationPolicy policy, ProjectQuotaPolicy q, Reservation head) {
-    WindowRef w = WindowRef.containing(P, q, NOW);
     return ModelQuotaRules.admit(
-        new AdmissionRequest(P, inv, "s-" + inv),
+        new AdmissionRequest(P, inv, "s-" + inv), snapshot(inv, policy, q, null, head));
+  }
+
+  private static AdmissionSnapshot snapshot(
+      String inv,
+      ModelInvocationPolicy policy,
+      ProjectQuotaPolicy q,
+      Reservation existing,
+      Reservation head) {
+    return new AdmissionSnapshot(
         NOW,
-        w,
+        WindowRef.containing(P, q, NOW),
+        q,
+        existing,
+        existing == null ? null : InvocationStart.create(existing, NOW),
         ready("s-" + inv),
         policy,
-        q,
         null,
         head,
         null);
+  }
+
+  @Test
+  void anAdmissionCarriesTheWindowWithItsOwnReservationCounted() {
+    ProjectQuotaPolicy q = quota(10, 10_000, 500L);
+    AdmissionOutcome first = admit("i1", CAPPED, q, null);
+    AdmissionOutcome second = admit("i2", CAPPED, q, admitted(first));
+    assertThat(second.window().usage())
+        .isEqualTo(new WindowUsage(WindowRef.containing(P, q, NOW), 2, 2000, 100));
+    assertThat(second.window().quota()).isEqualTo(q);
+    assertThat(second.window().databaseNowMs()).isEqualTo(NOW);
+  }
+
+  @Test
+  void aRefusalCarriesTheWindowAsRead() {
+    Reservation head = admitted(admit("i1", CAPPED, quota(10, 10_000, 500L), null));
+    ProjectQuotaPolicy full = quota(1, 10_000, 500L);
+    AdmissionOutcome refused = admit("i2", CAPPED, full, head);
+    assertThat(refused).isInstanceOf(AdmissionOutcome.Refused.class);
+    assertThat(refused.window().usage())
+        .isEqualTo(new WindowUsage(WindowRef.containing(P, full, NOW), 1, 1000, 50));
+    assertThat(refused.window().quota()).isEqualTo(full);
+  }
+
+  @Test
+  void aReplayReturnsTheStoredReceiptsAndTheWindowAndDecidesNothing() {
+    ProjectQuotaPolicy q = quota(10, 10_000, 500L);
+    Reservation stored = admitted(admit("i1", CAPPED, q, null));
+    AdmissionOutcome replay =
+        ModelQuotaRules.admit(
+            new AdmissionRequest(P, "i1", "s-i1"), snapshot("i1", CAPPED, q, stored, stored));
+    assertThat(replay).isInstanceOf(AdmissionOutcome.Existing.class);
+    assertThat(((AdmissionOutcome.Existing) replay).reservation()).isEqualTo(stored);
+    assertThat(replay.window().usage().invocations()).isEqualTo(1);
+  }
+
+  @Test
+  void aSnapshotOfAnotherWindowIsABug() {
+    ProjectQuotaPolicy q = quota(10, 10_000, null);
+    AdmissionSnapshot s = snapshot("i1", CAPPED, q, null, null);
+    AdmissionSnapshot elsewhere =
+        new AdmissionSnapshot(
+            s.nowMs(),
+            new WindowRef(P, s.window().windowStartMs() - 60_000, 60_000),
+            s.quota(),
+            null,
+            null,
+            s.stepRun(),
+            s.policy(),
+            null,
+            null,
+            null);
+    assertThatThrownBy(
+            () -> ModelQuotaRules.admit(new AdmissionRequest(P, "i1", "s-i1"), elsewhere))
+        .isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  void aCompletionSnapshotWithoutReservationIsRejectedAndWithACompletionIsAReplay() {
+    CompletionRequest request =
+        new CompletionRequest(P, "i1", InvocationOutcome.UNKNOWN, null, null);
+    assertThat(
+            ModelQuotaRules.complete(
+                request, new CompletionSnapshot(NOW, null, null, null, null, null, null, null, 0)))
+        .isEqualTo(new CompletionOutcome.Rejected(CompletionOutcome.Reason.NO_RESERVATION));
+    Reservation r = admitted(admit("i1", CAPPED, quota(10, 10_000, null), null));
+    Completion earlier =
+        Completion.create(P, "i1", r.stepRunId(), InvocationOutcome.UNKNOWN, null, null, NOW);
+    assertThat(
+            ModelQuotaRules.complete(
+                request, new CompletionSnapshot(NOW, r, earlier, null, null, null, null, null, 0)))
+        .isEqualTo(new CompletionOutcome.Existing(r, null, earlier, null, null));
   }
 
   private static Reservation admitted(AdmissionOutcome o) {

@@ -1,159 +1,228 @@
-package dev.qinglong.jdbc;
+package dev.qinglong.postgres;
 
 import static dev.qinglong.jdbc.JdbcRows.setNullableLong;
 
+import dev.qinglong.core.ai.AdmissionOutcome;
+import dev.qinglong.core.ai.AdmissionRequest;
+import dev.qinglong.core.ai.AdmissionSnapshot;
+import dev.qinglong.core.ai.AdvisoryLockKeys;
 import dev.qinglong.core.ai.Completion;
+import dev.qinglong.core.ai.CompletionOutcome;
+import dev.qinglong.core.ai.CompletionRequest;
+import dev.qinglong.core.ai.CompletionSnapshot;
 import dev.qinglong.core.ai.InvocationStart;
-import dev.qinglong.core.ai.ModelInvocationPolicy;
+import dev.qinglong.core.ai.ModelQuotaRules;
 import dev.qinglong.core.ai.ProjectQuotaPolicy;
 import dev.qinglong.core.ai.QuotaWindow;
 import dev.qinglong.core.ai.Reservation;
 import dev.qinglong.core.ai.Settlement;
 import dev.qinglong.core.ai.StepRun;
+import dev.qinglong.core.ai.StepRunCreation;
 import dev.qinglong.core.ai.UsageLedgerEntry;
+import dev.qinglong.core.ai.WindowRef;
+import dev.qinglong.core.ai.WindowUsageReading;
 import dev.qinglong.core.kernel.StoreUnavailableException;
 import dev.qinglong.core.kernel.ValidationException;
+import dev.qinglong.jdbc.AdmissionRows;
+import dev.qinglong.jdbc.CompletionRows;
+import dev.qinglong.jdbc.JdbcDialect;
+import dev.qinglong.jdbc.JdbcRows;
+import dev.qinglong.jdbc.JdbcTransactions;
+import dev.qinglong.jdbc.ModelLifecycle;
+import dev.qinglong.jdbc.ModelPolicyRows;
+import dev.qinglong.jdbc.StepRunRows;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 
 /**
- * The statements of {@link JdbcModelQuotaStore}'s lifecycle path for a dialect with {@link
- * JdbcDialect#modelLifecycleFunctions()} (PostgreSQL, migration {@code db/postgres-ai/V4}): one
- * statement reads everything an admission or a completion depends on (one snapshot, no lock), and
- * one {@code CALL} of the procedure {@code model_lifecycle_admit} / {@code
- * model_lifecycle_complete}, in auto-commit, takes the window lock, checks that the window heads
- * read are still the heads and writes the receipts that {@link
- * dev.qinglong.core.ai.ModelQuotaRules} produced, or answers {@code stale} and writes nothing. The
- * lock is held for that one statement and its commit, never across a client round trip.
+ * PostgreSQL's model lifecycle (migration {@code db/postgres-ai/V4}): one statement reads
+ * everything an admission or a completion depends on (one snapshot, no lock), {@link
+ * ModelQuotaRules} decides once, and one {@code CALL} of the procedure {@code
+ * model_lifecycle_admit} / {@code model_lifecycle_complete}, in auto-commit, takes the window lock
+ * (and for a completion the ledger lock), checks that the window heads read are still the heads and
+ * writes the receipts, or answers {@code stale} and writes nothing; a stale round reads and decides
+ * again. The lock is held for that one statement and its commit, never across a client round trip.
+ * The procedures take the start's StepRun, run and model from the reservation and the ledger
+ * entry's from the completion, as {@link ModelQuotaRules} builds them.
  */
-final class ModelLifecycleStatements {
-  private ModelLifecycleStatements() {}
+final class PostgresModelLifecycle implements ModelLifecycle {
+  /**
+   * Rounds of read, decide and conditional write before an admission or completion gives up with
+   * {@link StoreUnavailableException}. A round is stale only when another admission or completion
+   * of the same window committed in between (every stale round is another's progress), and within
+   * this process the Project queue below orders them, so only other processes can make a round
+   * stale: the bound is a fail-closed guard, not a path.
+   */
+  private static final int ROUNDS = 1000;
 
-  private static final String[] QUOTA = {
-    "project_id",
-    "revision",
-    "window_ms",
-    "max_invocations",
-    "max_tokens",
-    "max_cost_micros",
-    "created_at_ms"
-  };
-  private static final String[] RESERVATION = {
-    "project_id",
-    "invocation_id",
-    "step_run_id",
-    "run_id",
-    "model_id",
-    "model_policy_revision",
-    "quota_policy_revision",
-    "window_start_ms",
-    "window_ms",
-    "budget_max_invocations",
-    "budget_max_tokens",
-    "budget_max_cost_micros",
-    "reserved_tokens",
-    "reserved_cost_micros",
-    "window_seq",
-    "window_invocations",
-    "window_reserved_tokens",
-    "window_reserved_cost_micros",
-    "reserved_at_ms",
-    "digest"
-  };
-  private static final String[] START = {
-    "project_id",
-    "invocation_id",
-    "step_run_id",
-    "run_id",
-    "model_id",
-    "reservation_digest",
-    "started_at_ms",
-    "digest"
-  };
-  private static final String[] STEP_RUN = {
-    "project_id",
-    "step_run_id",
-    "run_id",
-    "model_id",
-    "state",
-    "invocation_id",
-    "created_at_ms",
-    "updated_at_ms"
-  };
-  private static final String[] MODEL_POLICY = {
-    "project_id", "model_id", "revision", "max_total_tokens", "max_cost_micros", "created_at_ms"
-  };
-  private static final String[] COMPLETION = {
-    "project_id",
-    "invocation_id",
-    "step_run_id",
-    "outcome",
-    "input_tokens",
-    "output_tokens",
-    "total_tokens",
-    "cost_micros",
-    "completed_at_ms",
-    "digest"
-  };
-  private static final String[] LEDGER = {
-    "project_id",
-    "ledger_seq",
-    "invocation_id",
-    "step_run_id",
-    "run_id",
-    "model_id",
-    "outcome",
-    "input_tokens",
-    "output_tokens",
-    "total_tokens",
-    "cost_micros",
-    "completion_digest",
-    "recorded_at_ms",
-    "digest"
-  };
-  private static final String[] SETTLEMENT = {
-    "project_id",
-    "invocation_id",
-    "window_start_ms",
-    "window_ms",
-    "reservation_digest",
-    "completion_digest",
-    "settled_tokens",
-    "settled_cost_micros",
-    "released_tokens",
-    "released_cost_micros",
-    "window_settle_seq",
-    "window_released_tokens",
-    "window_released_cost_micros",
-    "settled_at_ms",
-    "digest"
-  };
+  /** SQLState of a unique violation: a concurrent writer won. */
+  private static final String UNIQUE_VIOLATION = "23505";
+
+  private static final int PROJECT_QUEUES = 256;
+
+  /**
+   * Admissions and completions of one Project in this process queue on one of these (by Project)
+   * before they take a connection, so that they do not read the same window heads and then find
+   * each other's writes ({@code stale}). Correctness does not depend on them (the procedures check
+   * under the database lock); they only keep one busy window from spending rounds, connections and
+   * CPU on reads that are about to be stale.
+   */
+  private final ReentrantLock[] projectQueues = new ReentrantLock[PROJECT_QUEUES];
+
+  private final JdbcTransactions jdbc;
+  private final String admissionRead;
+  private final String completionRead;
+  private final String windowRead;
+  private final String insertReady;
+
+  PostgresModelLifecycle(JdbcTransactions jdbc, JdbcDialect dialect) {
+    this.jdbc = Objects.requireNonNull(jdbc, "jdbc");
+    for (int i = 0; i < PROJECT_QUEUES; i++) {
+      projectQueues[i] = new ReentrantLock();
+    }
+    this.admissionRead = admissionRead(dialect);
+    this.completionRead = completionRead(dialect);
+    this.windowRead = windowRead(dialect);
+    this.insertReady = INSERT_READY.formatted(String.join(", ", STEP_RUN), dialect.nowMs());
+  }
+
+  /** One statement in auto-commit; the stored row is read back only if it existed already. */
+  @Override
+  public StepRunCreation createStepRun(
+      String projectId, String stepRunId, String runId, String modelId) {
+    return jdbc.autoCommit(
+        "step run create",
+        c -> {
+          StepRun inserted = insertReady(c, projectId, stepRunId, runId, modelId);
+          if (inserted != null) {
+            return new StepRunCreation(inserted, true);
+          }
+          StepRun stored =
+              StepRunRows.stepRun(c, projectId, stepRunId)
+                  .orElseThrow(() -> new StoreUnavailableException("step run vanished"));
+          return new StepRunCreation(stored, false);
+        });
+  }
+
+  @Override
+  public AdmissionOutcome admit(AdmissionRequest request) {
+    return queued(
+        request.projectId(), () -> jdbc.autoCommit("model admission", c -> admit(c, request)));
+  }
+
+  private AdmissionOutcome admit(Connection c, AdmissionRequest request) throws SQLException {
+    for (int round = 0; round < ROUNDS; round++) {
+      AdmissionSnapshot v = readAdmission(c, request);
+      AdmissionOutcome outcome = ModelQuotaRules.admit(request, v);
+      if (!(outcome instanceof AdmissionOutcome.Admitted admitted)) {
+        return outcome;
+      }
+      try {
+        if (admit(
+            c,
+            AdvisoryLockKeys.window(v.window()),
+            v.windowHead() == null ? 0 : v.windowHead().windowSeq(),
+            v.settledHead() == null ? 0 : v.settledHead().windowSettleSeq(),
+            admitted.reservation(),
+            admitted.start())) {
+          return outcome;
+        }
+      } catch (SQLException e) {
+        if (!UNIQUE_VIOLATION.equals(e.getSQLState())) {
+          throw e;
+        }
+        // A concurrent admission of this invocation or StepRun won: the next read shows it.
+      }
+    }
+    throw new StoreUnavailableException("model admission: window still contended");
+  }
+
+  @Override
+  public CompletionOutcome complete(CompletionRequest request) {
+    return queued(
+        request.projectId(), () -> jdbc.autoCommit("model completion", c -> complete(c, request)));
+  }
+
+  private CompletionOutcome complete(Connection c, CompletionRequest request) throws SQLException {
+    for (int round = 0; round < ROUNDS; round++) {
+      CompletionSnapshot v = readCompletion(c, request);
+      CompletionOutcome outcome = ModelQuotaRules.complete(request, v);
+      if (!(outcome instanceof CompletionOutcome.Completed done)) {
+        return outcome;
+      }
+      try {
+        if (complete(
+            c,
+            AdvisoryLockKeys.window(done.reservation().window()),
+            AdvisoryLockKeys.ledger(request.projectId()),
+            v.settledHead() == null ? 0 : v.settledHead().windowSettleSeq(),
+            v.lastLedgerSeq(),
+            request.outcome().terminalState().wireName(),
+            done.completion(),
+            done.ledgerEntry(),
+            done.settlement())) {
+          return outcome;
+        }
+      } catch (SQLException e) {
+        if (!UNIQUE_VIOLATION.equals(e.getSQLState())) {
+          throw e;
+        }
+        // A concurrent completion of this invocation won: the next read shows it.
+      }
+    }
+    throw new StoreUnavailableException("model completion: window still contended");
+  }
+
+  /** One statement is one snapshot: no transaction at another isolation level needed. */
+  @Override
+  public WindowUsageReading currentWindowUsage(String projectId) {
+    return jdbc.autoCommit(
+        "window usage read",
+        c -> {
+          WindowView v = readWindow(c, projectId);
+          WindowRef window = WindowRef.containing(projectId, v.quota(), v.nowMs());
+          if (!window.equals(v.window())) {
+            throw new IllegalStateException("window read found another window. Indicates a bug.");
+          }
+          return new WindowUsageReading(
+              ModelQuotaRules.usage(window, v.windowHead(), v.settledHead()), v.quota(), v.nowMs());
+        });
+  }
+
+  /** Runs {@code work} holding the process-local queue of {@code projectId}. */
+  private <T> T queued(String projectId, Supplier<T> work) {
+    ReentrantLock queue = projectQueues[Math.floorMod(projectId.hashCode(), PROJECT_QUEUES)];
+    queue.lock();
+    try {
+      return work.get();
+    } finally {
+      queue.unlock();
+    }
+  }
+
+  private static final List<String> QUOTA = ModelPolicyRows.QUOTA_POLICY_COLUMNS;
+  private static final List<String> RESERVATION = AdmissionRows.RESERVATION_COLUMNS;
+  private static final List<String> START = AdmissionRows.START_COLUMNS;
+  private static final List<String> STEP_RUN = StepRunRows.STEP_RUN_COLUMNS;
+  private static final List<String> MODEL_POLICY = ModelPolicyRows.MODEL_POLICY_COLUMNS;
+  private static final List<String> COMPLETION = CompletionRows.COMPLETION_COLUMNS;
+  private static final List<String> LEDGER = CompletionRows.LEDGER_COLUMNS;
+  private static final List<String> SETTLEMENT = CompletionRows.SETTLEMENT_COLUMNS;
 
   /** {@code alias.c1, alias.c2, …} */
-  private static String columns(String alias, String[] names) {
+  private static String columns(String alias, List<String> names) {
     StringBuilder out = new StringBuilder();
     for (String name : names) {
       out.append(", ").append(alias).append('.').append(name);
     }
     return out.toString();
   }
-
-  /** What one admission depends on, read in one snapshot. Absent rows are null. */
-  record AdmissionView(
-      long nowMs,
-      long windowStartMs,
-      long windowMs,
-      ProjectQuotaPolicy quota,
-      Reservation existing,
-      InvocationStart existingStart,
-      StepRun stepRun,
-      ModelInvocationPolicy policy,
-      Reservation ofStepRun,
-      Reservation windowHead,
-      Settlement settledHead) {}
 
   /**
    * The latest quota policy {@code q} of project {@code k.project_id} and the window {@code w}
@@ -187,13 +256,13 @@ final class ModelLifecycleStatements {
       """;
 
   private static final int A_QUOTA = 4;
-  private static final int A_EXISTING = A_QUOTA + QUOTA.length;
-  private static final int A_START = A_EXISTING + RESERVATION.length;
-  private static final int A_STEP = A_START + START.length;
-  private static final int A_POLICY = A_STEP + STEP_RUN.length;
-  private static final int A_OF_STEP = A_POLICY + MODEL_POLICY.length;
-  private static final int A_HEAD = A_OF_STEP + RESERVATION.length;
-  private static final int A_SETTLED = A_HEAD + RESERVATION.length;
+  private static final int A_EXISTING = A_QUOTA + QUOTA.size();
+  private static final int A_START = A_EXISTING + RESERVATION.size();
+  private static final int A_STEP = A_START + START.size();
+  private static final int A_POLICY = A_STEP + STEP_RUN.size();
+  private static final int A_OF_STEP = A_POLICY + MODEL_POLICY.size();
+  private static final int A_HEAD = A_OF_STEP + RESERVATION.size();
+  private static final int A_SETTLED = A_HEAD + RESERVATION.size();
 
   /**
    * Parameters 1 project, 2 invocation, 3 StepRun. The window ({@code now - now % length} of the
@@ -237,32 +306,20 @@ final class ModelLifecycleStatements {
         + WINDOW_HEADS;
   }
 
-  /**
-   * The three read statements' texts for one dialect, built once per store (they are long and every
-   * admission, completion and window read uses one).
-   */
-  record Reads(String admission, String completion, String window) {
-    static Reads of(JdbcDialect dialect) {
-      return new Reads(admissionRead(dialect), completionRead(dialect), windowRead(dialect));
-    }
-  }
-
-  static AdmissionView readAdmission(
-      Connection c, Reads reads, String projectId, String invocationId, String stepRunId)
+  private AdmissionSnapshot readAdmission(Connection c, AdmissionRequest request)
       throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(reads.admission())) {
-      ps.setString(1, projectId);
-      ps.setString(2, invocationId);
-      ps.setString(3, stepRunId);
+    try (PreparedStatement ps = c.prepareStatement(admissionRead)) {
+      ps.setString(1, request.projectId());
+      ps.setString(2, request.invocationId());
+      ps.setString(3, request.stepRunId());
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
           throw new StoreUnavailableException("admission read returned no row");
         }
         try {
-          return new AdmissionView(
+          return new AdmissionSnapshot(
               rs.getLong(1),
-              rs.getLong(2),
-              rs.getLong(3),
+              new WindowRef(request.projectId(), rs.getLong(2), rs.getLong(3)),
               present(rs, A_QUOTA) ? ModelPolicyRows.quotaPolicy(rs, A_QUOTA) : null,
               present(rs, A_EXISTING) ? AdmissionRows.reservation(rs, A_EXISTING) : null,
               present(rs, A_START) ? AdmissionRows.start(rs, A_START) : null,
@@ -279,17 +336,16 @@ final class ModelLifecycleStatements {
   }
 
   /** A window's usage as of one snapshot: the window heads of {@link #readWindow}. */
-  record WindowView(
+  private record WindowView(
       long nowMs,
-      long windowStartMs,
-      long windowMs,
+      WindowRef window,
       ProjectQuotaPolicy quota,
       Reservation windowHead,
       Settlement settledHead) {}
 
   private static final int W_QUOTA = 4;
-  private static final int W_HEAD = W_QUOTA + QUOTA.length;
-  private static final int W_SETTLED = W_HEAD + RESERVATION.length;
+  private static final int W_HEAD = W_QUOTA + QUOTA.size();
+  private static final int W_SETTLED = W_HEAD + RESERVATION.size();
 
   /** Parameter 1 project; the window as in {@link #admissionRead}. */
   private static String windowRead(JdbcDialect dialect) {
@@ -305,8 +361,8 @@ final class ModelLifecycleStatements {
   }
 
   /** The current window's quota policy and heads, in one statement (one snapshot). */
-  static WindowView readWindow(Connection c, Reads reads, String projectId) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(reads.window())) {
+  private WindowView readWindow(Connection c, String projectId) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(windowRead)) {
       ps.setString(1, projectId);
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
@@ -315,8 +371,7 @@ final class ModelLifecycleStatements {
         try {
           return new WindowView(
               rs.getLong(1),
-              rs.getLong(2),
-              rs.getLong(3),
+              new WindowRef(projectId, rs.getLong(2), rs.getLong(3)),
               present(rs, W_QUOTA) ? ModelPolicyRows.quotaPolicy(rs, W_QUOTA) : null,
               present(rs, W_HEAD) ? AdmissionRows.reservation(rs, W_HEAD) : null,
               present(rs, W_SETTLED) ? CompletionRows.settlement(rs, W_SETTLED) : null);
@@ -327,26 +382,14 @@ final class ModelLifecycleStatements {
     }
   }
 
-  /** What one completion depends on, read in one snapshot. Absent rows are null. */
-  record CompletionView(
-      long nowMs,
-      Reservation reservation,
-      Completion completion,
-      UsageLedgerEntry ledgerEntry,
-      Settlement settlement,
-      InvocationStart start,
-      StepRun stepRun,
-      Settlement settledHead,
-      long lastLedgerSeq) {}
-
   private static final int C_RESERVATION = 2;
-  private static final int C_COMPLETION = C_RESERVATION + RESERVATION.length;
-  private static final int C_LEDGER = C_COMPLETION + COMPLETION.length;
-  private static final int C_SETTLEMENT = C_LEDGER + LEDGER.length;
-  private static final int C_START = C_SETTLEMENT + SETTLEMENT.length;
-  private static final int C_STEP = C_START + START.length;
-  private static final int C_SETTLED = C_STEP + STEP_RUN.length;
-  private static final int C_LAST_SEQ = C_SETTLED + SETTLEMENT.length;
+  private static final int C_COMPLETION = C_RESERVATION + RESERVATION.size();
+  private static final int C_LEDGER = C_COMPLETION + COMPLETION.size();
+  private static final int C_SETTLEMENT = C_LEDGER + LEDGER.size();
+  private static final int C_START = C_SETTLEMENT + SETTLEMENT.size();
+  private static final int C_STEP = C_START + START.size();
+  private static final int C_SETTLED = C_STEP + STEP_RUN.size();
+  private static final int C_LAST_SEQ = C_SETTLED + SETTLEMENT.size();
 
   /** Parameters 1 project, 2 invocation. */
   private static String completionRead(JdbcDialect dialect) {
@@ -393,17 +436,17 @@ final class ModelLifecycleStatements {
         """;
   }
 
-  static CompletionView readCompletion(
-      Connection c, Reads reads, String projectId, String invocationId) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(reads.completion())) {
-      ps.setString(1, projectId);
-      ps.setString(2, invocationId);
+  private CompletionSnapshot readCompletion(Connection c, CompletionRequest request)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(completionRead)) {
+      ps.setString(1, request.projectId());
+      ps.setString(2, request.invocationId());
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
           throw new StoreUnavailableException("completion read returned no row");
         }
         try {
-          return new CompletionView(
+          return new CompletionSnapshot(
               rs.getLong(1),
               present(rs, C_RESERVATION) ? AdmissionRows.reservation(rs, C_RESERVATION) : null,
               present(rs, C_COMPLETION) ? CompletionRows.completion(rs, C_COMPLETION) : null,
@@ -433,7 +476,7 @@ final class ModelLifecycleStatements {
    *
    * @return true if written, false if stale (nothing written)
    */
-  static boolean admit(
+  private static boolean admit(
       Connection c,
       long windowKey,
       long expectedSeq,
@@ -446,43 +489,12 @@ final class ModelLifecycleStatements {
       ps.setLong(++i, windowKey);
       ps.setLong(++i, expectedSeq);
       ps.setLong(++i, expectedSettleSeq);
-      ps.setString(++i, r.projectId());
-      ps.setString(++i, r.invocationId());
-      ps.setString(++i, r.stepRunId());
-      ps.setString(++i, r.runId());
-      ps.setString(++i, r.modelId());
-      ps.setLong(++i, r.modelPolicyRevision());
-      ps.setLong(++i, r.quotaPolicyRevision());
-      ps.setLong(++i, r.windowStartMs());
-      ps.setLong(++i, r.windowMs());
-      setNullableLong(ps, ++i, r.budget().maxInvocations());
-      setNullableLong(ps, ++i, r.budget().maxTokens());
-      setNullableLong(ps, ++i, r.budget().maxCostMicros());
-      ps.setLong(++i, r.reservedTokens());
-      setNullableLong(ps, ++i, r.reservedCostMicros());
-      ps.setLong(++i, r.windowSeq());
-      ps.setLong(++i, r.windowInvocations());
-      ps.setLong(++i, r.windowReservedTokens());
-      ps.setLong(++i, r.windowReservedCostMicros());
-      ps.setLong(++i, r.reservedAtMs());
-      ps.setString(++i, r.digest().value());
+      i = AdmissionRows.bind(ps, i + 1, r) - 1;
       ps.setString(++i, s.reservationDigest().value());
       ps.setLong(++i, s.startedAtMs());
       ps.setString(++i, s.digest().value());
       return written(ps);
     }
-  }
-
-  /**
-   * Whether the procedure can write {@code s} as given: it takes the StepRun, run and model of the
-   * reservation, and starts the StepRun at the reservation's time.
-   */
-  static boolean fits(Reservation r, InvocationStart s) {
-    return s.projectId().equals(r.projectId())
-        && s.invocationId().equals(r.invocationId())
-        && s.stepRunId().equals(r.stepRunId())
-        && s.runId().equals(r.runId())
-        && s.modelId().equals(r.modelId());
   }
 
   private static final String COMPLETE =
@@ -496,7 +508,7 @@ final class ModelLifecycleStatements {
    *
    * @return true if written, false if stale (nothing written)
    */
-  static boolean complete(
+  private static boolean complete(
       Connection c,
       long windowKey,
       long ledgerKey,
@@ -545,24 +557,6 @@ final class ModelLifecycleStatements {
     }
   }
 
-  /**
-   * Whether the procedure can write the three receipts as given: the ledger entry repeats the
-   * completion (and adds run and model), the settlement names it, and all three are of one
-   * invocation.
-   */
-  static boolean fits(Completion x, UsageLedgerEntry e, Settlement s) {
-    return e.projectId().equals(x.projectId())
-        && e.invocationId().equals(x.invocationId())
-        && e.stepRunId().equals(x.stepRunId())
-        && e.outcome() == x.outcome()
-        && Objects.equals(e.usage(), x.usage())
-        && Objects.equals(e.costMicros(), x.costMicros())
-        && e.completionDigest().equals(x.digest())
-        && s.projectId().equals(x.projectId())
-        && s.invocationId().equals(x.invocationId())
-        && s.completionDigest().equals(x.digest());
-  }
-
   private static boolean written(PreparedStatement ps) throws SQLException {
     try (ResultSet rs = ps.executeQuery()) {
       if (!rs.next()) {
@@ -579,30 +573,22 @@ final class ModelLifecycleStatements {
     }
   }
 
+  private static final String INSERT_READY =
+      """
+      INSERT INTO model_step_runs (%1$s)
+      SELECT ?, ?, ?, ?, 'ready', NULL, k.now_ms, k.now_ms FROM (SELECT %2$s AS now_ms) k
+      ON CONFLICT (project_id, step_run_id) DO NOTHING
+      RETURNING %1$s
+      """;
+
   /**
    * A {@code ready} StepRun, inserted unless it exists, returned as stored; null if it existed
    * (nothing inserted). One statement; run it in auto-commit.
    */
-  static StepRun insertReady(
-      Connection c,
-      JdbcDialect dialect,
-      String projectId,
-      String stepRunId,
-      String runId,
-      String modelId)
+  private StepRun insertReady(
+      Connection c, String projectId, String stepRunId, String runId, String modelId)
       throws SQLException {
-    String sql =
-        """
-        INSERT INTO model_step_runs
-          (project_id, step_run_id, run_id, model_id, state, invocation_id,
-           created_at_ms, updated_at_ms)
-        SELECT ?, ?, ?, ?, 'ready', NULL, k.now_ms, k.now_ms FROM (SELECT %s AS now_ms) k
-        ON CONFLICT (project_id, step_run_id) DO NOTHING
-        RETURNING project_id, step_run_id, run_id, model_id, state, invocation_id,
-                  created_at_ms, updated_at_ms
-        """
-            .formatted(dialect.nowMs());
-    try (PreparedStatement ps = c.prepareStatement(sql)) {
+    try (PreparedStatement ps = c.prepareStatement(insertReady)) {
       ps.setString(1, projectId);
       ps.setString(2, stepRunId);
       ps.setString(3, runId);
