@@ -57,4 +57,23 @@ public final class JsonAnswers {
         .headers(RateLimitHeaders.headers(decided.rateLimits()))
         .body(body);
   }
+
+  /** A 200 JSON answer with extra header fields (e.g. the model quota's rate-limit fields). */
+  public static <T> ResponseEntity<T> ok(T body, HttpHeaders fields) {
+    return ResponseEntity.ok()
+        .contentType(MediaType.APPLICATION_JSON)
+        .header(HttpHeaders.CACHE_CONTROL, "no-store")
+        .headers(fields)
+        .body(body);
+  }
+
+  /** A 201 JSON answer with {@code Location} and extra header fields. */
+  public static <T> ResponseEntity<T> created(String location, T body, HttpHeaders fields) {
+    return ResponseEntity.status(201)
+        .contentType(MediaType.APPLICATION_JSON)
+        .header(HttpHeaders.CACHE_CONTROL, "no-store")
+        .header(HttpHeaders.LOCATION, location)
+        .headers(fields)
+        .body(body);
+  }
 }

@@ -1,12 +1,8 @@
 package dev.qinglong.app.http;
 
 import dev.qinglong.core.kernel.RateLimit;
-import jakarta.servlet.http.HttpServletResponse;
 import java.util.List;
 import org.springframework.http.HttpHeaders;
-import org.springframework.web.context.request.RequestAttributes;
-import org.springframework.web.context.request.RequestContextHolder;
-import org.springframework.web.context.request.ServletRequestAttributes;
 
 /**
  * The rate-limit header fields of draft-ietf-httpapi-ratelimit-headers in their structured-field
@@ -78,13 +74,7 @@ public final class RateLimitHeaders {
    * request's result or refusal carries; no fields when there are none.
    */
   public static HttpHeaders headers(List<RateLimit> limits) {
-    HttpHeaders out = new HttpHeaders();
-    if (!limits.isEmpty()) {
-      List<Limit> items = limits.stream().map(RateLimitHeaders::of).toList();
-      out.set(POLICY, policy(items));
-      out.set(STATE, state(items));
-    }
-    return out;
+    return fields(limits.stream().map(RateLimitHeaders::of).toList());
   }
 
   /**
@@ -130,30 +120,13 @@ public final class RateLimitHeaders {
     return out.toString();
   }
 
-  /**
-   * Adds {@code limits} to the response of the request this thread is serving. Only the model
-   * quota's admission still uses it (its decisions are to return their limits the same way).
-   * (nothing outside a request). Fields already set by another quota of the same request are
-   * extended, as structured lists combine.
-   */
-  public static void addToCurrentResponse(List<Limit> limits) {
-    if (limits.isEmpty()) {
-      return;
+  /** The two fields for {@code items}; no fields when there are none. */
+  public static HttpHeaders fields(List<Limit> items) {
+    HttpHeaders out = new HttpHeaders();
+    if (!items.isEmpty()) {
+      out.set(POLICY, policy(items));
+      out.set(STATE, state(items));
     }
-    RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
-    if (!(attributes instanceof ServletRequestAttributes servlet)) {
-      return;
-    }
-    HttpServletResponse response = servlet.getResponse();
-    if (response == null || response.isCommitted()) {
-      return;
-    }
-    append(response, POLICY, policy(limits));
-    append(response, STATE, state(limits));
-  }
-
-  private static void append(HttpServletResponse response, String name, String value) {
-    String existing = response.getHeader(name);
-    response.setHeader(name, existing == null ? value : existing + ", " + value);
+    return out;
   }
 }

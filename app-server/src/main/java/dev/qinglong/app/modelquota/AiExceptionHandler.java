@@ -2,10 +2,12 @@ package dev.qinglong.app.modelquota;
 
 import dev.qinglong.app.http.ProblemType;
 import dev.qinglong.app.http.Problems;
+import dev.qinglong.app.http.RateLimitHeaders;
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
 import dev.qinglong.core.ai.ModelProjectQuotaExceededException;
 import dev.qinglong.core.ai.ModelQuotaConfigurationException;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.core.Ordered;
@@ -33,7 +35,16 @@ public class AiExceptionHandler {
     return Problems.entity(
         ProblemType.MODEL_PROJECT_QUOTA_EXCEEDED,
         "The Project's model quota window has no room for this invocation's worst case.",
-        Map.of("Retry-After", Long.toString(e.retryAfterSeconds())));
+        headers(e));
+  }
+
+  /** {@code Retry-After} and the rate-limit fields of the window the refusal was decided in. */
+  private static Map<String, String> headers(ModelProjectQuotaExceededException e) {
+    Map<String, String> out = new LinkedHashMap<>();
+    out.put("Retry-After", Long.toString(e.retryAfterSeconds()));
+    RateLimitHeaders.fields(ModelRateLimits.of(e.window()))
+        .forEach((name, values) -> out.put(name, values.get(0)));
+    return out;
   }
 
   @ExceptionHandler(ModelQuotaConfigurationException.class)

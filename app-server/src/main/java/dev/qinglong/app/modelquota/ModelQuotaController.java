@@ -21,7 +21,6 @@ import dev.qinglong.core.ai.Admission;
 import dev.qinglong.core.ai.LedgerPage;
 import dev.qinglong.core.ai.ModelInvocationPolicy;
 import dev.qinglong.core.ai.ModelInvocationQuota;
-import dev.qinglong.core.ai.ModelProjectQuotaExceededException;
 import dev.qinglong.core.ai.ProjectQuotaPolicy;
 import dev.qinglong.core.ai.Settled;
 import dev.qinglong.core.ai.StepRunCreation;
@@ -30,6 +29,7 @@ import dev.qinglong.core.kernel.Identifiers;
 import dev.qinglong.core.kernel.ValidationException;
 import java.util.UUID;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.security.core.Authentication;
@@ -143,21 +143,17 @@ public class ModelQuotaController {
     Identifiers.require("projectId", projectId);
     Identifiers.require("invocationId", invocationId);
     Identifiers.require("stepRunId", stepRunId);
-    Admission admission;
-    try {
-      admission =
-          quota.admit(JsonAnswers.caller(authentication), projectId, invocationId, stepRunId);
-    } catch (ModelProjectQuotaExceededException e) {
-      RateLimitHeaders.addToCurrentResponse(ModelRateLimits.of(e.window()));
-      throw e;
-    }
-    RateLimitHeaders.addToCurrentResponse(ModelRateLimits.of(admission.window()));
+    // A refusal carries its window on the exception; AiExceptionHandler answers with its fields.
+    Admission admission =
+        quota.admit(JsonAnswers.caller(authentication), projectId, invocationId, stepRunId);
+    HttpHeaders rateLimit = RateLimitHeaders.fields(ModelRateLimits.of(admission.window()));
     if (admission.created()) {
       return JsonAnswers.created(
           "/v1/projects/" + projectId + "/model-invocations/" + invocationId,
-          AdmissionView.of(admission));
+          AdmissionView.of(admission),
+          rateLimit);
     }
-    return JsonAnswers.ok(AdmissionView.of(admission));
+    return JsonAnswers.ok(AdmissionView.of(admission), rateLimit);
   }
 
   @PostMapping(
