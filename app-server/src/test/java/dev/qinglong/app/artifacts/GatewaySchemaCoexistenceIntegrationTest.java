@@ -3,11 +3,11 @@ package dev.qinglong.app.artifacts;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.qinglong.gateway.postgres.DedicatedConnectionFactory;
-import dev.qinglong.gateway.postgres.GatewayMigrations;
-import dev.qinglong.gateway.postgres.GatewayRoles;
 import dev.qinglong.postgres.PostgresMigrations;
 import dev.qinglong.postgres.PostgresRoles;
+import dev.qinglong.postgres.leases.DedicatedConnectionFactory;
+import dev.qinglong.postgres.leases.GatewayMigrations;
+import dev.qinglong.postgres.leases.GatewayRoles;
 import dev.qinglong.testkit.postgres.PostgresTestServer;
 import dev.qinglong.testkit.postgres.TestDatabase;
 import java.sql.Connection;

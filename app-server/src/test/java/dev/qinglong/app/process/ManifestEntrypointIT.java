@@ -3,9 +3,9 @@ package dev.qinglong.app.process;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.qinglong.gateway.postgres.GatewayRoles;
 import dev.qinglong.postgres.PostgresMigrations;
 import dev.qinglong.postgres.PostgresRoles;
+import dev.qinglong.postgres.leases.GatewayRoles;
 import dev.qinglong.testkit.postgres.PostgresTestServer;
 import dev.qinglong.testkit.postgres.TestDatabase;
 import java.io.IOException;

@@ -3,13 +3,13 @@ package dev.qinglong.postgres.backend;
 import dev.qinglong.gateway.lease.LeaseListener;
 import dev.qinglong.gateway.lease.LeaseTimings;
 import dev.qinglong.gateway.lease.SharedDownloadPolicy;
-import dev.qinglong.gateway.postgres.DedicatedConnectionFactory;
-import dev.qinglong.gateway.postgres.PostgresDownloadLease;
-import dev.qinglong.gateway.postgres.PostgresWorkerLock;
-import dev.qinglong.gateway.postgres.StandaloneBarrierKeeper;
 import dev.qinglong.jdbc.backend.DownloadCoordination;
 import dev.qinglong.jdbc.backend.DownloadSettings;
 import dev.qinglong.jdbc.backend.StandaloneDownloads;
+import dev.qinglong.postgres.leases.DedicatedConnectionFactory;
+import dev.qinglong.postgres.leases.PostgresDownloadLease;
+import dev.qinglong.postgres.leases.PostgresWorkerLock;
+import dev.qinglong.postgres.leases.StandaloneBarrierKeeper;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

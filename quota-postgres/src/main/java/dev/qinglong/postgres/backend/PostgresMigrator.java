@@ -1,10 +1,10 @@
 package dev.qinglong.postgres.backend;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.qinglong.gateway.postgres.GatewayMigrations;
-import dev.qinglong.gateway.postgres.GatewayRoles;
 import dev.qinglong.postgres.PostgresMigrations;
 import dev.qinglong.postgres.PostgresRoles;
+import dev.qinglong.postgres.leases.GatewayMigrations;
+import dev.qinglong.postgres.leases.GatewayRoles;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

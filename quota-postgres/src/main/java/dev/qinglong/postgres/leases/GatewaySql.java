@@ -1,4 +1,4 @@
-package dev.qinglong.gateway.postgres;
+package dev.qinglong.postgres.leases;
 
 /**
  * Every statement of the gateway PostgreSQL adapters. DDL lives in {@code db/postgres-downloads}.

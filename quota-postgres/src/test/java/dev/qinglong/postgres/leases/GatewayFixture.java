@@ -1,4 +1,4 @@
-package dev.qinglong.gateway.postgres;
+package dev.qinglong.postgres.leases;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.qinglong.gateway.lease.LeaseTimings;

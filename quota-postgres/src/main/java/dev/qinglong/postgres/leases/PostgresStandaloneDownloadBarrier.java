@@ -1,4 +1,4 @@
-package dev.qinglong.gateway.postgres;
+package dev.qinglong.postgres.leases;
 
 import dev.qinglong.core.kernel.StoreUnavailableException;
 import dev.qinglong.gateway.lease.ModeConflictException;

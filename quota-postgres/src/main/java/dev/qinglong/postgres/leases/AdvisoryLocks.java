@@ -1,4 +1,4 @@
-package dev.qinglong.gateway.postgres;
+package dev.qinglong.postgres.leases;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -1,4 +1,4 @@
-package dev.qinglong.gateway.postgres;
+package dev.qinglong.postgres.leases;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
