@@ -7,9 +7,9 @@ import dev.qinglong.app.http.security.AuthProperties;
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.PlatformProperties;
 import dev.qinglong.app.platform.Role;
+import dev.qinglong.backend.OpenedStore;
 import dev.qinglong.core.kernel.Principal;
 import dev.qinglong.gateway.lease.StoredLeases;
-import dev.qinglong.jdbc.backend.StoreBackend;
 import java.time.Instant;
 import java.util.Locale;
 import java.util.Map;
@@ -31,7 +31,7 @@ import tools.jackson.databind.node.ObjectNode;
 @RestController
 @ConditionalOnRole({Role.ALL, Role.WRITER, Role.READER})
 public class GatewaysController {
-  private final StoreBackend backend;
+  private final OpenedStore store;
   private final AuthProperties auth;
   private final PlatformProperties platform;
   private final DownloadsProperties downloadsProperties;
@@ -41,7 +41,7 @@ public class GatewaysController {
   private final ObjectMapper mapper;
 
   public GatewaysController(
-      StoreBackend backend,
+      OpenedStore store,
       AuthProperties auth,
       PlatformProperties platform,
       DownloadsProperties downloadsProperties,
@@ -49,7 +49,7 @@ public class GatewaysController {
       ObjectProvider<DownloadMetrics> metrics,
       ObjectProvider<PublicationWorker> worker,
       ObjectMapper mapper) {
-    this.backend = backend;
+    this.store = store;
     this.auth = auth;
     this.platform = platform;
     this.downloadsProperties = downloadsProperties;
@@ -66,7 +66,7 @@ public class GatewaysController {
       return Problems.entity(
           ProblemType.FORBIDDEN, "Only a global administrator can read the download gateways.");
     }
-    StoredLeases stored = backend.storedLeases();
+    StoredLeases stored = store.storedLeases().read();
     ObjectNode out = mapper.createObjectNode();
     // A stored shared policy puts the whole database in shared mode (standalone servers refuse it).
     String mode =
@@ -74,7 +74,7 @@ public class GatewaysController {
             ? "shared"
             : downloadsProperties.mode().name().toLowerCase(Locale.ROOT);
     out.put("mode", mode);
-    out.put("store", backend.kind());
+    out.put("store", store.kind());
     putTime(out, "databaseNow", stored.databaseNow());
     if (stored.policy() == null) {
       out.putNull("policy");

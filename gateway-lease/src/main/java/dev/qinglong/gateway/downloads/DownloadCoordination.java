@@ -1,4 +1,4 @@
-package dev.qinglong.jdbc.backend;
+package dev.qinglong.gateway.downloads;
 
 import dev.qinglong.gateway.governor.DownloadRates;
 import dev.qinglong.gateway.governor.ServingGate;

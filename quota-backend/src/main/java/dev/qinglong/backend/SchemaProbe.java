@@ -1,4 +1,4 @@
-package dev.qinglong.jdbc.backend;
+package dev.qinglong.backend;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;

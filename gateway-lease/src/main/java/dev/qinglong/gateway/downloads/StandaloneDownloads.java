@@ -1,9 +1,10 @@
-package dev.qinglong.jdbc.backend;
+package dev.qinglong.gateway.downloads;
 
 import dev.qinglong.gateway.governor.DownloadRates;
 import dev.qinglong.gateway.governor.ServingGate;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Standalone downloads: the whole configured budget. On PostgreSQL the mode barrier goes with it
@@ -39,17 +40,13 @@ public final class StandaloneDownloads implements DownloadCoordination {
   }
 
   /** One process per store (SQLite): nothing to coordinate. */
-  public static StandaloneDownloads alone(DownloadSettings settings) {
-    return new StandaloneDownloads(rates(settings), null);
+  public static StandaloneDownloads alone(DownloadRates rates) {
+    return new StandaloneDownloads(Objects.requireNonNull(rates), null);
   }
 
   /** PostgreSQL: payload flows while {@code barrier} is held; closing this closes it. */
-  public static StandaloneDownloads withBarrier(DownloadSettings settings, Barrier barrier) {
-    return new StandaloneDownloads(rates(settings), java.util.Objects.requireNonNull(barrier));
-  }
-
-  private static DownloadRates rates(DownloadSettings settings) {
-    return new DownloadRates(settings.rateBytesPerSecond(), settings.perPrincipalBytesPerSecond());
+  public static StandaloneDownloads withBarrier(DownloadRates rates, Barrier barrier) {
+    return new StandaloneDownloads(Objects.requireNonNull(rates), Objects.requireNonNull(barrier));
   }
 
   @Override

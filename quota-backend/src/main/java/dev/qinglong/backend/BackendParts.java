@@ -1,8 +1,8 @@
-package dev.qinglong.jdbc.backend;
+package dev.qinglong.backend;
 
 /**
- * What one process asks its store backend to open, decided by its role (DESIGN §6). A backend opens
- * exactly these parts and no pool, login or migration beyond them.
+ * What one process asks its store backend to open, decided by its role. A backend opens exactly
+ * these parts and no pool, login or migration beyond them.
  *
  * @param governance the management API: Project Policy (reads and member writes), the durable
  *     management quota and plugin-package governance (PostgreSQL: {@code ql3_package_manager} and
