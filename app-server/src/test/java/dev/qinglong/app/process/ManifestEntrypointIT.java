@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.qinglong.postgres.PostgresMigrations;
 import dev.qinglong.postgres.PostgresRoles;
-import dev.qinglong.postgres.leases.GatewayRoles;
 import dev.qinglong.testkit.postgres.PostgresTestServer;
 import dev.qinglong.testkit.postgres.TestDatabase;
 import java.io.IOException;
@@ -80,7 +79,6 @@ class ManifestEntrypointIT {
     try (HikariDataSource owner = db.newDataSource(1)) {
       // CloudNativePG's part: the managed ql3_* roles exist before the first migration.
       PostgresRoles.bootstrap(owner);
-      GatewayRoles.bootstrap(owner);
     }
 
     Map<String, Object> configMap =

@@ -2,6 +2,7 @@ package dev.qinglong.postgres.leases;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.qinglong.gateway.lease.LeaseTimings;
+import dev.qinglong.postgres.PostgresRoles;
 import dev.qinglong.testkit.TcpProxy;
 import dev.qinglong.testkit.postgres.PostgresTestServer;
 import dev.qinglong.testkit.postgres.TestDatabase;
@@ -28,14 +29,9 @@ import java.util.regex.Pattern;
  * table, and nothing for {@code PUBLIC}. Statements below mirror the base migration's.
  */
 final class GatewayFixture implements AutoCloseable {
-  /** The base schema's login roles (DESIGN §4), as {@code PostgresRoles.ALL} names them. */
+  /** The base schema's login roles, as {@code PostgresRoles.ALL} names them. */
   static final List<String> BASE_ROLES =
-      List.of(
-          "ql3_admin",
-          "ql3_package_manager",
-          "ql3_package_executor",
-          "ql3_runtime",
-          "ql3_worker_ingress");
+      List.of("ql3_admin", "ql3_package_manager", "ql3_package_executor", "ql3_runtime");
 
   /** A table of the base schema that every base role may read. */
   static final String BASE_TABLE = GatewayMigrations.SCHEMA + ".base_schema_stand_in";
@@ -56,7 +52,7 @@ final class GatewayFixture implements AutoCloseable {
     for (String role : BASE_ROLES) {
       createRoleIfMissing(role);
     }
-    GatewayRoles.bootstrap(owner);
+    PostgresRoles.bootstrap(owner);
     createBaseSchemaStandIn();
     GatewayMigrations.migrate(owner);
     Matcher m = URL.matcher(database.jdbcUrl());
@@ -117,7 +113,7 @@ final class GatewayFixture implements AutoCloseable {
   DedicatedConnectionFactory reader(LeaseTimings timings) {
     return PostgresDownloadLease.connections(
         "jdbc:postgresql://" + host + ":" + port + "/" + databaseName,
-        GatewayRoles.READER,
+        PostgresRoles.READER,
         null,
         timings);
   }
@@ -142,7 +138,7 @@ final class GatewayFixture implements AutoCloseable {
   DedicatedConnectionFactory reader(LeaseTimings timings, TcpProxy proxy) {
     return PostgresDownloadLease.connections(
         "jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + databaseName,
-        GatewayRoles.READER,
+        PostgresRoles.READER,
         null,
         timings);
   }
