@@ -75,29 +75,6 @@ class ModuleDependencyTest {
   }
 
   @Test
-  void theGatewayKnowsNoDatabaseAndNoStore() {
-    noClasses()
-        .that()
-        .resideInAPackage("dev.qinglong.gateway..")
-        .should()
-        .dependOnClassesThat()
-        .resideInAnyPackage(
-            "java.sql..",
-            "javax.sql..",
-            "org.postgresql..",
-            "org.sqlite..",
-            "org.flywaydb..",
-            "com.zaxxer..",
-            "org.springframework..",
-            "dev.qinglong.jdbc..",
-            "dev.qinglong.backend..",
-            "dev.qinglong.sqlite..",
-            "dev.qinglong.postgres..",
-            "dev.qinglong.app..")
-        .check(ALL);
-  }
-
-  @Test
   void theBackendSpiKnowsNoDialectNoStoreAndNoApp() {
     noClasses()
         .that()
