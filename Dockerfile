@@ -25,6 +25,7 @@ COPY quota-core/pom.xml quota-core/
 COPY quota-test-kit/pom.xml quota-test-kit/
 COPY gateway-lease/pom.xml gateway-lease/
 COPY quota-jdbc/pom.xml quota-jdbc/
+COPY quota-backend/pom.xml quota-backend/
 COPY quota-sqlite/pom.xml quota-sqlite/
 COPY quota-postgres/pom.xml quota-postgres/
 COPY app-server/pom.xml app-server/

@@ -7,9 +7,9 @@ import dev.qinglong.app.artifacts.UnreferencedArtifacts;
 import dev.qinglong.app.support.Http;
 import dev.qinglong.app.support.Http.Response;
 import dev.qinglong.app.support.TestApp;
+import dev.qinglong.backend.OpenedStore;
 import dev.qinglong.core.kernel.Sha256Digest;
 import dev.qinglong.gateway.artifacts.FileArtifactStore;
-import dev.qinglong.jdbc.backend.StoreBackend;
 import java.io.ByteArrayInputStream;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -413,10 +413,11 @@ public abstract class ArtifactApiContract {
     assertThat(state(app, waiting, "idem-w-1")).isEqualTo("approved");
 
     // A repeated pass publishes nothing again and leaves the published proposal as it was.
-    StoreBackend backend = app.bean(StoreBackend.class);
     ArtifactPublisher again =
         new ArtifactPublisher(
-            backend.publisher(), app.bean(FileArtifactStore.class), Clock.systemUTC());
+            app.bean(OpenedStore.Worker.class).publisher(),
+            app.bean(FileArtifactStore.class),
+            Clock.systemUTC());
     assertThat(again.publishOnce()).isZero();
     assertThat(again.publishOnce()).isZero();
 

@@ -8,9 +8,9 @@ import dev.qinglong.app.support.Http;
 import dev.qinglong.app.support.Http.Response;
 import dev.qinglong.app.support.StoreInspector;
 import dev.qinglong.app.support.TestApp;
+import dev.qinglong.backend.OpenedStore;
 import dev.qinglong.core.kernel.Sha256Digest;
 import dev.qinglong.gateway.artifacts.FileArtifactStore;
-import dev.qinglong.jdbc.backend.StoreBackend;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.Map;
@@ -107,7 +107,7 @@ public abstract class BoundIdsAndProjectArtifactsApiContract {
 
   private void publishOnce() {
     new ArtifactPublisher(
-            app.bean(StoreBackend.class).publisher(),
+            app.bean(OpenedStore.Worker.class).publisher(),
             app.bean(FileArtifactStore.class),
             Clock.systemUTC())
         .publishOnce();

@@ -9,8 +9,8 @@ import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 /**
- * Dependencies point inwards only (DESIGN §2): adapters → core; the app → adapters + core. Run here
- * because only app-server has every module on its class path.
+ * Dependencies point inwards only: adapters → core; the app → adapters + core. Run here because
+ * only app-server has every module on its class path.
  */
 class ModuleDependencyTest {
   private static final JavaClasses ALL =
@@ -68,7 +68,28 @@ class ModuleDependencyTest {
             "dev.qinglong.app..",
             "org.springframework..",
             "org.sqlite..",
-            "org.postgresql..")
+            "org.postgresql..",
+            "dev.qinglong.gateway..",
+            "dev.qinglong.backend..")
+        .check(ALL);
+  }
+
+  @Test
+  void theBackendSpiKnowsNoDialectNoStoreAndNoApp() {
+    noClasses()
+        .that()
+        .resideInAPackage("dev.qinglong.backend..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "dev.qinglong.jdbc..",
+            "dev.qinglong.sqlite..",
+            "dev.qinglong.postgres..",
+            "dev.qinglong.app..",
+            "org.springframework..",
+            "org.sqlite..",
+            "org.postgresql..",
+            "com.zaxxer..")
         .check(ALL);
   }
 
@@ -76,7 +97,12 @@ class ModuleDependencyTest {
   void everyModuleIsImported() {
     for (String pkg :
         new String[] {
-          "dev.qinglong.core", "dev.qinglong.jdbc", "dev.qinglong.sqlite", "dev.qinglong.postgres"
+          "dev.qinglong.core",
+          "dev.qinglong.jdbc",
+          "dev.qinglong.backend",
+          "dev.qinglong.gateway",
+          "dev.qinglong.sqlite",
+          "dev.qinglong.postgres"
         }) {
       Assertions.assertThat(ALL.stream().anyMatch(c -> c.getPackageName().startsWith(pkg)))
           .as(pkg)

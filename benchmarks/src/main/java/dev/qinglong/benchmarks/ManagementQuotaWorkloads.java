@@ -2,15 +2,15 @@ package dev.qinglong.benchmarks;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.qinglong.backend.BackendParts;
+import dev.qinglong.backend.DataSourceDecorator;
+import dev.qinglong.backend.OpenedStore;
 import dev.qinglong.core.quota.ManagementQuotaStore;
 import dev.qinglong.core.quota.QuotaDecision;
 import dev.qinglong.core.quota.QuotaKey;
 import dev.qinglong.core.quota.QuotaOperation;
 import dev.qinglong.core.quota.ReceiptId;
 import dev.qinglong.core.quota.RequestDigest;
-import dev.qinglong.jdbc.backend.BackendParts;
-import dev.qinglong.jdbc.backend.DataSourceDecorator;
-import dev.qinglong.jdbc.backend.StoreBackend;
 import dev.qinglong.postgres.PostgresMigrations;
 import dev.qinglong.postgres.PostgresRoles;
 import dev.qinglong.postgres.backend.PostgresBackend;
@@ -411,7 +411,7 @@ final class ManagementQuotaWorkloads {
    */
   static final class StorePostgres extends PostgresWorkload {
     private final int poolSize;
-    private StoreBackend backend;
+    private OpenedStore backend;
     private ManagementQuotaStore store;
 
     StorePostgres(Shape shape, int poolSize) {
@@ -424,7 +424,7 @@ final class ManagementQuotaWorkloads {
       backend =
           PostgresBackend.open(
               settings(db), new BackendParts(true, false, false, false), DataSourceDecorator.NONE);
-      store = backend.managementQuota();
+      store = backend.managementQuota().orElseThrow();
     }
 
     @Override
@@ -679,7 +679,7 @@ final class ManagementQuotaWorkloads {
   /** The project's SQLite store in-process, wired as the app wires it ({@link SqliteBackend}). */
   static final class StoreSqlite extends QuotaWorkload {
     private Path dir;
-    private StoreBackend backend;
+    private OpenedStore backend;
     private ManagementQuotaStore store;
 
     StoreSqlite(Shape shape) {
@@ -695,7 +695,7 @@ final class ManagementQuotaWorkloads {
               false,
               new BackendParts(true, false, false, false),
               DataSourceDecorator.NONE);
-      store = backend.managementQuota();
+      store = backend.managementQuota().orElseThrow();
     }
 
     @Override

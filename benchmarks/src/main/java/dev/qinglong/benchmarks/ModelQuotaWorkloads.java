@@ -1,6 +1,9 @@
 package dev.qinglong.benchmarks;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.qinglong.backend.BackendParts;
+import dev.qinglong.backend.DataSourceDecorator;
+import dev.qinglong.backend.OpenedStore;
 import dev.qinglong.core.ai.AdmissionOutcome;
 import dev.qinglong.core.ai.AdmissionRequest;
 import dev.qinglong.core.ai.CompletionOutcome;
@@ -13,9 +16,6 @@ import dev.qinglong.core.ai.Reservation;
 import dev.qinglong.core.ai.TokenUsage;
 import dev.qinglong.core.ai.WindowBudget;
 import dev.qinglong.core.kernel.StoreUnavailableException;
-import dev.qinglong.jdbc.backend.BackendParts;
-import dev.qinglong.jdbc.backend.DataSourceDecorator;
-import dev.qinglong.jdbc.backend.StoreBackend;
 import dev.qinglong.postgres.PostgresMigrations;
 import dev.qinglong.postgres.PostgresRoles;
 import dev.qinglong.postgres.backend.PostgresBackend;
@@ -233,7 +233,7 @@ final class ModelQuotaWorkloads {
   /** In-process through the store the app wires ({@link PostgresBackend}, default pools). */
   static final class StoreLifecycles extends Lifecycles {
     private final int runtimePoolSize;
-    private StoreBackend backend;
+    private OpenedStore backend;
     private ModelQuotaStore store;
 
     StoreLifecycles(int projects, int threads, int runtimePoolSize) {
@@ -262,7 +262,7 @@ final class ModelQuotaWorkloads {
               runtimePool(ManagementQuotaWorkloads.settings(db), runtimePoolSize),
               new BackendParts(true, true, false, false),
               DataSourceDecorator.NONE);
-      store = backend.modelQuota();
+      store = backend.modelQuota().orElseThrow();
       for (int p = 0; p < projects; p++) {
         store.putModelPolicy(project(p), MODEL, MAX_TOTAL_TOKENS, null);
         store.putProjectQuota(
@@ -340,7 +340,7 @@ final class ModelQuotaWorkloads {
     private final boolean sqlite;
     private FreshDatabase db;
     private Path dir;
-    private StoreBackend backend;
+    private OpenedStore backend;
     private ModelQuotaStore store;
     private int timed;
 
@@ -393,7 +393,7 @@ final class ModelQuotaWorkloads {
             PostgresBackend.open(
                 ManagementQuotaWorkloads.settings(db), parts, DataSourceDecorator.NONE);
       }
-      store = backend.modelQuota();
+      store = backend.modelQuota().orElseThrow();
       store.putModelPolicy(PROJECT, MODEL, 1, null);
       ProjectQuotaPolicy quota =
           store.putProjectQuota(

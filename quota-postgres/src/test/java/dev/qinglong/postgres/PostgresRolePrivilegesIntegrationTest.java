@@ -85,7 +85,7 @@ class PostgresRolePrivilegesIntegrationTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"ql3_admin", "ql3_package_executor", "ql3_runtime", "ql3_worker_ingress"})
+  @ValueSource(strings = {"ql3_admin", "ql3_package_executor", "ql3_runtime", "ql3_reader"})
   void otherRolesCannotTouchTheBuckets(String role) {
     HikariDataSource pool = fixture.rolePool(role, 1);
     assertDenied(pool, "SELECT count(*) FROM " + BUCKETS);

@@ -3,8 +3,8 @@ package dev.qinglong.sqlite;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.qinglong.jdbc.backend.BackendParts;
-import dev.qinglong.jdbc.backend.DataSourceDecorator;
+import dev.qinglong.backend.BackendParts;
+import dev.qinglong.backend.DataSourceDecorator;
 import dev.qinglong.sqlite.SqliteProcessLock.SqliteInUseException;
 import dev.qinglong.sqlite.backend.SqliteBackend;
 import java.nio.file.Files;
@@ -37,7 +37,8 @@ class SqliteProcessLockTest {
   void aSecondBackendOnTheSameFileIsRefusedBeforeItOpensAnything() {
     Path file = dir.resolve("qinglong.db");
     BackendParts parts = new BackendParts(true, false, true, true);
-    try (SqliteBackend first = SqliteBackend.open(file, false, parts, DataSourceDecorator.NONE)) {
+    try (dev.qinglong.backend.OpenedStore first =
+        SqliteBackend.open(file, false, parts, DataSourceDecorator.NONE)) {
       assertThat(first.kind()).isEqualTo("sqlite");
       assertThatThrownBy(() -> SqliteBackend.open(file, false, parts, DataSourceDecorator.NONE))
           .isInstanceOf(SqliteInUseException.class);

@@ -6,6 +6,7 @@ import dev.qinglong.app.http.ProblemType;
 import dev.qinglong.app.http.Problems;
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
+import dev.qinglong.backend.OpenedStore;
 import dev.qinglong.core.governance.GovernanceStore;
 import dev.qinglong.core.kernel.ConflictException;
 import dev.qinglong.core.kernel.Identifiers;
@@ -18,7 +19,6 @@ import dev.qinglong.gateway.artifacts.StoredArtifact;
 import dev.qinglong.gateway.governor.DownloadRates;
 import dev.qinglong.gateway.governor.DownloadsHaltedException;
 import dev.qinglong.gateway.governor.ThrottleTimeoutException;
-import dev.qinglong.jdbc.backend.StoreBackend;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -73,13 +73,13 @@ public class ArtifactDownloadController {
 
   public ArtifactDownloadController(
       ProjectPolicy policy,
-      StoreBackend backend,
+      OpenedStore.Catalog catalog,
       FileArtifactStore artifacts,
       DownloadSide downloads,
       DownloadMetrics metrics,
       DownloadsProperties properties) {
     this.policy = policy;
-    this.governance = backend.governance();
+    this.governance = catalog.governance();
     this.artifacts = artifacts;
     this.downloads = downloads;
     this.metrics = metrics;

@@ -7,6 +7,7 @@ import dev.qinglong.app.http.Problems;
 import dev.qinglong.app.http.RateLimitHeaders;
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
+import dev.qinglong.backend.OpenedStore;
 import dev.qinglong.core.governance.ArtifactUpload;
 import dev.qinglong.core.governance.GovernanceStore;
 import dev.qinglong.core.kernel.ConflictException;
@@ -25,7 +26,6 @@ import dev.qinglong.gateway.artifacts.ArtifactDigestMismatchException;
 import dev.qinglong.gateway.artifacts.ArtifactTooLargeException;
 import dev.qinglong.gateway.artifacts.FileArtifactStore;
 import dev.qinglong.gateway.artifacts.StoredArtifact;
-import dev.qinglong.jdbc.backend.StoreBackend;
 import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
 import java.io.InputStream;
@@ -83,8 +83,8 @@ public class ArtifactUploadController {
       ProjectPolicy policy,
       ManagementQuota quota,
       FileArtifactStore artifacts,
-      StoreBackend backend) {
-    this(policy, quota, artifacts, backend.governance(), Clock.systemUTC());
+      OpenedStore.Catalog catalog) {
+    this(policy, quota, artifacts, catalog.governance(), Clock.systemUTC());
   }
 
   ArtifactUploadController(

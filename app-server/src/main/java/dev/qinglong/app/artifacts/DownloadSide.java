@@ -1,16 +1,16 @@
 package dev.qinglong.app.artifacts;
 
+import dev.qinglong.gateway.downloads.DownloadCoordination;
 import dev.qinglong.gateway.governor.DownloadGovernor;
-import dev.qinglong.jdbc.backend.DownloadCoordination;
 import java.util.Map;
 
 /**
  * The download side of a process that serves downloads (roles {@code all} and {@code reader}, ADR
  * 002): the governor that paces payload, and the store's coordination that says at which rates and
- * whether payload may flow (standalone barrier or shared slot lease). The backend owns the
- * coordination and releases it when it closes.
+ * whether payload may flow (standalone barrier or shared slot lease). Closing it releases the
+ * coordination (the lease or the barrier) before the store's pools close.
  */
-public final class DownloadSide {
+public final class DownloadSide implements AutoCloseable {
   private final DownloadCoordination coordination;
   private final DownloadGovernor governor;
 
@@ -40,5 +40,11 @@ public final class DownloadSide {
   /** The {@code sharedDownloads} readiness details. */
   public Map<String, Object> details() {
     return coordination.details();
+  }
+
+  /** Releases the shared lease or the standalone barrier. */
+  @Override
+  public void close() {
+    coordination.close();
   }
 }

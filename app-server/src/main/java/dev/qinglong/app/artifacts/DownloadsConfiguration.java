@@ -7,8 +7,10 @@ import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.PlatformProperties;
 import dev.qinglong.app.platform.Role;
 import dev.qinglong.gateway.artifacts.FileArtifactStore;
-import dev.qinglong.jdbc.backend.DownloadSettings;
-import dev.qinglong.jdbc.backend.StoreBackend;
+import dev.qinglong.gateway.downloads.DownloadCoordination;
+import dev.qinglong.gateway.downloads.DownloadCoordinator;
+import dev.qinglong.gateway.governor.DownloadRates;
+import dev.qinglong.gateway.lease.SharedDownloadPolicy;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -95,11 +97,19 @@ public class DownloadsConfiguration {
     return new DownloadMetrics(registry);
   }
 
-  @Bean
+  /**
+   * Starts the download side with this process's {@code qinglong.downloads.*} on the store's
+   * coordinator: a shared slot lease, or the standalone budget. Closing it releases what it holds
+   * in the database.
+   *
+   * @throws IllegalStateException with an operator-readable message when this process may not start
+   *     its download side
+   */
+  @Bean(destroyMethod = "close")
   @ConditionalOnRole({Role.ALL, Role.READER})
   DownloadSide downloadSide(
       DownloadsProperties downloads,
-      StoreBackend backend,
+      DownloadCoordinator coordinator,
       DownloadMetrics metrics,
       ApplicationEventPublisher events) {
     // Lease loss is terminal: refuse traffic and report liveness broken so the orchestrator
@@ -110,13 +120,23 @@ public class DownloadsConfiguration {
           AvailabilityChangeEvent.publish(events, metrics, ReadinessState.REFUSING_TRAFFIC);
           AvailabilityChangeEvent.publish(events, metrics, LivenessState.BROKEN);
         });
-    DownloadSettings settings =
-        new DownloadSettings(
-            downloads.mode() == DownloadsProperties.Mode.SHARED,
-            downloads.rateBytesPerSecond(),
-            downloads.perPrincipalBytesPerSecond(),
-            downloads.slots(),
-            downloads.slot());
-    return new DownloadSide(backend.startDownloads(settings, metrics), metrics);
+    DownloadCoordination coordination =
+        downloads.mode() == DownloadsProperties.Mode.SHARED
+            ? coordinator.shared(sharedPolicy(downloads), downloads.slot(), metrics)
+            : coordinator.standalone(
+                new DownloadRates(
+                    downloads.rateBytesPerSecond(), downloads.perPrincipalBytesPerSecond()));
+    return new DownloadSide(coordination, metrics);
+  }
+
+  private static SharedDownloadPolicy sharedPolicy(DownloadsProperties downloads) {
+    try {
+      return new SharedDownloadPolicy(
+          downloads.rateBytesPerSecond(),
+          downloads.perPrincipalBytesPerSecond(),
+          downloads.slots());
+    } catch (IllegalArgumentException e) {
+      throw new IllegalStateException("qinglong.downloads: " + e.getMessage(), e);
+    }
   }
 }

@@ -6,10 +6,10 @@ import dev.qinglong.app.http.security.AuthProperties;
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.PlatformProperties;
 import dev.qinglong.app.platform.Role;
+import dev.qinglong.backend.OpenedStore;
 import dev.qinglong.core.kernel.ForbiddenException;
 import dev.qinglong.core.kernel.Principal;
 import dev.qinglong.gateway.lease.StoredLeases;
-import dev.qinglong.jdbc.backend.StoreBackend;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
@@ -29,7 +29,7 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 @ConditionalOnRole({Role.ALL, Role.WRITER, Role.READER})
 public class GatewaysController {
-  private final StoreBackend backend;
+  private final OpenedStore store;
   private final AuthProperties auth;
   private final PlatformProperties platform;
   private final DownloadsProperties downloadsProperties;
@@ -38,14 +38,14 @@ public class GatewaysController {
   private final ObjectProvider<PublicationWorker> worker;
 
   public GatewaysController(
-      StoreBackend backend,
+      OpenedStore store,
       AuthProperties auth,
       PlatformProperties platform,
       DownloadsProperties downloadsProperties,
       ObjectProvider<DownloadSide> downloads,
       ObjectProvider<DownloadMetrics> metrics,
       ObjectProvider<PublicationWorker> worker) {
-    this.backend = backend;
+    this.store = store;
     this.auth = auth;
     this.platform = platform;
     this.downloadsProperties = downloadsProperties;
@@ -60,7 +60,7 @@ public class GatewaysController {
     if (!auth.effectiveGlobalAdmins().contains(caller.userId())) {
       throw new ForbiddenException(ApiExceptionHandler.GLOBAL_ADMIN_ONLY);
     }
-    StoredLeases stored = backend.storedLeases();
+    StoredLeases stored = store.storedLeases().read();
     // A stored shared policy puts the whole database in shared mode (standalone servers refuse it).
     String mode = stored.policy() != null ? "shared" : lower(downloadsProperties.mode());
     PolicyView policy =
@@ -90,7 +90,7 @@ public class GatewaysController {
             publication != null, publication == null ? null : lower(publication.state()));
     return JsonAnswers.ok(
         new GatewaysView(
-            mode, backend.kind(), time(stored.databaseNow()), policy, slots, process(), w));
+            mode, store.kind(), time(stored.databaseNow()), policy, slots, process(), w));
   }
 
   /** This process: its role, and its download coordination if it serves downloads at all. */

@@ -2,12 +2,12 @@ package dev.qinglong.app.artifacts;
 
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
+import dev.qinglong.backend.OpenedStore;
 import dev.qinglong.gateway.artifacts.FileArtifactStore;
 import dev.qinglong.gateway.worker.CompletionPublisher;
 import dev.qinglong.gateway.worker.WorkerLease;
 import dev.qinglong.gateway.worker.WorkerListener;
 import dev.qinglong.gateway.worker.WorkerState;
-import dev.qinglong.jdbc.backend.StoreBackend;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -34,9 +34,9 @@ public class WorkerConfiguration {
 
   @Bean
   UnreferencedArtifacts unreferencedArtifacts(
-      StoreBackend backend, FileArtifactStore artifacts, ArtifactsProperties properties) {
+      OpenedStore.Worker worker, FileArtifactStore artifacts, ArtifactsProperties properties) {
     return new UnreferencedArtifacts(
-        backend.publisher(),
+        worker.publisher(),
         artifacts,
         properties.unreferencedGrace(),
         properties.cleanupInterval(),
@@ -45,12 +45,13 @@ public class WorkerConfiguration {
 
   @Bean(destroyMethod = "close")
   PublicationWorker publicationWorker(
-      StoreBackend backend,
+      OpenedStore store,
+      OpenedStore.Worker worker,
       FileArtifactStore artifacts,
       UnreferencedArtifacts unreferenced,
       MeterRegistry registry) {
     ArtifactPublisher publisher =
-        new ArtifactPublisher(backend.publisher(), artifacts, Clock.systemUTC());
+        new ArtifactPublisher(worker.publisher(), artifacts, Clock.systemUTC());
     // Only the active worker passes, so one process per database cleans up.
     CompletionPublisher pass =
         () -> {
@@ -60,13 +61,13 @@ public class WorkerConfiguration {
         };
     WorkerLease lease =
         new WorkerLease(
-            backend.workerLock(),
+            worker.lock(),
             pass,
             WorkerLease.DEFAULT_STANDBY_RETRY,
             WorkerLease.DEFAULT_PASS_INTERVAL,
             metrics(registry));
     lease.start();
-    log.info("worker.started store={}", backend.kind());
+    log.info("worker.started store={}", store.kind());
     return new PublicationWorker(lease);
   }
 

@@ -2,12 +2,13 @@ package dev.qinglong.app.governance;
 
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
+import dev.qinglong.backend.OpenedStore;
 import dev.qinglong.core.governance.PluginPackageGovernance;
 import dev.qinglong.core.policy.ProjectPolicy;
 import dev.qinglong.core.quota.CallerQuota;
 import dev.qinglong.core.quota.ManagementQuota;
+import dev.qinglong.core.quota.ManagementQuotaStore;
 import dev.qinglong.core.quota.QuotaDecisionListener;
-import dev.qinglong.jdbc.backend.StoreBackend;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import org.springframework.context.annotation.Bean;
@@ -27,19 +28,21 @@ public class GovernanceConfiguration {
 
   @Bean
   ManagementQuota managementQuota(
-      StoreBackend backend, ManagementQuotaProperties properties, QuotaDecisionListener listener) {
-    return new ManagementQuota(backend.managementQuota(), properties.toPolicy(), listener);
+      ManagementQuotaStore store,
+      ManagementQuotaProperties properties,
+      QuotaDecisionListener listener) {
+    return new ManagementQuota(store, properties.toPolicy(), listener);
   }
 
   @Bean
   CallerQuota callerQuota(
-      ProjectPolicy policy, StoreBackend backend, ManagementQuotaProperties properties) {
-    return new CallerQuota(policy, backend.managementQuota(), properties.toPolicy());
+      ProjectPolicy policy, ManagementQuotaStore store, ManagementQuotaProperties properties) {
+    return new CallerQuota(policy, store, properties.toPolicy());
   }
 
   @Bean
   PluginPackageGovernance pluginPackageGovernance(
-      ProjectPolicy policy, ManagementQuota quota, StoreBackend backend) {
-    return new PluginPackageGovernance(policy, quota, backend.governance(), Clock.systemUTC());
+      ProjectPolicy policy, ManagementQuota quota, OpenedStore.Catalog catalog) {
+    return new PluginPackageGovernance(policy, quota, catalog.governance(), Clock.systemUTC());
   }
 }

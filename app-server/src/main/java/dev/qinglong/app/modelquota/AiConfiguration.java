@@ -5,9 +5,9 @@ import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
 import dev.qinglong.core.ai.ModelInvocationQuota;
 import dev.qinglong.core.ai.ModelQuotaListener;
+import dev.qinglong.core.ai.ModelQuotaStore;
 import dev.qinglong.core.policy.ProjectPolicy;
 import dev.qinglong.core.quota.ManagementQuota;
-import dev.qinglong.jdbc.backend.StoreBackend;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
@@ -35,9 +35,9 @@ public class AiConfiguration {
   ModelInvocationQuota modelInvocationQuota(
       ProjectPolicy policy,
       ManagementQuota managementQuota,
-      StoreBackend backend,
+      ModelQuotaStore store,
       ModelQuotaListener listener) {
-    return new ModelInvocationQuota(policy, managementQuota, backend.modelQuota(), listener);
+    return new ModelInvocationQuota(policy, managementQuota, store, listener);
   }
 
   /**

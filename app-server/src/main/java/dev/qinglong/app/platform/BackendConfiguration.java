@@ -1,8 +1,12 @@
 package dev.qinglong.app.platform;
 
-import dev.qinglong.jdbc.backend.BackendParts;
-import dev.qinglong.jdbc.backend.DataSourceDecorator;
-import dev.qinglong.jdbc.backend.StoreBackend;
+import dev.qinglong.backend.BackendParts;
+import dev.qinglong.backend.DataSourceDecorator;
+import dev.qinglong.backend.OpenedStore;
+import dev.qinglong.core.ai.ModelQuotaStore;
+import dev.qinglong.core.quota.ManagementQuotaStore;
+import dev.qinglong.gateway.downloads.DownloadCoordinator;
+import dev.qinglong.gateway.lease.StoredLeases;
 import dev.qinglong.postgres.backend.PostgresBackend;
 import dev.qinglong.postgres.backend.PostgresMigrator;
 import dev.qinglong.postgres.backend.PostgresSettings;
@@ -15,12 +19,15 @@ import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
  * Chooses the store backend once ({@code qinglong.store}) and opens it for this process's role: the
- * only place that knows which store runs. Everything else asks the {@link StoreBackend} for ports.
+ * only place that knows which store runs. Each part the role opened becomes its own bean, declared
+ * for exactly the roles that have it ({@link Roles#parts}), so a component of a role that lacks a
+ * part does not find it instead of asking for it at run time.
  */
 @Configuration(proxyBeanMethods = false)
 public class BackendConfiguration {
@@ -36,7 +43,7 @@ public class BackendConfiguration {
           PostgresSettings.READER);
 
   @Bean(destroyMethod = "close")
-  StoreBackend storeBackend(
+  OpenedStore openedStore(
       PlatformProperties platform,
       PostgresProperties postgres,
       AiProperties ai,
@@ -53,6 +60,51 @@ public class BackendConfiguration {
           SqliteBackend.open(
               SqliteBackend.file(platform.dataDir()), ai.enabled(), parts, decorator);
     };
+  }
+
+  /** Project Policy and governance: read-write with the management API, read-only for a reader. */
+  @Bean
+  @ConditionalOnRole({Role.ALL, Role.WRITER, Role.READER})
+  OpenedStore.Catalog storeCatalog(OpenedStore store) {
+    return part(store.catalog(), "the Project Policy and governance stores");
+  }
+
+  @Bean
+  @ConditionalOnRole({Role.ALL, Role.WRITER})
+  ManagementQuotaStore managementQuotaStore(OpenedStore store) {
+    return part(store.managementQuota(), "the management quota store");
+  }
+
+  @Bean
+  @ConditionalOnRole({Role.ALL, Role.WRITER})
+  @ConditionalOnProperty(prefix = "qinglong.ai", name = "enabled", havingValue = "true")
+  ModelQuotaStore modelQuotaStore(OpenedStore store) {
+    return part(store.modelQuota(), "the model quota store");
+  }
+
+  @Bean
+  @ConditionalOnRole({Role.ALL, Role.WORKER})
+  OpenedStore.Worker storeWorker(OpenedStore store) {
+    return part(store.worker(), "the worker's publishing store and lock");
+  }
+
+  @Bean
+  @ConditionalOnRole({Role.ALL, Role.READER})
+  DownloadCoordinator downloadCoordinator(OpenedStore store) {
+    return part(store.downloads(), "the download coordinator");
+  }
+
+  @Bean
+  StoredLeases.Reader storedLeases(OpenedStore store) {
+    return store.storedLeases();
+  }
+
+  /** A part the role's conditions promise and {@link Roles#parts} opened; they are kept in step. */
+  private static <T> T part(java.util.Optional<T> part, String name) {
+    return part.orElseThrow(
+        () ->
+            new IllegalStateException(
+                name + " was not opened for this process's role. Indicates a bug."));
   }
 
   /**

@@ -1,7 +1,7 @@
 package dev.qinglong.app.platform;
 
-import dev.qinglong.jdbc.backend.SchemaProbe;
-import dev.qinglong.jdbc.backend.StoreBackend;
+import dev.qinglong.backend.OpenedStore;
+import dev.qinglong.backend.SchemaProbe;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -39,12 +39,12 @@ public class DatabaseHealthIndicator implements HealthIndicator, DisposableBean 
   /** A probe that has not answered by then is DOWN ("timed out"); it may finish later unseen. */
   static final Duration REFRESH_BOUND = Duration.ofSeconds(4);
 
-  private final StoreBackend backend;
+  private final OpenedStore backend;
   private final Supplier<Health> cached;
   private final ExecutorService executor;
   private final Map<SchemaProbe, Future<SchemaProbe.Result>> inFlight = new java.util.HashMap<>();
 
-  public DatabaseHealthIndicator(StoreBackend backend, ReadinessCache cache) {
+  public DatabaseHealthIndicator(OpenedStore backend, ReadinessCache cache) {
     this.backend = backend;
     AtomicInteger n = new AtomicInteger();
     this.executor =

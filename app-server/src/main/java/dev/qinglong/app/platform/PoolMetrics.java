@@ -2,7 +2,7 @@ package dev.qinglong.app.platform;
 
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory;
-import dev.qinglong.jdbc.backend.DataSourceDecorator;
+import dev.qinglong.backend.DataSourceDecorator;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.SQLException;
 import java.util.Collections;

@@ -1,6 +1,6 @@
 package dev.qinglong.app.platform;
 
-import dev.qinglong.jdbc.backend.BackendParts;
+import dev.qinglong.backend.BackendParts;
 import java.util.Locale;
 import org.springframework.core.env.Environment;
 

@@ -3,11 +3,10 @@ package dev.qinglong.app.artifacts;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.qinglong.gateway.postgres.DedicatedConnectionFactory;
-import dev.qinglong.gateway.postgres.GatewayMigrations;
-import dev.qinglong.gateway.postgres.GatewayRoles;
 import dev.qinglong.postgres.PostgresMigrations;
 import dev.qinglong.postgres.PostgresRoles;
+import dev.qinglong.postgres.leases.DedicatedConnectionFactory;
+import dev.qinglong.postgres.leases.GatewayMigrations;
 import dev.qinglong.testkit.postgres.PostgresTestServer;
 import dev.qinglong.testkit.postgres.TestDatabase;
 import java.sql.Connection;
@@ -35,7 +34,6 @@ class GatewaySchemaCoexistenceIntegrationTest {
     database = PostgresTestServer.get().createDatabase("gateway_coexist");
     owner = database.newDataSource(2);
     PostgresRoles.bootstrap(owner);
-    GatewayRoles.bootstrap(owner);
     PostgresMigrations.migrate(owner);
     GatewayMigrations.migrate(owner);
   }
@@ -62,7 +60,7 @@ class GatewaySchemaCoexistenceIntegrationTest {
    */
   @Test
   void theReaderReadsOnlyPolicyAndPublishedArtifacts() throws SQLException {
-    try (Connection c = connect(GatewayRoles.READER);
+    try (Connection c = connect(PostgresRoles.READER);
         Statement st = c.createStatement()) {
       st.execute("SELECT count(*) FROM qinglong.download_slot_leases");
       st.execute("SELECT user_id, permissions FROM qinglong.project_members");

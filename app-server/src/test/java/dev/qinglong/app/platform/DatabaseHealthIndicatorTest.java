@@ -3,12 +3,16 @@ package dev.qinglong.app.platform;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
-import dev.qinglong.jdbc.backend.SchemaProbe;
-import dev.qinglong.jdbc.backend.StoreBackend;
+import dev.qinglong.backend.BackendParts;
+import dev.qinglong.backend.OpenedParts;
+import dev.qinglong.backend.OpenedStore;
+import dev.qinglong.backend.SchemaProbe;
+import dev.qinglong.gateway.lease.StoredLeases;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
@@ -66,16 +70,17 @@ class DatabaseHealthIndicatorTest {
     }
   }
 
-  private static StoreBackend backend(List<SchemaProbe> probes) {
-    return (StoreBackend)
-        Proxy.newProxyInstance(
-            DatabaseHealthIndicatorTest.class.getClassLoader(),
-            new Class<?>[] {StoreBackend.class},
-            (proxy, method, args) ->
-                switch (method.getName()) {
-                  case "probes" -> probes;
-                  case "kind" -> "test";
-                  default -> throw new UnsupportedOperationException(method.getName());
-                });
+  private static OpenedStore backend(List<SchemaProbe> probes) {
+    return new OpenedStore(
+        "test",
+        new BackendParts(true, false, false, false),
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        StoredLeases.Reader.NONE,
+        probes,
+        new OpenedParts());
   }
 }

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.qinglong.app.support.Http.Response;
 import dev.qinglong.app.support.TestApp;
+import dev.qinglong.backend.OpenedStore;
 import dev.qinglong.gateway.artifacts.FileArtifactStore;
-import dev.qinglong.jdbc.backend.StoreBackend;
 import dev.qinglong.testkit.postgres.PostgresTestServer;
 import dev.qinglong.testkit.postgres.TestDatabase;
 import java.nio.file.Path;
@@ -112,8 +112,8 @@ class RoleLoginsPostgresTest {
               "/v1/projects/demo/artifacts/sha256:" + "b".repeat(64), reader.token("alice"));
       assertThat(download.status()).as(download.body()).isEqualTo(409);
       assertThat(sessionUsers()).containsExactly("ql3_reader");
-      assertThat(reader.bean(StoreBackend.class).parts())
-          .isEqualTo(new dev.qinglong.jdbc.backend.BackendParts(false, false, false, true));
+      assertThat(reader.bean(OpenedStore.class).parts())
+          .isEqualTo(new dev.qinglong.backend.BackendParts(false, false, false, true));
     }
   }
 

@@ -3,7 +3,6 @@ package dev.qinglong.app.process;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.qinglong.gateway.postgres.GatewayRoles;
 import dev.qinglong.postgres.PostgresMigrations;
 import dev.qinglong.postgres.PostgresRoles;
 import dev.qinglong.testkit.AppProcess;
@@ -81,7 +80,6 @@ class ManifestEntrypointIT {
     try (HikariDataSource owner = db.newDataSource(1)) {
       // CloudNativePG's part: the managed ql3_* roles exist before the first migration.
       PostgresRoles.bootstrap(owner);
-      GatewayRoles.bootstrap(owner);
     }
 
     Map<String, Object> configMap =

@@ -15,9 +15,9 @@ import com.nimbusds.jwt.SignedJWT;
 import com.sun.net.httpserver.HttpServer;
 import dev.qinglong.app.support.Http.Response;
 import dev.qinglong.app.support.TestApp;
+import dev.qinglong.backend.OpenedStore;
 import dev.qinglong.core.policy.Permission;
 import dev.qinglong.core.policy.ProjectMember;
-import dev.qinglong.jdbc.backend.StoreBackend;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -65,7 +65,7 @@ class JwtHardeningTest {
     p.put("spring.security.oauth2.resourceserver.jwt.jws-algorithms", "RS256,RS512");
     p.put("spring.security.oauth2.resourceserver.jwt.principal-claim-name", "uid");
     app = TestApp.start(dir.resolve("app"), p);
-    app.bean(StoreBackend.class)
+    app.bean(OpenedStore.Catalog.class)
         .policy()
         .replaceMember(
             new ProjectMember(

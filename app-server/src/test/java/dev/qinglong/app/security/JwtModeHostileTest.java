@@ -21,9 +21,9 @@ import com.nimbusds.jwt.SignedJWT;
 import com.sun.net.httpserver.HttpServer;
 import dev.qinglong.app.support.Http.Response;
 import dev.qinglong.app.support.TestApp;
+import dev.qinglong.backend.OpenedStore;
 import dev.qinglong.core.policy.Permission;
 import dev.qinglong.core.policy.ProjectMember;
-import dev.qinglong.jdbc.backend.StoreBackend;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -138,7 +138,7 @@ class JwtModeHostileTest {
     p.put("qinglong.auth.jwt.key-set-refresh-cooldown", COOLDOWN_SECONDS + "s");
     p.put("qinglong.auth.jwt.key-set-fetch-timeout", "1s");
     app = TestApp.start(dir.resolve("app"), p);
-    app.bean(StoreBackend.class)
+    app.bean(OpenedStore.Catalog.class)
         .policy()
         .replaceMember(new ProjectMember(PROJECT, "alice", EnumSet.allOf(Permission.class)));
     Response warm = app.http.get(MEMBERS, valid());

@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.qinglong.app.artifacts.ArtifactPublisher;
 import dev.qinglong.app.support.AiInspector;
 import dev.qinglong.app.support.TestApp;
+import dev.qinglong.backend.OpenedStore;
 import dev.qinglong.core.kernel.Sha256Digest;
 import dev.qinglong.core.policy.Permission;
 import dev.qinglong.gateway.artifacts.FileArtifactStore;
-import dev.qinglong.jdbc.backend.StoreBackend;
 import dev.qinglong.testkit.RawHttp;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -266,7 +266,7 @@ final class SecurityWorld implements AutoCloseable {
                 + installed.get("actionDigest").asString()
                 + "\"}"));
     new ArtifactPublisher(
-            app.bean(StoreBackend.class).publisher(),
+            app.bean(OpenedStore.Worker.class).publisher(),
             app.bean(FileArtifactStore.class),
             Clock.systemUTC())
         .publishOnce();

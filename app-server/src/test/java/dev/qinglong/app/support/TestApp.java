@@ -1,7 +1,7 @@
 package dev.qinglong.app.support;
 
 import dev.qinglong.app.QingLongApplication;
-import dev.qinglong.jdbc.backend.DataSourceDecorator;
+import dev.qinglong.backend.DataSourceDecorator;
 import dev.qinglong.testkit.FaultyDataSource;
 import java.io.IOException;
 import java.io.Reader;

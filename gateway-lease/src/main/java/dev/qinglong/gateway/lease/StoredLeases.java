@@ -16,6 +16,18 @@ public record StoredLeases(SharedDownloadPolicy policy, Instant databaseNow, Lis
   /** No database-side download coordination (SQLite). */
   public static final StoredLeases NONE = new StoredLeases(null, null, List.of());
 
+  /** Reads what the database stores now, for operators ({@code GET /v1/downloads/gateways}). */
+  @FunctionalInterface
+  public interface Reader {
+    /** A store without database-side download coordination (SQLite). */
+    Reader NONE = () -> StoredLeases.NONE;
+
+    /**
+     * @throws dev.qinglong.core.kernel.StoreUnavailableException if the database cannot answer
+     */
+    StoredLeases read();
+  }
+
   public StoredLeases {
     slots = List.copyOf(Objects.requireNonNull(slots, "slots"));
   }

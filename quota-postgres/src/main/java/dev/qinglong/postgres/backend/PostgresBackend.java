@@ -1,29 +1,30 @@
 package dev.qinglong.postgres.backend;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.qinglong.backend.BackendParts;
+import dev.qinglong.backend.DataSourceDecorator;
+import dev.qinglong.backend.OpenedParts;
+import dev.qinglong.backend.OpenedStore;
+import dev.qinglong.backend.SchemaProbe;
+import dev.qinglong.core.ai.ModelQuotaStore;
 import dev.qinglong.core.kernel.StoreUnavailableException;
-import dev.qinglong.gateway.lease.LeaseListener;
+import dev.qinglong.core.quota.ManagementQuotaStore;
 import dev.qinglong.gateway.lease.StoredLeases;
-import dev.qinglong.gateway.postgres.GatewayMigrations;
-import dev.qinglong.gateway.postgres.PostgresStoredLeases;
 import dev.qinglong.jdbc.JdbcDialect;
 import dev.qinglong.jdbc.JdbcGovernanceStore;
 import dev.qinglong.jdbc.JdbcManagementQuotaStore;
 import dev.qinglong.jdbc.JdbcModelQuotaStore;
 import dev.qinglong.jdbc.JdbcPolicyStore;
-import dev.qinglong.jdbc.backend.AbstractStoreBackend;
-import dev.qinglong.jdbc.backend.BackendParts;
-import dev.qinglong.jdbc.backend.DataSourceDecorator;
-import dev.qinglong.jdbc.backend.DownloadCoordination;
-import dev.qinglong.jdbc.backend.DownloadSettings;
-import dev.qinglong.jdbc.backend.SchemaProbe;
 import dev.qinglong.postgres.PostgresDialect;
 import dev.qinglong.postgres.PostgresMigrations;
+import dev.qinglong.postgres.leases.GatewayMigrations;
+import dev.qinglong.postgres.leases.PostgresStoredLeases;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,7 +48,7 @@ import org.slf4j.LoggerFactory;
  * PostgresSettings#migrate()}, else never — the process then verifies every schema it uses through
  * its own logins and refuses to start when one is behind.
  */
-public final class PostgresBackend extends AbstractStoreBackend {
+public final class PostgresBackend {
   private static final Logger log = LoggerFactory.getLogger(PostgresBackend.class);
   private static final Duration SCHEMA_CHECK_TIMEOUT = Duration.ofSeconds(5);
   private static final String BASE_HISTORY =
@@ -60,13 +61,16 @@ public final class PostgresBackend extends AbstractStoreBackend {
   private static final JdbcDialect DIALECT = PostgresDialect.INSTANCE;
 
   private final PostgresSettings settings;
+  private final BackendParts parts;
+  private final DataSourceDecorator decorator;
+  private final OpenedParts opened = new OpenedParts();
+  private final List<SchemaProbe> probes = new ArrayList<>();
 
-  /** The {@code ql3_reader} pool of a role that serves downloads, else {@code null}. */
-  private DataSource downloadsReader;
-
-  private PostgresBackend(PostgresSettings settings, BackendParts parts) {
-    super(parts);
+  private PostgresBackend(
+      PostgresSettings settings, BackendParts parts, DataSourceDecorator decorator) {
     this.settings = settings;
+    this.parts = parts;
+    this.decorator = decorator;
   }
 
   /**
@@ -75,46 +79,51 @@ public final class PostgresBackend extends AbstractStoreBackend {
    * @throws IllegalStateException with an operator-readable message if the schema cannot be
    *     migrated or, not migrating, is behind what this build needs
    */
-  public static PostgresBackend open(
+  public static OpenedStore open(
       PostgresSettings settings, BackendParts parts, DataSourceDecorator decorator) {
     if (settings.migrate()) {
       PostgresMigrator.migrate(settings, parts.modelQuota());
     }
-    PostgresBackend backend = new PostgresBackend(settings, parts);
+    PostgresBackend backend = new PostgresBackend(settings, parts, decorator);
     try {
-      backend.openParts(decorator);
+      OpenedStore store = backend.openParts();
       if (!settings.migrate()) {
-        for (SchemaProbe probe : backend.probes) {
+        for (SchemaProbe probe : store.probes()) {
           probe.require(SCHEMA_CHECK_TIMEOUT);
         }
       }
+      log.info(
+          "store.postgres.ready parts={} migrated={} logins={}",
+          parts,
+          settings.migrate(),
+          backend.logins());
+      return store;
     } catch (RuntimeException e) {
       throw backend.opened.closeAfter(e);
     }
-    log.info(
-        "store.postgres.ready parts={} migrated={} logins={}",
-        parts,
-        settings.migrate(),
-        backend.logins());
-    return backend;
   }
 
-  private void openParts(DataSourceDecorator decorator) {
+  private OpenedStore openParts() {
+    OpenedStore.Catalog catalog = null;
+    ManagementQuotaStore quota = null;
+    ModelQuotaStore modelQuota = null;
+    OpenedStore.Worker worker = null;
+    PostgresDownloads downloads = null;
     DataSource admin = null;
     if (parts.governance()) {
-      DataSource manager =
-          pool(PostgresSettings.PACKAGE_MANAGER, settings.managerPoolSize(), decorator);
-      admin = pool(PostgresSettings.ADMIN, settings.adminPoolSize(), decorator);
-      policy =
-          new SplitPolicyStore(
-              new JdbcPolicyStore(manager, DIALECT), new JdbcPolicyStore(admin, DIALECT));
+      DataSource manager = pool(PostgresSettings.PACKAGE_MANAGER, settings.managerPoolSize());
+      admin = pool(PostgresSettings.ADMIN, settings.adminPoolSize());
+      catalog =
+          new OpenedStore.Catalog(
+              new SplitPolicyStore(
+                  new JdbcPolicyStore(manager, DIALECT), new JdbcPolicyStore(admin, DIALECT)),
+              new JdbcGovernanceStore(manager, DIALECT));
       // Concurrent decisions share statements and commits, at most one batch per connection.
       quota =
           new JdbcManagementQuotaStore(
               manager,
               DIALECT,
               JdbcManagementQuotaStore.Coalescing.forPool(settings.managerPoolSize()));
-      governance = new JdbcGovernanceStore(manager, DIALECT);
       probes.add(
           new SchemaProbe(
               "package-manager", manager, BASE_HISTORY, PostgresMigrations.REQUIRED_VERSION));
@@ -122,7 +131,7 @@ public final class PostgresBackend extends AbstractStoreBackend {
           new SchemaProbe("admin", admin, BASE_HISTORY, PostgresMigrations.REQUIRED_VERSION));
     }
     if (parts.modelQuota()) {
-      DataSource runtime = pool(PostgresSettings.RUNTIME, settings.runtimePoolSize(), decorator);
+      DataSource runtime = pool(PostgresSettings.RUNTIME, settings.runtimePoolSize());
       // BackendParts opens the model quota only with governance, so the admin pool is open.
       modelQuota =
           new SplitModelQuotaStore(
@@ -131,21 +140,26 @@ public final class PostgresBackend extends AbstractStoreBackend {
           new SchemaProbe("runtime", runtime, AI_HISTORY, PostgresMigrations.AI_REQUIRED_VERSION));
     }
     if (parts.worker()) {
-      DataSource executor = pool(PostgresSettings.PACKAGE_EXECUTOR, 1, decorator);
-      publisher = new JdbcGovernanceStore(executor, DIALECT);
-      workerLock = opened.add(PostgresDownloads.workerLock(settings));
+      DataSource executor = pool(PostgresSettings.PACKAGE_EXECUTOR, 1);
+      worker =
+          new OpenedStore.Worker(
+              new JdbcGovernanceStore(executor, DIALECT),
+              opened.add(PostgresDownloads.workerLock(settings)));
       probes.add(
           new SchemaProbe(
               "package-executor", executor, BASE_HISTORY, PostgresMigrations.REQUIRED_VERSION));
     }
+    DataSource downloadsReader = null;
     if (parts.downloads()) {
       // Roles with the management API read Policy through it; a read gateway through ql3_reader.
       int size = parts.governance() ? 1 : settings.readerPoolSize();
-      DataSource reader = pool(PostgresSettings.READER, size, decorator);
+      DataSource reader = pool(PostgresSettings.READER, size);
       downloadsReader = reader;
+      downloads = new PostgresDownloads(settings);
       if (!parts.governance()) {
-        policy = new JdbcPolicyStore(reader, DIALECT);
-        governance = new JdbcGovernanceStore(reader, DIALECT);
+        catalog =
+            new OpenedStore.Catalog(
+                new JdbcPolicyStore(reader, DIALECT), new JdbcGovernanceStore(reader, DIALECT));
         probes.add(
             new SchemaProbe("reader", reader, BASE_HISTORY, PostgresMigrations.REQUIRED_VERSION));
       }
@@ -153,9 +167,20 @@ public final class PostgresBackend extends AbstractStoreBackend {
           new SchemaProbe(
               "downloads", reader, DOWNLOADS_HISTORY, GatewayMigrations.REQUIRED_VERSION));
     }
+    return new OpenedStore(
+        "postgres",
+        parts,
+        Optional.ofNullable(catalog),
+        Optional.ofNullable(quota),
+        Optional.ofNullable(modelQuota),
+        Optional.ofNullable(worker),
+        Optional.ofNullable(downloads),
+        storedLeases(downloadsReader),
+        probes,
+        opened);
   }
 
-  private DataSource pool(String role, int size, DataSourceDecorator decorator) {
+  private DataSource pool(String role, int size) {
     HikariDataSource pool =
         opened.add(
             PostgresPools.component(
@@ -185,30 +210,21 @@ public final class PostgresBackend extends AbstractStoreBackend {
     return out;
   }
 
-  @Override
-  public String kind() {
-    return "postgres";
-  }
-
-  @Override
-  protected DownloadCoordination openDownloads(DownloadSettings downloads, LeaseListener listener) {
-    return PostgresDownloads.start(settings, downloads, listener);
-  }
-
   /**
    * Read as {@code ql3_reader} (the only login granted the download tables): through its pool where
    * this role opened one, else on a one-off dedicated connection (an operator's occasional read,
    * not worth a pool on a role that opens no reader pool).
    */
-  @Override
-  public StoredLeases storedLeases() {
-    try (Connection c =
-        downloadsReader != null
-            ? downloadsReader.getConnection()
-            : PostgresDownloads.readerConnections(settings).open()) {
-      return PostgresStoredLeases.read(c);
-    } catch (SQLException e) {
-      throw new StoreUnavailableException("download leases cannot be read", e);
-    }
+  private StoredLeases.Reader storedLeases(DataSource downloadsReader) {
+    return () -> {
+      try (Connection c =
+          downloadsReader != null
+              ? downloadsReader.getConnection()
+              : PostgresDownloads.readerConnections(settings).open()) {
+        return PostgresStoredLeases.read(c);
+      } catch (SQLException e) {
+        throw new StoreUnavailableException("download leases cannot be read", e);
+      }
+    };
   }
 }

@@ -1,23 +1,31 @@
 package dev.qinglong.postgres.backend;
 
+import dev.qinglong.gateway.downloads.DownloadCoordination;
+import dev.qinglong.gateway.downloads.DownloadCoordinator;
+import dev.qinglong.gateway.downloads.StandaloneDownloads;
+import dev.qinglong.gateway.governor.DownloadRates;
 import dev.qinglong.gateway.lease.LeaseListener;
 import dev.qinglong.gateway.lease.LeaseTimings;
 import dev.qinglong.gateway.lease.SharedDownloadPolicy;
-import dev.qinglong.gateway.postgres.DedicatedConnectionFactory;
-import dev.qinglong.gateway.postgres.PostgresDownloadLease;
-import dev.qinglong.gateway.postgres.PostgresWorkerLock;
-import dev.qinglong.gateway.postgres.StandaloneBarrierKeeper;
-import dev.qinglong.jdbc.backend.DownloadCoordination;
-import dev.qinglong.jdbc.backend.DownloadSettings;
-import dev.qinglong.jdbc.backend.StandaloneDownloads;
+import dev.qinglong.postgres.leases.DedicatedConnectionFactory;
+import dev.qinglong.postgres.leases.PostgresDownloadLease;
+import dev.qinglong.postgres.leases.PostgresWorkerLock;
+import dev.qinglong.postgres.leases.StandaloneBarrierKeeper;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The ADR 002 coordination on PostgreSQL: worker lock, standalone barrier, shared slot leases. */
-final class PostgresDownloads {
+/**
+ * The download coordination on PostgreSQL (docs/downloads.md): worker lock, standalone barrier,
+ * shared slot leases, each on a dedicated connection.
+ */
+final class PostgresDownloads implements DownloadCoordinator {
   private static final Logger log = LoggerFactory.getLogger(PostgresDownloads.class);
 
-  private PostgresDownloads() {}
+  private final PostgresSettings settings;
+
+  PostgresDownloads(PostgresSettings settings) {
+    this.settings = settings;
+  }
 
   /** The completion worker's lock, on a dedicated connection as {@code ql3_package_executor}. */
   static PostgresWorkerLock workerLock(PostgresSettings settings) {
@@ -39,66 +47,59 @@ final class PostgresDownloads {
         settings.url(), login.username(), login.password(), LeaseTimings.DEFAULTS);
   }
 
+  /** Shared: takes the slot lease (slot 0 stores the policy; a mismatch or a live slot refuses). */
+  @Override
+  public DownloadCoordination shared(
+      SharedDownloadPolicy policy, int slot, LeaseListener listener) {
+    try {
+      PostgresDownloadLease lease =
+          PostgresDownloadLease.start(readerConnections(settings), policy, slot, listener);
+      log.info(
+          "downloads.shared slot={} slots={} shareBytesPerSecond={} sharePerPrincipal={}",
+          slot,
+          policy.slots(),
+          lease.share().bytesPerSecond(),
+          lease.share().perPrincipalBytesPerSecond());
+      return new SharedLeaseDownloads(lease);
+    } catch (RuntimeException e) {
+      throw new IllegalStateException(
+          "shared downloads cannot start on slot "
+              + slot
+              + " of "
+              + policy.slots()
+              + ": "
+              + e.getMessage(),
+          e);
+    }
+  }
+
   /**
-   * Shared: takes the slot lease (slot 0 stores the policy; a mismatch or a live slot refuses).
    * Standalone: takes the mode barrier exclusively; when another standalone server holds it this
    * process starts without downloads (several management replicas on one database), while shared
    * gateways or a stored shared policy refuse the start.
    */
-  static DownloadCoordination start(
-      PostgresSettings settings, DownloadSettings downloads, LeaseListener listener) {
-    DedicatedConnectionFactory connections = readerConnections(settings);
-    if (downloads.shared()) {
-      SharedDownloadPolicy policy;
-      try {
-        policy =
-            new SharedDownloadPolicy(
-                downloads.rateBytesPerSecond(),
-                downloads.perPrincipalBytesPerSecond(),
-                downloads.slots());
-      } catch (IllegalArgumentException e) {
-        throw new IllegalStateException("qinglong.downloads: " + e.getMessage(), e);
-      }
-      try {
-        PostgresDownloadLease lease =
-            PostgresDownloadLease.start(connections, policy, downloads.slot(), listener);
-        log.info(
-            "downloads.shared slot={} slots={} shareBytesPerSecond={} sharePerPrincipal={}",
-            downloads.slot(),
-            downloads.slots(),
-            lease.share().bytesPerSecond(),
-            lease.share().perPrincipalBytesPerSecond());
-        return new SharedLeaseDownloads(lease);
-      } catch (RuntimeException e) {
-        throw new IllegalStateException(
-            "shared downloads cannot start on slot "
-                + downloads.slot()
-                + " of "
-                + downloads.slots()
-                + ": "
-                + e.getMessage(),
-            e);
-      }
-    }
+  @Override
+  public DownloadCoordination standalone(DownloadRates rates) {
     StandaloneBarrierKeeper keeper;
     try {
       keeper =
-          StandaloneBarrierKeeper.start(connections, false, StandaloneBarrierKeeper.DEFAULT_PERIOD);
+          StandaloneBarrierKeeper.start(
+              readerConnections(settings), false, StandaloneBarrierKeeper.DEFAULT_PERIOD);
     } catch (RuntimeException e) {
       throw new IllegalStateException("standalone downloads cannot start: " + e.getMessage(), e);
     }
     if (keeper.held()) {
       log.info(
           "downloads.standalone rateBytesPerSecond={} perPrincipalBytesPerSecond={} barrier=held",
-          downloads.rateBytesPerSecond(),
-          downloads.perPrincipalBytesPerSecond());
+          rates.bytesPerSecond(),
+          rates.perPrincipalBytesPerSecond());
     } else {
       log.warn(
           "downloads.standalone-elsewhere: another process is this database's standalone download"
               + " server; this one serves no downloads until it takes the barrier over");
     }
     return StandaloneDownloads.withBarrier(
-        downloads,
+        rates,
         new StandaloneDownloads.Barrier() {
           @Override
           public String state() {

@@ -1,10 +1,9 @@
 package dev.qinglong.postgres.backend;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.qinglong.gateway.postgres.GatewayMigrations;
-import dev.qinglong.gateway.postgres.GatewayRoles;
 import dev.qinglong.postgres.PostgresMigrations;
 import dev.qinglong.postgres.PostgresRoles;
+import dev.qinglong.postgres.leases.GatewayMigrations;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,7 +31,6 @@ public final class PostgresMigrator {
             "qinglong-owner", settings.url(), settings.requireOwner(), settings.timeouts())) {
       if (settings.bootstrapRoles()) {
         PostgresRoles.bootstrap(owner);
-        GatewayRoles.bootstrap(owner);
       }
       int base = PostgresMigrations.migrate(owner);
       int downloads = GatewayMigrations.migrate(owner);

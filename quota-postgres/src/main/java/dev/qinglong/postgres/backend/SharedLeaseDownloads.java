@@ -1,10 +1,10 @@
 package dev.qinglong.postgres.backend;
 
+import dev.qinglong.gateway.downloads.DownloadCoordination;
 import dev.qinglong.gateway.governor.DownloadRates;
 import dev.qinglong.gateway.governor.ServingGate;
 import dev.qinglong.gateway.lease.LeaseStatus;
-import dev.qinglong.gateway.postgres.PostgresDownloadLease;
-import dev.qinglong.jdbc.backend.DownloadCoordination;
+import dev.qinglong.postgres.leases.PostgresDownloadLease;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;

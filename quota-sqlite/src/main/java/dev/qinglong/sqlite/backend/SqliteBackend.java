@@ -1,24 +1,33 @@
 package dev.qinglong.sqlite.backend;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.qinglong.backend.BackendParts;
+import dev.qinglong.backend.DataSourceDecorator;
+import dev.qinglong.backend.OpenedParts;
+import dev.qinglong.backend.OpenedStore;
+import dev.qinglong.backend.SchemaProbe;
+import dev.qinglong.core.ai.ModelQuotaStore;
+import dev.qinglong.core.quota.ManagementQuotaStore;
+import dev.qinglong.gateway.downloads.DownloadCoordination;
+import dev.qinglong.gateway.downloads.DownloadCoordinator;
+import dev.qinglong.gateway.downloads.StandaloneDownloads;
+import dev.qinglong.gateway.governor.DownloadRates;
 import dev.qinglong.gateway.lease.LeaseListener;
+import dev.qinglong.gateway.lease.SharedDownloadPolicy;
+import dev.qinglong.gateway.lease.StoredLeases;
 import dev.qinglong.gateway.worker.WorkerLock;
 import dev.qinglong.jdbc.JdbcDialect;
 import dev.qinglong.jdbc.JdbcGovernanceStore;
 import dev.qinglong.jdbc.JdbcManagementQuotaStore;
 import dev.qinglong.jdbc.JdbcModelQuotaStore;
 import dev.qinglong.jdbc.JdbcPolicyStore;
-import dev.qinglong.jdbc.backend.AbstractStoreBackend;
-import dev.qinglong.jdbc.backend.BackendParts;
-import dev.qinglong.jdbc.backend.DataSourceDecorator;
-import dev.qinglong.jdbc.backend.DownloadCoordination;
-import dev.qinglong.jdbc.backend.DownloadSettings;
-import dev.qinglong.jdbc.backend.SchemaProbe;
-import dev.qinglong.jdbc.backend.StandaloneDownloads;
 import dev.qinglong.sqlite.SqliteDatabase;
 import dev.qinglong.sqlite.SqliteDialect;
 import dev.qinglong.sqlite.SqliteProcessLock;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,14 +40,36 @@ import org.slf4j.LoggerFactory;
  * always run at start; the worker lock is {@link WorkerLock#singleProcess()}; downloads are
  * standalone with the whole budget.
  */
-public final class SqliteBackend extends AbstractStoreBackend {
+public final class SqliteBackend {
   private static final Logger log = LoggerFactory.getLogger(SqliteBackend.class);
 
   private static final JdbcDialect DIALECT = SqliteDialect.INSTANCE;
 
-  private SqliteBackend(BackendParts parts) {
-    super(parts);
-  }
+  /** One process per store: standalone with the whole budget, nothing to coordinate. */
+  private static final DownloadCoordinator DOWNLOADS =
+      new DownloadCoordinator() {
+        @Override
+        public DownloadCoordination standalone(DownloadRates rates) {
+          log.info(
+              "downloads.standalone rateBytesPerSecond={} perPrincipalBytesPerSecond={}"
+                  + " barrier=false",
+              rates.bytesPerSecond(),
+              rates.perPrincipalBytesPerSecond());
+          return StandaloneDownloads.alone(rates);
+        }
+
+        @Override
+        public DownloadCoordination shared(
+            SharedDownloadPolicy policy, int slot, LeaseListener listener) {
+          throw new IllegalStateException(SHARED_NEEDS_POSTGRES);
+        }
+      };
+
+  /** Why shared downloads cannot run on SQLite, as the start-up error says it. */
+  public static final String SHARED_NEEDS_POSTGRES =
+      "qinglong.downloads.mode=shared needs qinglong.store=postgres (the leases live there)";
+
+  private SqliteBackend() {}
 
   /** The database file under a data directory. */
   public static Path file(Path dataDir) {
@@ -49,47 +80,55 @@ public final class SqliteBackend extends AbstractStoreBackend {
    * Opens {@code file}, applies the base migrations (and the AI ones when {@code ai}) and wires
    * {@code parts} over one pool.
    */
-  public static SqliteBackend open(
+  public static OpenedStore open(
       Path file, boolean ai, BackendParts parts, DataSourceDecorator decorator) {
-    SqliteBackend backend = new SqliteBackend(parts);
+    OpenedParts opened = new OpenedParts();
     try {
       // One process per file: a second one is refused here, before it migrates or writes.
-      backend.opened.add(SqliteProcessLock.acquire(file));
-      HikariDataSource pool = backend.opened.add(SqliteDatabase.open(file));
+      opened.add(SqliteProcessLock.acquire(file));
+      HikariDataSource pool = opened.add(SqliteDatabase.open(file));
       int applied = SqliteDatabase.migrate(pool);
       int aiApplied = ai ? SqliteDatabase.migrateAi(pool) : 0;
       DataSource ds = decorator.decorate("sqlite", pool);
-      backend.policy = new JdbcPolicyStore(ds, DIALECT);
-      backend.governance = new JdbcGovernanceStore(ds, DIALECT);
-      backend.probes.add(
+      JdbcGovernanceStore governance = new JdbcGovernanceStore(ds, DIALECT);
+      List<SchemaProbe> probes = new ArrayList<>();
+      probes.add(
           new SchemaProbe(
               "sqlite", ds, SqliteDatabase.HISTORY_TABLE, SqliteDatabase.REQUIRED_VERSION));
-      if (parts.governance()) {
-        backend.quota = new JdbcManagementQuotaStore(ds, DIALECT);
-      }
+      ManagementQuotaStore quota =
+          parts.governance() ? new JdbcManagementQuotaStore(ds, DIALECT) : null;
+      ModelQuotaStore modelQuota = null;
       if (parts.modelQuota()) {
         DataSource aiDs = decorator.decorate("sqlite-ai", pool);
-        backend.modelQuota = new JdbcModelQuotaStore(aiDs, DIALECT);
-        backend.probes.add(
+        modelQuota = new JdbcModelQuotaStore(aiDs, DIALECT);
+        probes.add(
             new SchemaProbe(
                 "sqlite-ai",
                 aiDs,
                 SqliteDatabase.AI_HISTORY_TABLE,
                 SqliteDatabase.AI_REQUIRED_VERSION));
       }
-      if (parts.worker()) {
-        backend.workerLock = WorkerLock.singleProcess();
-        backend.publisher = backend.governance;
-      }
+      OpenedStore.Worker worker =
+          parts.worker() ? new OpenedStore.Worker(governance, WorkerLock.singleProcess()) : null;
       log.info(
           "store.sqlite.ready file={} migrationsApplied={} aiMigrationsApplied={} parts={}",
           file,
           applied,
           aiApplied,
           parts);
-      return backend;
+      return new OpenedStore(
+          "sqlite",
+          parts,
+          Optional.of(new OpenedStore.Catalog(new JdbcPolicyStore(ds, DIALECT), governance)),
+          Optional.ofNullable(quota),
+          Optional.ofNullable(modelQuota),
+          Optional.ofNullable(worker),
+          parts.downloads() ? Optional.of(DOWNLOADS) : Optional.empty(),
+          StoredLeases.Reader.NONE,
+          probes,
+          opened);
     } catch (RuntimeException e) {
-      throw backend.opened.closeAfter(e);
+      throw opened.closeAfter(e);
     }
   }
 
@@ -99,23 +138,5 @@ public final class SqliteBackend extends AbstractStoreBackend {
         HikariDataSource pool = SqliteDatabase.open(file)) {
       return SqliteDatabase.migrate(pool) + (ai ? SqliteDatabase.migrateAi(pool) : 0);
     }
-  }
-
-  @Override
-  public String kind() {
-    return "sqlite";
-  }
-
-  @Override
-  protected DownloadCoordination openDownloads(DownloadSettings settings, LeaseListener listener) {
-    if (settings.shared()) {
-      throw new IllegalStateException(
-          "qinglong.downloads.mode=shared needs qinglong.store=postgres (the leases live there)");
-    }
-    log.info(
-        "downloads.standalone rateBytesPerSecond={} perPrincipalBytesPerSecond={} barrier=false",
-        settings.rateBytesPerSecond(),
-        settings.perPrincipalBytesPerSecond());
-    return StandaloneDownloads.alone(settings);
   }
 }

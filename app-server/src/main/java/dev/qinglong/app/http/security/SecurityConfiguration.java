@@ -4,11 +4,11 @@ import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.PlatformProperties;
 import dev.qinglong.app.platform.Role;
 import dev.qinglong.app.platform.Roles;
+import dev.qinglong.backend.OpenedStore;
 import dev.qinglong.core.policy.Permission;
 import dev.qinglong.core.policy.ProjectMember;
 import dev.qinglong.core.policy.ProjectPolicy;
 import dev.qinglong.core.policy.ProjectPolicyStore;
-import dev.qinglong.jdbc.backend.StoreBackend;
 import jakarta.servlet.http.HttpServletRequest;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.security.oauth2.server.resource.autoconfigure.OAuth2ResourceServerProperties;
 import org.springframework.context.annotation.Bean;
@@ -67,8 +68,8 @@ public class SecurityConfiguration {
   /** Project Policy: every role but the worker authorises requests. */
   @Bean
   @ConditionalOnRole({Role.ALL, Role.WRITER, Role.READER})
-  ProjectPolicy projectPolicy(StoreBackend backend, AuthProperties auth) {
-    return new ProjectPolicy(backend.policy(), Set.copyOf(auth.effectiveGlobalAdmins()));
+  ProjectPolicy projectPolicy(OpenedStore.Catalog catalog, AuthProperties auth) {
+    return new ProjectPolicy(catalog.policy(), Set.copyOf(auth.effectiveGlobalAdmins()));
   }
 
   /**
@@ -92,7 +93,7 @@ public class SecurityConfiguration {
   BearerManagers bearerAuthenticationManagerResolver(
       AuthProperties auth,
       PlatformProperties platform,
-      StoreBackend backend,
+      ObjectProvider<OpenedStore.Catalog> catalog,
       Environment environment) {
     AuthenticationManager manager;
     AutoCloseable resources = () -> {};
@@ -136,7 +137,7 @@ public class SecurityConfiguration {
           tokens.created(),
           tokens.users());
       if (Roles.managesApi(platform.role())) {
-        seedDemoProject(backend.policy()); // readers and workers write nothing
+        seedDemoProject(catalog.getObject().policy()); // readers and workers write nothing
       }
       manager = devTokenManager(tokens);
     }

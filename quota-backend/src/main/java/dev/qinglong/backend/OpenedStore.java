@@ -1,0 +1,81 @@
+package dev.qinglong.backend;
+
+import dev.qinglong.core.ai.ModelQuotaStore;
+import dev.qinglong.core.governance.GovernanceStore;
+import dev.qinglong.core.policy.ProjectPolicyStore;
+import dev.qinglong.core.quota.ManagementQuotaStore;
+import dev.qinglong.gateway.downloads.DownloadCoordinator;
+import dev.qinglong.gateway.lease.StoredLeases;
+import dev.qinglong.gateway.worker.WorkerLock;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One store (SQLite or PostgreSQL) opened for one process: exactly the pools, logins, stores,
+ * worker lock, download coordinator and readiness probes its {@link BackendParts} ask for, each
+ * part present only when it was opened. There is no getter that fails for a part the role lacks:
+ * the application hands each present part to the components of the roles that have it. Closing
+ * closes every pool and connection the store opened, in reverse order.
+ *
+ * @param kind {@code sqlite} or {@code postgres}
+ * @param parts what was asked for
+ * @param catalog Project Policy and plugin-package governance: read-write with {@link
+ *     BackendParts#governance()}; read-only (writes fail with a store error) for a process that
+ *     only serves downloads; absent for a PostgreSQL worker
+ * @param managementQuota the durable management quota ({@link BackendParts#governance()})
+ * @param modelQuota the model-invocation quota ({@link BackendParts#modelQuota()})
+ * @param worker the completion worker's publishing store and lock ({@link BackendParts#worker()})
+ * @param downloads what starts the download side with the application's own settings ({@link
+ *     BackendParts#downloads()})
+ * @param storedLeases the shared-download policy and slot leases stored in the database, for
+ *     operators; {@link StoredLeases.Reader#NONE} where the store has none (SQLite)
+ * @param probes the readiness probes of every opened pool and schema
+ */
+public record OpenedStore(
+    String kind,
+    BackendParts parts,
+    Optional<Catalog> catalog,
+    Optional<ManagementQuotaStore> managementQuota,
+    Optional<ModelQuotaStore> modelQuota,
+    Optional<Worker> worker,
+    Optional<DownloadCoordinator> downloads,
+    StoredLeases.Reader storedLeases,
+    List<SchemaProbe> probes,
+    OpenedParts resources)
+    implements AutoCloseable {
+
+  public OpenedStore {
+    Objects.requireNonNull(kind);
+    Objects.requireNonNull(parts);
+    probes = List.copyOf(probes);
+    Objects.requireNonNull(storedLeases);
+    Objects.requireNonNull(resources);
+  }
+
+  /** Project Policy and plugin-package governance through one login. */
+  public record Catalog(ProjectPolicyStore policy, GovernanceStore governance) {
+    public Catalog {
+      Objects.requireNonNull(policy);
+      Objects.requireNonNull(governance);
+    }
+  }
+
+  /**
+   * The completion worker's side.
+   *
+   * @param publisher the store the worker publishes through
+   * @param lock the lock that keeps one completion worker active per database
+   */
+  public record Worker(GovernanceStore publisher, WorkerLock lock) {
+    public Worker {
+      Objects.requireNonNull(publisher);
+      Objects.requireNonNull(lock);
+    }
+  }
+
+  @Override
+  public void close() {
+    resources.close();
+  }
+}
