@@ -5,7 +5,6 @@ import static dev.qinglong.jdbc.JdbcRows.setNullableLong;
 import dev.qinglong.core.ai.AdmissionOutcome;
 import dev.qinglong.core.ai.AdmissionRequest;
 import dev.qinglong.core.ai.AdmissionSnapshot;
-import dev.qinglong.core.ai.AdvisoryLockKeys;
 import dev.qinglong.core.ai.Completion;
 import dev.qinglong.core.ai.CompletionOutcome;
 import dev.qinglong.core.ai.CompletionRequest;

@@ -3,7 +3,6 @@ package dev.qinglong.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.qinglong.core.ai.Admission;
-import dev.qinglong.core.ai.AdvisoryLockKeys;
 import dev.qinglong.core.ai.ModelInvocationQuota;
 import dev.qinglong.core.ai.WindowRef;
 import dev.qinglong.core.kernel.Principal;

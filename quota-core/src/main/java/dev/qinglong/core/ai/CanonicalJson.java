@@ -66,7 +66,10 @@ final class CanonicalJson {
     }
   }
 
-  /** A JSON array of the given strings and integers, e.g. an advisory-lock key. */
+  /**
+   * A JSON array of the given strings and integers, spelled canonically (e.g. the input of a
+   * store's lock key).
+   */
   static String array(Object... items) {
     StringBuilder out = new StringBuilder("[");
     for (int i = 0; i < items.length; i++) {

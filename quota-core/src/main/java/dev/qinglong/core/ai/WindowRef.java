@@ -1,10 +1,6 @@
 package dev.qinglong.core.ai;
 
 import dev.qinglong.core.kernel.Identifiers;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 
 /**
  * One accounting window of one Project: every reservation and settlement carries it, and it is the
@@ -29,28 +25,12 @@ public record WindowRef(String projectId, long windowStartMs, long windowMs) {
     return windowStartMs + windowMs;
   }
 
-  /** {@code [projectId, windowStartMs, windowMs]} as canonical JSON: the input of the lock key. */
+  /**
+   * {@code [projectId, windowStartMs, windowMs]} as canonical JSON: what a store that serialises
+   * windows by a lock derives the window's lock key from.
+   */
   public String canonicalJson() {
     return CanonicalJson.array(projectId, windowStartMs, windowMs);
-  }
-
-  /**
-   * A stable 64-bit key for this window: the first 8 bytes (big-endian, signed) of SHA-256 over
-   * {@link #canonicalJson()}. Two windows that collide merely share a lock, which serialises more
-   * than needed but never lets two admissions of one window run at once.
-   */
-  public long lockKey() {
-    return lockKeyOf(canonicalJson());
-  }
-
-  static long lockKeyOf(String canonical) {
-    try {
-      byte[] hash =
-          MessageDigest.getInstance("SHA-256").digest(canonical.getBytes(StandardCharsets.UTF_8));
-      return ByteBuffer.wrap(hash, 0, 8).getLong();
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is mandatory in every JRE", e);
-    }
   }
 
   /**

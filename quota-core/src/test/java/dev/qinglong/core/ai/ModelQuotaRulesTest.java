@@ -335,16 +335,6 @@ class ModelQuotaRulesTest {
   }
 
   @Test
-  void lockKeyIsTheFirstEightBytesOfTheWindowsSha256() {
-    WindowRef w = new WindowRef("demo", 1_700_000_040_000L, 60_000L);
-    assertThat(w.canonicalJson()).isEqualTo("[\"demo\",1700000040000,60000]");
-    String hex = Sha256Digest.ofUtf8(w.canonicalJson()).value().substring(7, 23);
-    assertThat(AdvisoryLockKeys.window(w)).isEqualTo(Long.parseUnsignedLong(hex, 16));
-    assertThat(AdvisoryLockKeys.window(new WindowRef("demo", 1_700_000_100_000L, 60_000L)))
-        .isNotEqualTo(AdvisoryLockKeys.window(w));
-  }
-
-  @Test
   void ledgerCursorRoundTripsAndRejectsForgeries() {
     assertThat(LedgerCursor.decode(LedgerCursor.encode(42))).isEqualTo(42);
     assertThat(LedgerCursor.decode(null)).isZero();

@@ -1,4 +1,11 @@
-package dev.qinglong.core.ai;
+package dev.qinglong.postgres;
+
+import dev.qinglong.core.ai.WindowRef;
+import dev.qinglong.core.kernel.Identifiers;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 
 /**
  * 64-bit keys for transaction-scoped advisory locks (PostgreSQL {@code pg_advisory_xact_lock}): the
@@ -13,7 +20,7 @@ public final class AdvisoryLockKeys {
 
   /** The key of {@code [projectId, windowStartMs, windowMs]}: serialises one quota window. */
   public static long window(WindowRef window) {
-    return WindowRef.lockKeyOf(window.canonicalJson());
+    return keyOf(window.canonicalJson());
   }
 
   /**
@@ -23,6 +30,20 @@ public final class AdvisoryLockKeys {
    * the two cannot deadlock.
    */
   public static long ledger(String projectId) {
-    return WindowRef.lockKeyOf(CanonicalJson.array("ledger", projectId));
+    // A Project id is of the identifier grammar ([A-Za-z0-9._:-]), so it needs no JSON escaping
+    // and this is the canonical spelling of the array.
+    Identifiers.require("projectId", projectId);
+    return keyOf("[\"ledger\",\"" + projectId + "\"]");
+  }
+
+  /** The first 8 bytes (big-endian, signed) of SHA-256 over {@code canonical}. */
+  static long keyOf(String canonical) {
+    try {
+      byte[] hash =
+          MessageDigest.getInstance("SHA-256").digest(canonical.getBytes(StandardCharsets.UTF_8));
+      return ByteBuffer.wrap(hash, 0, 8).getLong();
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is mandatory in every JRE", e);
+    }
   }
 }
