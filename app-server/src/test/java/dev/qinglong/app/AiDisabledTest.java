@@ -3,15 +3,15 @@ package dev.qinglong.app;
 import static dev.qinglong.app.ApiContract.assertProblem;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.qinglong.app.modelquota.AiConfiguration;
-import dev.qinglong.app.modelquota.AiExceptionHandler;
+import dev.qinglong.app.modelquota.ModelQuotaConfiguration;
 import dev.qinglong.app.modelquota.ModelQuotaController;
+import dev.qinglong.app.modelquota.ModelQuotaExceptionHandler;
 import dev.qinglong.app.support.AiInspector;
 import dev.qinglong.app.support.Http.Response;
 import dev.qinglong.app.support.PgApps;
 import dev.qinglong.app.support.TestApp;
-import dev.qinglong.core.ai.ModelInvocationQuota;
-import dev.qinglong.core.ai.ModelQuotaListener;
+import dev.qinglong.core.modelquota.ModelQuota;
+import dev.qinglong.core.modelquota.ModelQuotaListener;
 import dev.qinglong.testkit.postgres.PostgresTestServer;
 import dev.qinglong.testkit.postgres.TestDatabase;
 import java.nio.file.Path;
@@ -59,10 +59,10 @@ class AiDisabledTest {
       assertThat(ai.existingAiTables()).isEmpty();
       for (Class<?> type :
           List.of(
-              AiConfiguration.class,
-              AiExceptionHandler.class,
+              ModelQuotaConfiguration.class,
+              ModelQuotaExceptionHandler.class,
               ModelQuotaController.class,
-              ModelInvocationQuota.class,
+              ModelQuota.class,
               ModelQuotaListener.class)) {
         assertThat(app.beanCount(type)).as(type.getSimpleName()).isZero();
       }
@@ -98,7 +98,7 @@ class AiDisabledTest {
     }
     try (TestApp app = start.apply(Map.of("qinglong.ai.enabled", "true"))) {
       assertThat(ai.existingAiTables()).containsExactlyElementsOf(AI_TABLES);
-      assertThat(app.beanCount(ModelInvocationQuota.class)).isEqualTo(1);
+      assertThat(app.beanCount(ModelQuota.class)).isEqualTo(1);
       String admin = app.token("admin");
       Response policy =
           app.http.put("/v1/projects/demo/model-policies/m1", admin, "{\"maxTotalTokens\":10}");

@@ -11,8 +11,8 @@ import dev.qinglong.core.quota.QuotaKey;
 import dev.qinglong.core.quota.QuotaOperation;
 import dev.qinglong.core.quota.ReceiptId;
 import dev.qinglong.core.quota.RequestDigest;
+import dev.qinglong.postgres.PostgresLogins;
 import dev.qinglong.postgres.PostgresMigrations;
-import dev.qinglong.postgres.PostgresRoles;
 import dev.qinglong.postgres.backend.PostgresBackend;
 import dev.qinglong.postgres.backend.PostgresSettings;
 import dev.qinglong.sqlite.SqliteDatabase;
@@ -486,7 +486,7 @@ final class ManagementQuotaWorkloads {
     void openOn(FreshDatabase db) throws Exception {
       List<String> users = new ArrayList<>();
       try (HikariDataSource owner = db.ownerPool(2)) { // Flyway takes two connections
-        PostgresRoles.bootstrap(owner);
+        PostgresLogins.bootstrap(owner);
         PostgresMigrations.migrate(owner);
         try (Connection c = owner.getConnection();
             PreparedStatement ps =

@@ -1,7 +1,7 @@
 package dev.qinglong.backend;
 
-import dev.qinglong.core.ai.ModelQuotaStore;
 import dev.qinglong.core.governance.GovernanceStore;
+import dev.qinglong.core.modelquota.ModelQuotaStore;
 import dev.qinglong.core.policy.ProjectPolicyStore;
 import dev.qinglong.core.quota.ManagementQuotaStore;
 import dev.qinglong.gateway.downloads.DownloadCoordinator;

@@ -3,11 +3,11 @@ package dev.qinglong.jdbc;
 import static dev.qinglong.jdbc.JdbcRows.nullableLong;
 import static dev.qinglong.jdbc.JdbcRows.setNullableLong;
 
-import dev.qinglong.core.ai.InvocationStart;
-import dev.qinglong.core.ai.Reservation;
-import dev.qinglong.core.ai.WindowBudget;
-import dev.qinglong.core.ai.WindowRef;
 import dev.qinglong.core.kernel.Sha256Digest;
+import dev.qinglong.core.modelquota.InvocationStart;
+import dev.qinglong.core.modelquota.Reservation;
+import dev.qinglong.core.modelquota.WindowBudget;
+import dev.qinglong.core.modelquota.WindowRef;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

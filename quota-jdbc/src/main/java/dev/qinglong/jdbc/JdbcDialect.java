@@ -97,9 +97,9 @@ public interface JdbcDialect {
 
   /**
    * How this database admits and completes model invocations ({@link JdbcModelQuotaStore}): each
-   * one read of an {@link dev.qinglong.core.ai.AdmissionSnapshot} or {@link
-   * dev.qinglong.core.ai.CompletionSnapshot}, one decision by {@link
-   * dev.qinglong.core.ai.ModelQuotaRules} and one atomic write of its receipts.
+   * one read of an {@link dev.qinglong.core.modelquota.AdmissionSnapshot} or {@link
+   * dev.qinglong.core.modelquota.CompletionSnapshot}, one decision by {@link
+   * dev.qinglong.core.modelquota.ModelQuotaRules} and one atomic write of its receipts.
    */
   ModelLifecycle modelLifecycle(JdbcTransactions jdbc);
 }

@@ -281,7 +281,7 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
             } catch (SQLException | RuntimeException e) {
               StoreUnavailableException failure =
                   e instanceof SQLException sql
-                      ? JdbcStoreException.unavailable(store, "quota decision", sql)
+                      ? SqlFailures.unavailable(store, "quota decision", sql)
                       : e instanceof StoreUnavailableException s
                           ? s
                           : new StoreUnavailableException("quota decision failed", e);

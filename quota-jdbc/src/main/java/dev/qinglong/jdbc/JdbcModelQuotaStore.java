@@ -1,20 +1,20 @@
 package dev.qinglong.jdbc;
 
-import dev.qinglong.core.ai.Admission;
-import dev.qinglong.core.ai.AdmissionOutcome;
-import dev.qinglong.core.ai.AdmissionRequest;
-import dev.qinglong.core.ai.CompletionOutcome;
-import dev.qinglong.core.ai.CompletionRequest;
-import dev.qinglong.core.ai.InvocationStart;
-import dev.qinglong.core.ai.ModelInvocationPolicy;
-import dev.qinglong.core.ai.ModelQuotaStore;
-import dev.qinglong.core.ai.ProjectQuotaPolicy;
-import dev.qinglong.core.ai.QuotaWindow;
-import dev.qinglong.core.ai.Reservation;
-import dev.qinglong.core.ai.StepRun;
-import dev.qinglong.core.ai.StepRunCreation;
-import dev.qinglong.core.ai.UsageLedgerEntry;
-import dev.qinglong.core.ai.WindowUsageReading;
+import dev.qinglong.core.modelquota.Admission;
+import dev.qinglong.core.modelquota.AdmissionOutcome;
+import dev.qinglong.core.modelquota.AdmissionRequest;
+import dev.qinglong.core.modelquota.CompletionOutcome;
+import dev.qinglong.core.modelquota.CompletionRequest;
+import dev.qinglong.core.modelquota.InvocationStart;
+import dev.qinglong.core.modelquota.ModelInvocationPolicy;
+import dev.qinglong.core.modelquota.ModelQuotaStore;
+import dev.qinglong.core.modelquota.ProjectQuotaPolicy;
+import dev.qinglong.core.modelquota.QuotaWindow;
+import dev.qinglong.core.modelquota.Reservation;
+import dev.qinglong.core.modelquota.StepRun;
+import dev.qinglong.core.modelquota.StepRunCreation;
+import dev.qinglong.core.modelquota.UsageLedgerEntry;
+import dev.qinglong.core.modelquota.WindowUsageReading;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
@@ -26,8 +26,8 @@ import javax.sql.DataSource;
  * {@link ModelQuotaStore} over JDBC: the statements both databases run (policies, StepRun reads,
  * the invocation read, the ledger, the recovery sweep's scan) here; admission, completion, StepRun
  * creation and the window read through the dialect's {@link ModelLifecycle}, which reads one
- * snapshot, lets {@link dev.qinglong.core.ai.ModelQuotaRules} decide once and writes its receipts
- * atomically. The clock is the database's own ({@link JdbcDialect#nowMs}).
+ * snapshot, lets {@link dev.qinglong.core.modelquota.ModelQuotaRules} decide once and writes its
+ * receipts atomically. The clock is the database's own ({@link JdbcDialect#nowMs}).
  *
  * <p>Policy writes that race (two writers of the next revision) meet a unique constraint (SQLState
  * {@code 23505}); the transaction is then retried and sees the winner.

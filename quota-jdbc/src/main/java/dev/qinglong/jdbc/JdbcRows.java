@@ -1,8 +1,8 @@
 package dev.qinglong.jdbc;
 
-import dev.qinglong.core.ai.WindowRef;
 import dev.qinglong.core.kernel.StoreUnavailableException;
 import dev.qinglong.core.kernel.ValidationException;
+import dev.qinglong.core.modelquota.WindowRef;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -7,8 +7,8 @@ import javax.sql.DataSource;
 
 /**
  * Connections and transactions for every JDBC store: one connection per call, commit or rollback,
- * and every {@link SQLException} mapped to the port exception by {@link JdbcStoreException}, named
- * after the dialect and the operation.
+ * and every {@link SQLException} mapped to the port exception by {@link SqlFailures}, named after
+ * the dialect and the operation.
  */
 public final class JdbcTransactions {
   /** SQLState of a unique violation: a concurrent writer won. */
@@ -32,7 +32,7 @@ public final class JdbcTransactions {
     try (Connection c = dataSource.getConnection()) {
       return work.run(c);
     } catch (SQLException e) {
-      throw JdbcStoreException.unavailable(store, operation, e);
+      throw SqlFailures.unavailable(store, operation, e);
     }
   }
 
@@ -44,7 +44,7 @@ public final class JdbcTransactions {
     try (Connection c = dataSource.getConnection()) {
       return commitOrRollback(c, Connection.TRANSACTION_NONE, work);
     } catch (SQLException e) {
-      throw JdbcStoreException.unavailable(store, operation, e);
+      throw SqlFailures.unavailable(store, operation, e);
     }
   }
 
@@ -58,13 +58,13 @@ public final class JdbcTransactions {
       try {
         return commitOrRollback(c, Connection.TRANSACTION_NONE, work);
       } catch (SQLException e) {
-        if (!JdbcStoreException.isConstraintViolation(e)) {
+        if (!SqlFailures.isConstraintViolation(e)) {
           throw e;
         }
         return afterConflict.run(c);
       }
     } catch (SQLException e) {
-      throw JdbcStoreException.unavailable(store, operation, e);
+      throw SqlFailures.unavailable(store, operation, e);
     }
   }
 
@@ -81,12 +81,12 @@ public final class JdbcTransactions {
         return commitOrRollback(c, isolation, work);
       } catch (SQLException e) {
         if (!UNIQUE_VIOLATION.equals(e.getSQLState())) {
-          throw JdbcStoreException.unavailable(store, operation, e);
+          throw SqlFailures.unavailable(store, operation, e);
         }
         last = e;
       }
     }
-    throw JdbcStoreException.unavailable(store, operation + " (still contended)", last);
+    throw SqlFailures.unavailable(store, operation + " (still contended)", last);
   }
 
   /** The connection is left in auto-commit, at READ COMMITTED if its level was changed. */

@@ -3,9 +3,9 @@ package dev.qinglong.jdbc;
 import static dev.qinglong.jdbc.JdbcRows.nullableLong;
 import static dev.qinglong.jdbc.JdbcRows.setNullableLong;
 
-import dev.qinglong.core.ai.ModelInvocationPolicy;
-import dev.qinglong.core.ai.ProjectQuotaPolicy;
-import dev.qinglong.core.ai.QuotaWindow;
+import dev.qinglong.core.modelquota.ModelInvocationPolicy;
+import dev.qinglong.core.modelquota.ProjectQuotaPolicy;
+import dev.qinglong.core.modelquota.QuotaWindow;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

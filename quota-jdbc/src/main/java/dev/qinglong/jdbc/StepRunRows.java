@@ -1,10 +1,10 @@
 package dev.qinglong.jdbc;
 
-import dev.qinglong.core.ai.AdmissionRequest;
-import dev.qinglong.core.ai.InvocationOutcome;
-import dev.qinglong.core.ai.Reservation;
-import dev.qinglong.core.ai.StepRun;
-import dev.qinglong.core.ai.StepRunState;
+import dev.qinglong.core.modelquota.AdmissionRequest;
+import dev.qinglong.core.modelquota.InvocationOutcome;
+import dev.qinglong.core.modelquota.Reservation;
+import dev.qinglong.core.modelquota.StepRun;
+import dev.qinglong.core.modelquota.StepRunState;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -1,7 +1,7 @@
 package dev.qinglong.postgres;
 
-import dev.qinglong.core.ai.WindowRef;
 import dev.qinglong.core.kernel.Identifiers;
+import dev.qinglong.core.modelquota.WindowRef;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

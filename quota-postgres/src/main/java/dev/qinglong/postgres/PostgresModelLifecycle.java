@@ -2,26 +2,26 @@ package dev.qinglong.postgres;
 
 import static dev.qinglong.jdbc.JdbcRows.setNullableLong;
 
-import dev.qinglong.core.ai.AdmissionOutcome;
-import dev.qinglong.core.ai.AdmissionRequest;
-import dev.qinglong.core.ai.AdmissionSnapshot;
-import dev.qinglong.core.ai.Completion;
-import dev.qinglong.core.ai.CompletionOutcome;
-import dev.qinglong.core.ai.CompletionRequest;
-import dev.qinglong.core.ai.CompletionSnapshot;
-import dev.qinglong.core.ai.InvocationStart;
-import dev.qinglong.core.ai.ModelQuotaRules;
-import dev.qinglong.core.ai.ProjectQuotaPolicy;
-import dev.qinglong.core.ai.QuotaWindow;
-import dev.qinglong.core.ai.Reservation;
-import dev.qinglong.core.ai.Settlement;
-import dev.qinglong.core.ai.StepRun;
-import dev.qinglong.core.ai.StepRunCreation;
-import dev.qinglong.core.ai.UsageLedgerEntry;
-import dev.qinglong.core.ai.WindowRef;
-import dev.qinglong.core.ai.WindowUsageReading;
 import dev.qinglong.core.kernel.StoreUnavailableException;
 import dev.qinglong.core.kernel.ValidationException;
+import dev.qinglong.core.modelquota.AdmissionOutcome;
+import dev.qinglong.core.modelquota.AdmissionRequest;
+import dev.qinglong.core.modelquota.AdmissionSnapshot;
+import dev.qinglong.core.modelquota.Completion;
+import dev.qinglong.core.modelquota.CompletionOutcome;
+import dev.qinglong.core.modelquota.CompletionRequest;
+import dev.qinglong.core.modelquota.CompletionSnapshot;
+import dev.qinglong.core.modelquota.InvocationStart;
+import dev.qinglong.core.modelquota.ModelQuotaRules;
+import dev.qinglong.core.modelquota.ProjectQuotaPolicy;
+import dev.qinglong.core.modelquota.QuotaWindow;
+import dev.qinglong.core.modelquota.Reservation;
+import dev.qinglong.core.modelquota.Settlement;
+import dev.qinglong.core.modelquota.StepRun;
+import dev.qinglong.core.modelquota.StepRunCreation;
+import dev.qinglong.core.modelquota.UsageLedgerEntry;
+import dev.qinglong.core.modelquota.WindowRef;
+import dev.qinglong.core.modelquota.WindowUsageReading;
 import dev.qinglong.jdbc.AdmissionRows;
 import dev.qinglong.jdbc.CompletionRows;
 import dev.qinglong.jdbc.JdbcDialect;
@@ -266,8 +266,8 @@ final class PostgresModelLifecycle implements ModelLifecycle {
   /**
    * Parameters 1 project, 2 invocation, 3 StepRun. The window ({@code now - now % length} of the
    * latest quota policy, the unfenced day without one) is computed here only to find its heads; the
-   * store checks it against {@link dev.qinglong.core.ai.WindowRef#containing} and does not use the
-   * row if they differ.
+   * store checks it against {@link dev.qinglong.core.modelquota.WindowRef#containing} and does not
+   * use the row if they differ.
    */
   private static String admissionRead(JdbcDialect dialect) {
     return "SELECT k.now_ms, w.window_start_ms, w.window_ms"

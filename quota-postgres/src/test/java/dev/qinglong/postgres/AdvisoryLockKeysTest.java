@@ -2,8 +2,8 @@ package dev.qinglong.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.qinglong.core.ai.WindowRef;
 import dev.qinglong.core.kernel.Sha256Digest;
+import dev.qinglong.core.modelquota.WindowRef;
 import org.junit.jupiter.api.Test;
 
 class AdvisoryLockKeysTest {

@@ -2,10 +2,10 @@ package dev.qinglong.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.qinglong.core.ai.Admission;
-import dev.qinglong.core.ai.ModelInvocationQuota;
-import dev.qinglong.core.ai.WindowRef;
 import dev.qinglong.core.kernel.Principal;
+import dev.qinglong.core.modelquota.Admission;
+import dev.qinglong.core.modelquota.ModelQuota;
+import dev.qinglong.core.modelquota.WindowRef;
 import dev.qinglong.core.policy.Permission;
 import dev.qinglong.core.policy.ProjectMember;
 import dev.qinglong.core.policy.ProjectPolicy;
@@ -55,8 +55,8 @@ class PostgresAdvisoryLockIntegrationTest {
     fixture.close();
   }
 
-  private ModelInvocationQuota service() {
-    return new ModelInvocationQuota(
+  private ModelQuota service() {
+    return new ModelQuota(
         new ProjectPolicy(fixture.policyStore(manager), Set.of("admin")),
         new ManagementQuota(
             fixture.quotaStore(manager),
@@ -67,7 +67,7 @@ class PostgresAdvisoryLockIntegrationTest {
 
   @Test
   void admissionWaitsForTheWindowLockHeldElsewhere() throws Exception {
-    ModelInvocationQuota s = service();
+    ModelQuota s = service();
     String project = "prj-advisory";
     fixture
         .policyStore(manager)

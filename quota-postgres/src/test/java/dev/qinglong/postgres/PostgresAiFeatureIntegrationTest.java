@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.qinglong.core.ai.AdmissionOutcome;
-import dev.qinglong.core.ai.AdmissionRequest;
-import dev.qinglong.core.ai.QuotaWindow;
+import dev.qinglong.core.modelquota.AdmissionOutcome;
+import dev.qinglong.core.modelquota.AdmissionRequest;
+import dev.qinglong.core.modelquota.QuotaWindow;
 import dev.qinglong.jdbc.JdbcModelQuotaStore;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -59,11 +59,11 @@ class PostgresAiFeatureIntegrationTest {
   void runtimeWritesReceiptsButCannotUpdateOrDeleteThem() throws SQLException {
     PostgresFixture fixture = new PostgresFixture("aiprivileges", true);
     try {
-      HikariDataSource runtime = fixture.rolePool(PostgresRoles.RUNTIME, 2);
+      HikariDataSource runtime = fixture.rolePool(PostgresLogins.RUNTIME, 2);
       JdbcModelQuotaStore store = new JdbcModelQuotaStore(runtime, PostgresDialect.INSTANCE);
       JdbcModelQuotaStore admin =
           new JdbcModelQuotaStore(
-              fixture.rolePool(PostgresRoles.ADMIN, 1), PostgresDialect.INSTANCE);
+              fixture.rolePool(PostgresLogins.ADMIN, 1), PostgresDialect.INSTANCE);
       admin.putModelPolicy("p1", "m1", 10, null);
       admin.putProjectQuota("p1", QuotaWindow.ONE_MINUTE, 5, 100, null);
       store.createStepRun("p1", "s1", "r1", "m1");
@@ -75,12 +75,12 @@ class PostgresAiFeatureIntegrationTest {
         assertDenied(runtime, "DELETE FROM " + table);
         assertDenied(runtime, "TRUNCATE " + table);
         for (String privilege : List.of("SELECT", "INSERT")) {
-          assertThat(has(fixture, PostgresRoles.RUNTIME, table, privilege))
+          assertThat(has(fixture, PostgresLogins.RUNTIME, table, privilege))
               .as(table + " " + privilege)
               .isTrue();
         }
         for (String privilege : List.of("UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER")) {
-          assertThat(has(fixture, PostgresRoles.RUNTIME, table, privilege))
+          assertThat(has(fixture, PostgresLogins.RUNTIME, table, privilege))
               .as(table + " " + privilege)
               .isFalse();
         }
@@ -88,29 +88,29 @@ class PostgresAiFeatureIntegrationTest {
       for (String table : POLICIES) {
         assertDenied(runtime, "INSERT INTO " + table + " SELECT * FROM " + table);
         assertDenied(runtime, "UPDATE " + table + " SET project_id = project_id");
-        assertThat(has(fixture, PostgresRoles.RUNTIME, table, "SELECT")).as(table).isTrue();
+        assertThat(has(fixture, PostgresLogins.RUNTIME, table, "SELECT")).as(table).isTrue();
         for (String privilege : List.of("INSERT", "UPDATE", "DELETE", "TRUNCATE")) {
-          assertThat(has(fixture, PostgresRoles.RUNTIME, table, privilege))
+          assertThat(has(fixture, PostgresLogins.RUNTIME, table, privilege))
               .as(table + " " + privilege)
               .isFalse();
         }
         for (String privilege : List.of("SELECT", "INSERT")) {
-          assertThat(has(fixture, PostgresRoles.ADMIN, table, privilege))
+          assertThat(has(fixture, PostgresLogins.ADMIN, table, privilege))
               .as("admin " + table + " " + privilege)
               .isTrue();
         }
         for (String privilege : List.of("UPDATE", "DELETE", "TRUNCATE")) {
-          assertThat(has(fixture, PostgresRoles.ADMIN, table, privilege))
+          assertThat(has(fixture, PostgresLogins.ADMIN, table, privilege))
               .as("admin " + table + " " + privilege)
               .isFalse();
         }
       }
-      assertThat(has(fixture, PostgresRoles.RUNTIME, STEP_RUNS, "UPDATE")).isTrue();
-      assertThat(has(fixture, PostgresRoles.RUNTIME, STEP_RUNS, "DELETE")).isFalse();
+      assertThat(has(fixture, PostgresLogins.RUNTIME, STEP_RUNS, "UPDATE")).isTrue();
+      assertThat(has(fixture, PostgresLogins.RUNTIME, STEP_RUNS, "DELETE")).isFalse();
       assertDenied(runtime, "DELETE FROM " + STEP_RUNS);
 
-      for (String role : PostgresRoles.ALL) {
-        if (role.equals(PostgresRoles.RUNTIME)) {
+      for (String role : PostgresLogins.ALL) {
+        if (role.equals(PostgresLogins.RUNTIME)) {
           continue;
         }
         HikariDataSource other = fixture.rolePool(role, 1);
@@ -120,7 +120,7 @@ class PostgresAiFeatureIntegrationTest {
             assertThat(has(fixture, role, table, privilege)).as(role + " " + table).isFalse();
           }
         }
-        if (!role.equals(PostgresRoles.ADMIN)) {
+        if (!role.equals(PostgresLogins.ADMIN)) {
           for (String table : POLICIES) {
             for (String privilege : List.of("SELECT", "INSERT", "UPDATE", "DELETE")) {
               assertThat(has(fixture, role, table, privilege)).as(role + " " + table).isFalse();

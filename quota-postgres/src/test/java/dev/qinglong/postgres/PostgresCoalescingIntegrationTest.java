@@ -92,9 +92,9 @@ class PostgresCoalescingIntegrationTest {
     // Every decision admits (limit never reached), so the fast path never answers: every decision
     // needs the database, and fewer statements than decisions means they were grouped.
     FaultyDataSource poolA =
-        new FaultyDataSource(fixture.rolePool(PostgresRoles.PACKAGE_MANAGER, 2));
+        new FaultyDataSource(fixture.rolePool(PostgresLogins.PACKAGE_MANAGER, 2));
     FaultyDataSource poolB =
-        new FaultyDataSource(fixture.rolePool(PostgresRoles.PACKAGE_MANAGER, 2));
+        new FaultyDataSource(fixture.rolePool(PostgresLogins.PACKAGE_MANAGER, 2));
     List<ManagementQuotaStore> stores =
         List.of(
             new JdbcManagementQuotaStore(poolA, PostgresDialect.INSTANCE, Coalescing.forPool(2)),
@@ -166,11 +166,11 @@ class PostgresCoalescingIntegrationTest {
     List<ManagementQuotaStore> stores =
         List.of(
             new JdbcManagementQuotaStore(
-                fixture.rolePool(PostgresRoles.PACKAGE_MANAGER, 2),
+                fixture.rolePool(PostgresLogins.PACKAGE_MANAGER, 2),
                 PostgresDialect.INSTANCE,
                 Coalescing.forPool(2)),
             new JdbcManagementQuotaStore(
-                fixture.rolePool(PostgresRoles.PACKAGE_MANAGER, 2),
+                fixture.rolePool(PostgresLogins.PACKAGE_MANAGER, 2),
                 PostgresDialect.INSTANCE,
                 Coalescing.forPool(2)));
     int buckets = 6;
@@ -228,7 +228,7 @@ class PostgresCoalescingIntegrationTest {
 
   @Test
   void oneBatchSplitsABucketsRequestsIntoRoundsInArrivalOrder() throws Exception {
-    Gate gate = new Gate(fixture.rolePool(PostgresRoles.PACKAGE_MANAGER, 2));
+    Gate gate = new Gate(fixture.rolePool(PostgresLogins.PACKAGE_MANAGER, 2));
     FaultyDataSource counting = new FaultyDataSource(gate);
     ManagementQuotaStore store =
         new JdbcManagementQuotaStore(
@@ -292,7 +292,7 @@ class PostgresCoalescingIntegrationTest {
 
   @Test
   void batchedOutcomesEqualWhatDecidingAloneGives() throws Exception {
-    Gate gate = new Gate(fixture.rolePool(PostgresRoles.PACKAGE_MANAGER, 2));
+    Gate gate = new Gate(fixture.rolePool(PostgresLogins.PACKAGE_MANAGER, 2));
     FaultyDataSource counting = new FaultyDataSource(gate);
     ManagementQuotaStore batched =
         new JdbcManagementQuotaStore(
@@ -301,12 +301,12 @@ class PostgresCoalescingIntegrationTest {
     // buckets whose windows the test then moves.
     ManagementQuotaStore setup =
         new JdbcManagementQuotaStore(
-            fixture.rolePool(PostgresRoles.PACKAGE_MANAGER, 1),
+            fixture.rolePool(PostgresLogins.PACKAGE_MANAGER, 1),
             PostgresDialect.INSTANCE,
             Coalescing.OFF);
     ManagementQuotaStore alone =
         new JdbcManagementQuotaStore(
-            fixture.rolePool(PostgresRoles.PACKAGE_MANAGER, 1),
+            fixture.rolePool(PostgresLogins.PACKAGE_MANAGER, 1),
             PostgresDialect.INSTANCE,
             Coalescing.OFF);
     // Twins: the same buckets twice, the same past, the same window starts; one twin decided in
@@ -398,7 +398,7 @@ class PostgresCoalescingIntegrationTest {
 
   @Test
   void aFailingBatchFailsEveryOneOfItsCallersAndTheNextBatchWorks() throws Exception {
-    Gate gate = new Gate(fixture.rolePool(PostgresRoles.PACKAGE_MANAGER, 2));
+    Gate gate = new Gate(fixture.rolePool(PostgresLogins.PACKAGE_MANAGER, 2));
     FaultyDataSource counting = new FaultyDataSource(gate);
     ManagementQuotaStore store =
         new JdbcManagementQuotaStore(
@@ -437,7 +437,7 @@ class PostgresCoalescingIntegrationTest {
   @Test
   void aQueuedCallerThatIsInterruptedLeavesWithStoreUnavailableAndTheBatchGoesOn()
       throws Exception {
-    Gate gate = new Gate(fixture.rolePool(PostgresRoles.PACKAGE_MANAGER, 2));
+    Gate gate = new Gate(fixture.rolePool(PostgresLogins.PACKAGE_MANAGER, 2));
     ManagementQuotaStore store =
         new JdbcManagementQuotaStore(
             gate, PostgresDialect.INSTANCE, new Coalescing(1, 64, Duration.ofSeconds(30)));
@@ -465,7 +465,7 @@ class PostgresCoalescingIntegrationTest {
       throws Exception {
     // One connection, held by the test: the leader has to wait for it in the pool, where an
     // interrupted thread would fail at once (and with it every request of its batch).
-    DataSource pool = fixture.rolePool(PostgresRoles.PACKAGE_MANAGER, 1);
+    DataSource pool = fixture.rolePool(PostgresLogins.PACKAGE_MANAGER, 1);
     ManagementQuotaStore store =
         new JdbcManagementQuotaStore(
             pool, PostgresDialect.INSTANCE, new Coalescing(1, 64, Duration.ofSeconds(30)));

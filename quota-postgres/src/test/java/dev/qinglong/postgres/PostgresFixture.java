@@ -2,8 +2,8 @@ package dev.qinglong.postgres;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.qinglong.core.ai.ModelQuotaStore;
 import dev.qinglong.core.governance.GovernanceStore;
+import dev.qinglong.core.modelquota.ModelQuotaStore;
 import dev.qinglong.core.policy.ProjectPolicyStore;
 import dev.qinglong.core.quota.ManagementQuotaStore;
 import dev.qinglong.core.quota.QuotaKey;
@@ -48,17 +48,17 @@ final class PostgresFixture implements ModelQuotaFixture {
   PostgresFixture(String name, boolean ai) {
     database = PostgresTestServer.get().createDatabase(name);
     owner = database.newDataSource(4);
-    PostgresRoles.bootstrap(owner);
+    PostgresLogins.bootstrap(owner);
     PostgresMigrations.migrate(owner);
     if (ai) {
       PostgresMigrations.migrateAi(owner);
     }
-    admin = rolePool(PostgresRoles.ADMIN, 2);
+    admin = rolePool(PostgresLogins.ADMIN, 2);
   }
 
   @Override
   public DataSource newRuntimeDataSource() {
-    return rolePool(PostgresRoles.RUNTIME, 8);
+    return rolePool(PostgresLogins.RUNTIME, 8);
   }
 
   @Override
@@ -117,7 +117,7 @@ final class PostgresFixture implements ModelQuotaFixture {
 
   @Override
   public DataSource newDataSource() {
-    return rolePool(PostgresRoles.PACKAGE_MANAGER, 8);
+    return rolePool(PostgresLogins.PACKAGE_MANAGER, 8);
   }
 
   @Override
@@ -142,7 +142,7 @@ final class PostgresFixture implements ModelQuotaFixture {
     if (executor == null) {
       executor =
           new JdbcGovernanceStore(
-              rolePool(PostgresRoles.PACKAGE_EXECUTOR, 8), PostgresDialect.INSTANCE);
+              rolePool(PostgresLogins.PACKAGE_EXECUTOR, 8), PostgresDialect.INSTANCE);
     }
     return executor;
   }
@@ -253,7 +253,7 @@ final class PostgresFixture implements ModelQuotaFixture {
   @Override
   public synchronized DataSource decidingDataSource() {
     if (manager == null) {
-      manager = rolePool(PostgresRoles.PACKAGE_MANAGER, 2);
+      manager = rolePool(PostgresLogins.PACKAGE_MANAGER, 2);
     }
     return manager;
   }

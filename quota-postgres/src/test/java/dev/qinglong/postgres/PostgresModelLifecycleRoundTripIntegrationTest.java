@@ -2,14 +2,14 @@ package dev.qinglong.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.qinglong.core.ai.AdmissionOutcome;
-import dev.qinglong.core.ai.AdmissionRequest;
-import dev.qinglong.core.ai.CompletionOutcome;
-import dev.qinglong.core.ai.CompletionRequest;
-import dev.qinglong.core.ai.InvocationOutcome;
-import dev.qinglong.core.ai.ModelQuotaStore;
-import dev.qinglong.core.ai.QuotaWindow;
-import dev.qinglong.core.ai.TokenUsage;
+import dev.qinglong.core.modelquota.AdmissionOutcome;
+import dev.qinglong.core.modelquota.AdmissionRequest;
+import dev.qinglong.core.modelquota.CompletionOutcome;
+import dev.qinglong.core.modelquota.CompletionRequest;
+import dev.qinglong.core.modelquota.InvocationOutcome;
+import dev.qinglong.core.modelquota.ModelQuotaStore;
+import dev.qinglong.core.modelquota.QuotaWindow;
+import dev.qinglong.core.modelquota.TokenUsage;
 import dev.qinglong.jdbc.JdbcModelQuotaStore;
 import java.io.PrintWriter;
 import java.lang.reflect.InvocationTargetException;

@@ -31,7 +31,7 @@ class PostgresOperationsMigrationIntegrationTest {
       throws SQLException {
     TestDatabase database = PostgresTestServer.get().createDatabase("operations_v9");
     try (HikariDataSource owner = database.newDataSource(2)) {
-      PostgresRoles.bootstrap(owner);
+      PostgresLogins.bootstrap(owner);
       Flyway.configure()
           .configuration(PostgresMigrations.flyway(owner).getConfiguration())
           .target("8")

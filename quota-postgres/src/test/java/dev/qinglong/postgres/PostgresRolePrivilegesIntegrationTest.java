@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.qinglong.core.ai.QuotaWindow;
 import dev.qinglong.core.governance.Approval;
 import dev.qinglong.core.governance.Decision;
 import dev.qinglong.core.governance.DecisionCommand;
@@ -12,6 +11,7 @@ import dev.qinglong.core.governance.PluginPackageAction;
 import dev.qinglong.core.governance.Proposal;
 import dev.qinglong.core.governance.ProposalState;
 import dev.qinglong.core.kernel.StoreUnavailableException;
+import dev.qinglong.core.modelquota.QuotaWindow;
 import dev.qinglong.core.quota.QuotaDecision;
 import dev.qinglong.core.quota.QuotaKey;
 import dev.qinglong.core.quota.QuotaOperation;
@@ -46,10 +46,10 @@ class PostgresRolePrivilegesIntegrationTest {
   private static final String OTHER_DIGEST = "sha256:" + "2".repeat(64);
   private static final List<String> OTHERS =
       List.of(
-          PostgresRoles.ADMIN,
-          PostgresRoles.PACKAGE_EXECUTOR,
-          PostgresRoles.RUNTIME,
-          PostgresRoles.WORKER_INGRESS);
+          PostgresLogins.ADMIN,
+          PostgresLogins.PACKAGE_EXECUTOR,
+          PostgresLogins.RUNTIME,
+          PostgresLogins.WORKER_INGRESS);
 
   private PostgresFixture fixture;
 
@@ -65,7 +65,7 @@ class PostgresRolePrivilegesIntegrationTest {
 
   @Test
   void packageManagerDecidesQuotaButCannotDeleteOrTruncate() throws SQLException {
-    HikariDataSource manager = fixture.rolePool(PostgresRoles.PACKAGE_MANAGER, 1);
+    HikariDataSource manager = fixture.rolePool(PostgresLogins.PACKAGE_MANAGER, 1);
     QuotaKey key = QuotaKey.user("prj-roles", "alice", QuotaOperation.PROPOSE);
     QuotaDecision d =
         new JdbcManagementQuotaStore(manager, PostgresDialect.INSTANCE)
@@ -101,7 +101,7 @@ class PostgresRolePrivilegesIntegrationTest {
 
   @Test
   void packageExecutorMayOnlyReadProposalsAndChangeTheirState() throws SQLException {
-    String executor = PostgresRoles.PACKAGE_EXECUTOR;
+    String executor = PostgresLogins.PACKAGE_EXECUTOR;
     String proposals = "plugin_package_proposals";
     assertThat(hasTablePrivilege(executor, proposals, "SELECT")).isTrue();
     assertThat(hasTablePrivilege(executor, proposals, "INSERT")).isFalse();
@@ -140,7 +140,7 @@ class PostgresRolePrivilegesIntegrationTest {
   private Governed governed(String project) {
     JdbcGovernanceStore manager =
         new JdbcGovernanceStore(
-            fixture.rolePool(PostgresRoles.PACKAGE_MANAGER, 1), PostgresDialect.INSTANCE);
+            fixture.rolePool(PostgresLogins.PACKAGE_MANAGER, 1), PostgresDialect.INSTANCE);
     Proposal pending =
         propose(manager, project, "p", PluginPackageAction.of("install", "a", "1", DIGEST));
     Proposal approved =
@@ -206,7 +206,7 @@ class PostgresRolePrivilegesIntegrationTest {
   @Test
   void executorPublishesOnlyApprovedInstallsAndChangesNothingElse() throws SQLException {
     Governed g = governed("prj-exec");
-    HikariDataSource executor = fixture.rolePool(PostgresRoles.PACKAGE_EXECUTOR, 1);
+    HikariDataSource executor = fixture.rolePool(PostgresLogins.PACKAGE_EXECUTOR, 1);
 
     // A compromised worker cannot publish what was not approved, nor a removal.
     assertRefused(
@@ -255,7 +255,7 @@ class PostgresRolePrivilegesIntegrationTest {
     // Not before the Project uploaded the artifact (artifacts are per Project).
     assertThat(store.markPublished("prj-exec", g.approved().proposalId(), 9L)).isFalse();
     new JdbcGovernanceStore(
-            fixture.rolePool(PostgresRoles.PACKAGE_MANAGER, 1), PostgresDialect.INSTANCE)
+            fixture.rolePool(PostgresLogins.PACKAGE_MANAGER, 1), PostgresDialect.INSTANCE)
         .recordArtifactUpload(
             new dev.qinglong.core.governance.ArtifactUpload(
                 "prj-exec", g.approved().action().artifactDigest(), 3L, 1L));
@@ -270,7 +270,7 @@ class PostgresRolePrivilegesIntegrationTest {
   @Test
   void packageManagerDoesOnlyWhatTheServiceDoes() throws SQLException {
     Governed g = governed("prj-mgr");
-    HikariDataSource manager = fixture.rolePool(PostgresRoles.PACKAGE_MANAGER, 1);
+    HikariDataSource manager = fixture.rolePool(PostgresLogins.PACKAGE_MANAGER, 1);
 
     // A decided approval is never rewritten, and its binding columns are not the manager's.
     assertRefused(
@@ -378,19 +378,20 @@ class PostgresRolePrivilegesIntegrationTest {
     assertThat(stateOf(g.rejected())).isEqualTo("rejected");
     assertThat(stateOf(g.approved())).isEqualTo("approved");
     for (String column : List.of("action_digest", "proposed_by", "proposal_id", "project_id")) {
-      assertThat(columnPrivilege(PostgresRoles.PACKAGE_MANAGER, "plugin_package_approvals", column))
+      assertThat(
+              columnPrivilege(PostgresLogins.PACKAGE_MANAGER, "plugin_package_approvals", column))
           .as("manager UPDATE approvals." + column)
           .isFalse();
     }
     assertThat(
-            columnPrivilege(PostgresRoles.PACKAGE_MANAGER, "plugin_package_approvals", "decision"))
+            columnPrivilege(PostgresLogins.PACKAGE_MANAGER, "plugin_package_approvals", "decision"))
         .isTrue();
   }
 
   @Test
   void runtimeReadsButCannotWriteTheQuotaPoliciesThatFenceIt() throws SQLException {
-    HikariDataSource runtime = fixture.rolePool(PostgresRoles.RUNTIME, 1);
-    HikariDataSource admin = fixture.rolePool(PostgresRoles.ADMIN, 1);
+    HikariDataSource runtime = fixture.rolePool(PostgresLogins.RUNTIME, 1);
+    HikariDataSource admin = fixture.rolePool(PostgresLogins.ADMIN, 1);
     assertRefused(
         runtime,
         "INSERT INTO qinglong.model_project_quota_policies VALUES"
@@ -413,11 +414,11 @@ class PostgresRolePrivilegesIntegrationTest {
     assertThat(new JdbcModelQuotaStore(runtime, PostgresDialect.INSTANCE).projectQuota("prj-rt"))
         .hasValueSatisfying(p -> assertThat(p.maxInvocations()).isEqualTo(5));
     for (String table : List.of("model_invocation_policies", "model_project_quota_policies")) {
-      assertThat(hasTablePrivilege(PostgresRoles.RUNTIME, table, "INSERT")).isFalse();
-      assertThat(hasTablePrivilege(PostgresRoles.RUNTIME, table, "SELECT")).isTrue();
-      assertThat(hasTablePrivilege(PostgresRoles.ADMIN, table, "INSERT")).isTrue();
+      assertThat(hasTablePrivilege(PostgresLogins.RUNTIME, table, "INSERT")).isFalse();
+      assertThat(hasTablePrivilege(PostgresLogins.RUNTIME, table, "SELECT")).isTrue();
+      assertThat(hasTablePrivilege(PostgresLogins.ADMIN, table, "INSERT")).isTrue();
       for (String privilege : List.of("UPDATE", "DELETE", "TRUNCATE")) {
-        assertThat(hasTablePrivilege(PostgresRoles.ADMIN, table, privilege)).isFalse();
+        assertThat(hasTablePrivilege(PostgresLogins.ADMIN, table, privilege)).isFalse();
       }
     }
   }
@@ -445,14 +446,14 @@ class PostgresRolePrivilegesIntegrationTest {
   @Test
   void catalogShowsExactlyTheGrantsOfTheDesign() throws SQLException {
     for (String privilege : List.of("SELECT", "INSERT", "UPDATE")) {
-      assertThat(hasTablePrivilege(PostgresRoles.PACKAGE_MANAGER, BUCKETS, privilege)).isTrue();
+      assertThat(hasTablePrivilege(PostgresLogins.PACKAGE_MANAGER, BUCKETS, privilege)).isTrue();
       for (String other : OTHERS) {
         assertThat(hasTablePrivilege(other, BUCKETS, privilege))
             .as(other + " " + privilege)
             .isFalse();
       }
     }
-    for (String role : PostgresRoles.ALL) {
+    for (String role : PostgresLogins.ALL) {
       for (String table :
           List.of(
               BUCKETS,
@@ -486,7 +487,7 @@ class PostgresRolePrivilegesIntegrationTest {
    */
   @Test
   void noRoleHasAnyPrivilegeOnTheQuotaOperations() throws SQLException {
-    for (String role : PostgresRoles.ALL) {
+    for (String role : PostgresLogins.ALL) {
       for (String privilege : List.of("SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE")) {
         assertThat(hasTablePrivilege(role, "management_quota_operations", privilege))
             .as(role + " " + privilege)
@@ -498,20 +499,20 @@ class PostgresRolePrivilegesIntegrationTest {
   @Test
   void uploadsAreRecordedByTheManagerAndReadByTheExecutorOnly() throws SQLException {
     for (String privilege : List.of("SELECT", "INSERT", "UPDATE")) {
-      assertThat(hasTablePrivilege(PostgresRoles.PACKAGE_MANAGER, "project_artifacts", privilege))
+      assertThat(hasTablePrivilege(PostgresLogins.PACKAGE_MANAGER, "project_artifacts", privilege))
           .as("package manager " + privilege)
           .isTrue();
     }
-    assertThat(hasTablePrivilege(PostgresRoles.PACKAGE_EXECUTOR, "project_artifacts", "SELECT"))
+    assertThat(hasTablePrivilege(PostgresLogins.PACKAGE_EXECUTOR, "project_artifacts", "SELECT"))
         .isTrue();
     for (String privilege : List.of("INSERT", "UPDATE")) {
-      assertThat(hasTablePrivilege(PostgresRoles.PACKAGE_EXECUTOR, "project_artifacts", privilege))
+      assertThat(hasTablePrivilege(PostgresLogins.PACKAGE_EXECUTOR, "project_artifacts", privilege))
           .as("executor " + privilege)
           .isFalse();
     }
-    for (String role : PostgresRoles.ALL) {
-      if (!role.equals(PostgresRoles.PACKAGE_MANAGER)
-          && !role.equals(PostgresRoles.PACKAGE_EXECUTOR)) {
+    for (String role : PostgresLogins.ALL) {
+      if (!role.equals(PostgresLogins.PACKAGE_MANAGER)
+          && !role.equals(PostgresLogins.PACKAGE_EXECUTOR)) {
         assertThat(hasTablePrivilege(role, "project_artifacts", "SELECT")).as(role).isFalse();
       }
     }

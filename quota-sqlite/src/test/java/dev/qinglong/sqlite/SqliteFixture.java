@@ -1,8 +1,8 @@
 package dev.qinglong.sqlite;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.qinglong.core.ai.ModelQuotaStore;
 import dev.qinglong.core.governance.GovernanceStore;
+import dev.qinglong.core.modelquota.ModelQuotaStore;
 import dev.qinglong.core.policy.ProjectPolicyStore;
 import dev.qinglong.core.quota.ManagementQuotaStore;
 import dev.qinglong.core.quota.QuotaKey;

@@ -2,17 +2,17 @@ package dev.qinglong.sqlite;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.qinglong.core.ai.AdmissionOutcome;
-import dev.qinglong.core.ai.AdmissionRequest;
-import dev.qinglong.core.ai.ModelQuotaStore;
-import dev.qinglong.core.ai.QuotaWindow;
-import dev.qinglong.core.ai.StepRunState;
 import dev.qinglong.core.governance.Approval;
 import dev.qinglong.core.governance.GovernanceStore;
 import dev.qinglong.core.governance.PluginPackageAction;
 import dev.qinglong.core.governance.Proposal;
 import dev.qinglong.core.governance.ProposalState;
 import dev.qinglong.core.kernel.StoreUnavailableException;
+import dev.qinglong.core.modelquota.AdmissionOutcome;
+import dev.qinglong.core.modelquota.AdmissionRequest;
+import dev.qinglong.core.modelquota.ModelQuotaStore;
+import dev.qinglong.core.modelquota.QuotaWindow;
+import dev.qinglong.core.modelquota.StepRunState;
 import dev.qinglong.testkit.InterceptingDataSource;
 import java.sql.Connection;
 import java.sql.ResultSet;

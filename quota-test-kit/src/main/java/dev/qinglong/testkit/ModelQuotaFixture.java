@@ -1,6 +1,6 @@
 package dev.qinglong.testkit;
 
-import dev.qinglong.core.ai.ModelQuotaStore;
+import dev.qinglong.core.modelquota.ModelQuotaStore;
 import javax.sql.DataSource;
 
 /**

@@ -3,20 +3,6 @@ package dev.qinglong.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.qinglong.core.ai.Admission;
-import dev.qinglong.core.ai.LedgerPage;
-import dev.qinglong.core.ai.ModelInvocationQuota;
-import dev.qinglong.core.ai.ModelProjectQuotaExceededException;
-import dev.qinglong.core.ai.ModelQuotaConfigurationException;
-import dev.qinglong.core.ai.ModelQuotaStore;
-import dev.qinglong.core.ai.RecoverySweep;
-import dev.qinglong.core.ai.Reservation;
-import dev.qinglong.core.ai.Settled;
-import dev.qinglong.core.ai.StepRunState;
-import dev.qinglong.core.ai.TokenUsage;
-import dev.qinglong.core.ai.UsageLedgerEntry;
-import dev.qinglong.core.ai.WindowUsage;
-import dev.qinglong.core.ai.WindowUsageReading;
 import dev.qinglong.core.kernel.ConflictException;
 import dev.qinglong.core.kernel.ForbiddenException;
 import dev.qinglong.core.kernel.IdempotencyKeyReusedException;
@@ -24,6 +10,20 @@ import dev.qinglong.core.kernel.Principal;
 import dev.qinglong.core.kernel.QuotaExceededException;
 import dev.qinglong.core.kernel.StoreUnavailableException;
 import dev.qinglong.core.kernel.ValidationException;
+import dev.qinglong.core.modelquota.Admission;
+import dev.qinglong.core.modelquota.LedgerPage;
+import dev.qinglong.core.modelquota.ModelProjectQuotaExceededException;
+import dev.qinglong.core.modelquota.ModelQuota;
+import dev.qinglong.core.modelquota.ModelQuotaConfigurationException;
+import dev.qinglong.core.modelquota.ModelQuotaStore;
+import dev.qinglong.core.modelquota.RecoverySweep;
+import dev.qinglong.core.modelquota.Reservation;
+import dev.qinglong.core.modelquota.Settled;
+import dev.qinglong.core.modelquota.StepRunState;
+import dev.qinglong.core.modelquota.TokenUsage;
+import dev.qinglong.core.modelquota.UsageLedgerEntry;
+import dev.qinglong.core.modelquota.WindowUsage;
+import dev.qinglong.core.modelquota.WindowUsageReading;
 import dev.qinglong.core.policy.Permission;
 import dev.qinglong.core.policy.ProjectMember;
 import dev.qinglong.core.policy.ProjectPolicy;
@@ -48,10 +48,9 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
- * Contract of {@link ModelQuotaStore} (ADR 001, DESIGN §5), exercised through {@link
- * ModelInvocationQuota} over the adapter's real stores: fences per dimension, the configuration
- * rule, settlement rules, exact replay, tamper detection, database-clock windows, the two-instance
- * race and ledger paging.
+ * Contract of {@link ModelQuotaStore} (ADR 001, DESIGN §5), exercised through {@link ModelQuota}
+ * over the adapter's real stores: fences per dimension, the configuration rule, settlement rules,
+ * exact replay, tamper detection, database-clock windows, the two-instance race and ledger paging.
  */
 public abstract class ModelQuotaStoreContract extends StoreContractSupport {
   private static final Principal ADMIN = new Principal("admin");
@@ -81,8 +80,8 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
     return runtime;
   }
 
-  private ModelInvocationQuota service(DataSource runtimePool, int usageReadLimit) {
-    return new ModelInvocationQuota(
+  private ModelQuota service(DataSource runtimePool, int usageReadLimit) {
+    return new ModelQuota(
         new ProjectPolicy(fixture.policyStore(dataSource), Set.of("admin")),
         new ManagementQuota(
             fixture.quotaStore(dataSource),
@@ -94,7 +93,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
         ai().modelQuotaStore(runtimePool));
   }
 
-  private ModelInvocationQuota service() {
+  private ModelQuota service() {
     return service(runtime(), 600);
   }
 
@@ -114,7 +113,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
     return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
   }
 
-  private Admission admit(ModelInvocationQuota s, String project, String model) {
+  private Admission admit(ModelQuota s, String project, String model) {
     String step = id("s");
     s.createStepRun(ALICE, project, step, "run-1", model);
     return s.admit(ALICE, project, id("inv"), step);
@@ -130,7 +129,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void admissionWithinLimitsReservesTheWorstCaseOnTheDatabaseClock() {
-    ModelInvocationQuota s = service();
+    ModelQuota s = service();
     String project = project();
     s.putModelPolicy(ADMIN, project, "m1", 4096, 70L);
     s.putProjectQuota(ADMIN, project, "1h", 10, 100_000, 1_000L);
@@ -164,7 +163,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void policiesAreImmutableRevisions() {
-    ModelInvocationQuota s = service();
+    ModelQuota s = service();
     String project = project();
     assertThat(s.putModelPolicy(ADMIN, project, "m1", 100, null).revision()).isEqualTo(1);
     assertThat(s.putModelPolicy(ADMIN, project, "m1", 100, null).revision()).isEqualTo(1);
@@ -179,7 +178,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void invocationLimitRefusesUntilTheWindowEndsAndLeavesTheStepReady() {
-    ModelInvocationQuota s = service();
+    ModelQuota s = service();
     String project = project();
     s.putModelPolicy(ADMIN, project, "m1", 10, null);
     s.putProjectQuota(ADMIN, project, "1h", 2, 1_000, null);
@@ -196,7 +195,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void tokenLimitFences() {
-    ModelInvocationQuota s = service();
+    ModelQuota s = service();
     String project = project();
     s.putModelPolicy(ADMIN, project, "m1", 400, null);
     s.putProjectQuota(ADMIN, project, "1h", 100, 1_000, null);
@@ -211,7 +210,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void costLimitFences() {
-    ModelInvocationQuota s = service();
+    ModelQuota s = service();
     String project = project();
     s.putModelPolicy(ADMIN, project, "m1", 10, 600L);
     s.putProjectQuota(ADMIN, project, "1d", 100, 1_000_000, 1_000L);
@@ -223,7 +222,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void projectCostLimitWithoutAnInvocationCostCapFailsClosed() {
-    ModelInvocationQuota s = service();
+    ModelQuota s = service();
     String project = project();
     s.putModelPolicy(ADMIN, project, "m1", 10, null);
     s.putProjectQuota(ADMIN, project, "1h", 100, 1_000, 5_000L);
@@ -236,7 +235,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void unknownOutcomeKeepsTokensAndCostReserved() {
-    ModelInvocationQuota s = service();
+    ModelQuota s = service();
     String project = project();
     s.putModelPolicy(ADMIN, project, "m1", 1000, 50L);
     s.putProjectQuota(ADMIN, project, "1h", 10, 10_000, 500L);
@@ -261,7 +260,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void knownUsageReleasesTheRestOfTheReservation() {
-    ModelInvocationQuota s = service();
+    ModelQuota s = service();
     String project = project();
     s.putModelPolicy(ADMIN, project, "m1", 1000, 50L);
     s.putProjectQuota(ADMIN, project, "1h", 10, 1_500, 500L);
@@ -293,7 +292,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void usageAboveTheReservationIsRefusedAndTheReservationStays() {
-    ModelInvocationQuota s = service();
+    ModelQuota s = service();
     String project = project();
     s.putModelPolicy(ADMIN, project, "m1", 100, 10L);
     s.putProjectQuota(ADMIN, project, "1h", 10, 10_000, 1_000L);
@@ -316,7 +315,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void exactReplayReturnsTheStoredReceiptsAndAnyOtherReuseConflicts() {
-    ModelInvocationQuota s = service();
+    ModelQuota s = service();
     String project = project();
     s.putModelPolicy(ADMIN, project, "m1", 100, 10L);
     s.putProjectQuota(ADMIN, project, "1h", 10, 10_000, 1_000L);
@@ -355,7 +354,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void tamperedOrMissingReceiptsMakeReplayAConflict() {
-    ModelInvocationQuota s = service();
+    ModelQuota s = service();
     String project = project();
     s.putModelPolicy(ADMIN, project, "m1", 100, null);
     s.putProjectQuota(ADMIN, project, "1h", 10, 10_000, null);
@@ -404,7 +403,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void completionReplayReChecksTheStartReceipt() {
-    ModelInvocationQuota s = service();
+    ModelQuota s = service();
     String project = project();
     s.putModelPolicy(ADMIN, project, "m1", 100, null);
     s.putProjectQuota(ADMIN, project, "1h", 10, 10_000, null);
@@ -440,7 +439,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void withoutAProjectCostLimitNoCostIsReservedOrSettled() {
-    ModelInvocationQuota s = service();
+    ModelQuota s = service();
     // The model policy caps cost; the Project quota limits no cost, or there is no quota at all.
     for (boolean quota : new boolean[] {true, false}) {
       String project = project();
@@ -475,7 +474,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void admissionResponseLostAfterCommitIsReplayedWithoutCountingAgain() {
-    ModelInvocationQuota s = service();
+    ModelQuota s = service();
     String project = project();
     s.putModelPolicy(ADMIN, project, "m1", 100, 10L);
     s.putProjectQuota(ADMIN, project, "1h", 10, 10_000, 1_000L);
@@ -506,7 +505,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void completionResponseLostAfterCommitIsReplayedWithoutCountingAgain() {
-    ModelInvocationQuota s = service();
+    ModelQuota s = service();
     String project = project();
     s.putModelPolicy(ADMIN, project, "m1", 100, 10L);
     s.putProjectQuota(ADMIN, project, "1h", 10, 10_000, 1_000L);
@@ -542,7 +541,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void windowFollowsTheDatabaseClock() {
-    ModelInvocationQuota s = service();
+    ModelQuota s = service();
     String project = project();
     s.putModelPolicy(ADMIN, project, "m1", 100, null);
     s.putProjectQuota(ADMIN, project, "1h", 1, 10_000, null);
@@ -570,7 +569,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void runningStepRunEndsOnlyThroughTheQuotaAwarePath() {
-    ModelInvocationQuota s = service();
+    ModelQuota s = service();
     String project = project();
     s.putModelPolicy(ADMIN, project, "m1", 100, 7L);
     s.putProjectQuota(ADMIN, project, "1h", 10, 10_000, 100L);
@@ -596,13 +595,13 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
   }
 
   /** Sweeps until nothing older than the bound is left running (other tests may leave some). */
-  private static RecoverySweep sweep(ModelInvocationQuota s, Duration olderThan) {
+  private static RecoverySweep sweep(ModelQuota s, Duration olderThan) {
     return s.recoverStale(olderThan, 2, 10_000);
   }
 
   @Test
   void sweepRecoversStaleRunningStepRunsAsUnknownKeepingTheWholeReservation() throws Exception {
-    ModelInvocationQuota s = service();
+    ModelQuota s = service();
     String project = project();
     s.putModelPolicy(ADMIN, project, "m1", 100, 7L);
     s.putProjectQuota(ADMIN, project, "1h", 10, 10_000, 1_000L);
@@ -666,7 +665,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void adminRecoveryNeedsProjectAdminAndIsIdempotent() {
-    ModelInvocationQuota s = service();
+    ModelQuota s = service();
     String project = project();
     s.putModelPolicy(ADMIN, project, "m1", 100, null);
     Admission a = admit(s, project, "m1");
@@ -697,8 +696,8 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void recoveryRacingALateCompletionEndsWithExactlyOneCompletion() throws Exception {
-    ModelInvocationQuota instanceA = service(ai().newRuntimeDataSource(), 600);
-    ModelInvocationQuota instanceB = service(ai().newRuntimeDataSource(), 600);
+    ModelQuota instanceA = service(ai().newRuntimeDataSource(), 600);
+    ModelQuota instanceB = service(ai().newRuntimeDataSource(), 600);
     ExecutorService pool = Executors.newFixedThreadPool(RACE_THREADS);
     int perRound = RACE_THREADS / 2;
     try {
@@ -716,8 +715,8 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
           Admission a = admitted.get(i);
           // The late completion on one instance, the recovery on the other (the admin route
           // for even StepRuns, the sweep with a zero bound for odd ones).
-          ModelInvocationQuota completer = i % 2 == 0 ? instanceA : instanceB;
-          ModelInvocationQuota recoverer = i % 2 == 0 ? instanceB : instanceA;
+          ModelQuota completer = i % 2 == 0 ? instanceA : instanceB;
+          ModelQuota recoverer = i % 2 == 0 ? instanceB : instanceA;
           boolean viaSweep = i % 2 == 1;
           completions.add(
               pool.submit(
@@ -786,7 +785,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void callersWithoutPermissionTouchNothing() {
-    ModelInvocationQuota s = service();
+    ModelQuota s = service();
     String project = project();
     s.putModelPolicy(ADMIN, project, "m1", 100, null);
     assertThatThrownBy(() -> s.createStepRun(CAROL, project, "s1", "r1", "m1"))
@@ -806,7 +805,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void ledgerPagesAreBoundedOrderedAndQuotaLimited() {
-    ModelInvocationQuota s = service(runtime(), 5);
+    ModelQuota s = service(runtime(), 5);
     String project = project();
     s.putModelPolicy(ADMIN, project, "m1", 100, null);
     List<String> invocations = new ArrayList<>();
@@ -855,8 +854,8 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void twoInstancesRacingOnOneInvocationAdmitExactlyOneEveryRound() throws Exception {
-    ModelInvocationQuota instanceA = service(ai().newRuntimeDataSource(), 600);
-    ModelInvocationQuota instanceB = service(ai().newRuntimeDataSource(), 600);
+    ModelQuota instanceA = service(ai().newRuntimeDataSource(), 600);
+    ModelQuota instanceB = service(ai().newRuntimeDataSource(), 600);
     ExecutorService pool = Executors.newFixedThreadPool(RACE_THREADS);
     try {
       for (int round = 0; round < RACE_ROUNDS; round++) {
@@ -872,7 +871,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
         CountDownLatch start = new CountDownLatch(1);
         List<Future<Boolean>> futures = new ArrayList<>();
         for (int t = 0; t < RACE_THREADS; t++) {
-          ModelInvocationQuota instance = t % 2 == 0 ? instanceA : instanceB;
+          ModelQuota instance = t % 2 == 0 ? instanceA : instanceB;
           String step = steps.get(t);
           String inv = "inv" + t;
           Callable<Boolean> call =
@@ -911,7 +910,8 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
   @Test
   void unreachableDatabaseIsUnavailable() {
     ModelQuotaStore broken = ai().modelQuotaStore(FaultyDataSource.unreachable());
-    assertThatThrownBy(() -> broken.admit(new dev.qinglong.core.ai.AdmissionRequest("p", "i", "s")))
+    assertThatThrownBy(
+            () -> broken.admit(new dev.qinglong.core.modelquota.AdmissionRequest("p", "i", "s")))
         .isInstanceOf(StoreUnavailableException.class);
     assertThatThrownBy(() -> broken.currentWindowUsage("p"))
         .isInstanceOf(StoreUnavailableException.class);
@@ -921,11 +921,11 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void aStepRunAndAnAdmittedInvocationAreReadBackOnlyInTheirProject() {
-    ModelInvocationQuota s = service();
+    ModelQuota s = service();
     String project = project();
     s.putModelPolicy(ADMIN, project, "m1", 4096, null);
     String step = id("s");
-    dev.qinglong.core.ai.StepRun created =
+    dev.qinglong.core.modelquota.StepRun created =
         s.createStepRun(ALICE, project, step, "run-1", "m1").stepRun();
     assertThat(s.stepRun(ALICE, project, step)).isEqualTo(created);
     assertThatThrownBy(() -> s.invocation(ALICE, project, "inv-none"))
@@ -958,7 +958,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void readingAStepRunOrAnInvocationNeedsModelInvoke() {
-    ModelInvocationQuota s = service();
+    ModelQuota s = service();
     String project = project();
     s.putModelPolicy(ADMIN, project, "m1", 4096, null);
     Admission admitted = admit(s, project, "m1");

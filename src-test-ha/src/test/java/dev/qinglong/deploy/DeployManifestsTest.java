@@ -5,7 +5,7 @@ import static dev.qinglong.deploy.Manifests.list;
 import static dev.qinglong.deploy.Manifests.map;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.qinglong.postgres.PostgresRoles;
+import dev.qinglong.postgres.PostgresLogins;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -189,7 +189,7 @@ class DeployManifestsTest {
     }
     assertThat(grantOnly).containsExactly(GRANT_ONLY_ROLE);
     assertThat(secretOfRole.keySet()).isEqualTo(MANAGED_LOGINS);
-    assertThat(secretOfRole.keySet()).containsExactlyInAnyOrderElementsOf(PostgresRoles.LOGINS);
+    assertThat(secretOfRole.keySet()).containsExactlyInAnyOrderElementsOf(PostgresLogins.LOGINS);
     assertThat(new HashSet<>(secretOfRole.values())).as("one secret per login").hasSize(5);
 
     Map<String, Object> config = map(m.get("ConfigMap", "qinglong-config"), "data");

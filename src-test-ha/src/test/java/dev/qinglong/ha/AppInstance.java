@@ -2,8 +2,8 @@ package dev.qinglong.ha;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.qinglong.core.ai.ModelQuotaStore;
 import dev.qinglong.core.governance.PluginPackageGovernance;
+import dev.qinglong.core.modelquota.ModelQuotaStore;
 import dev.qinglong.core.policy.ProjectPolicy;
 import dev.qinglong.core.quota.ManagementQuota;
 import dev.qinglong.core.quota.ManagementQuotaPolicy;
@@ -12,8 +12,8 @@ import dev.qinglong.jdbc.JdbcManagementQuotaStore;
 import dev.qinglong.jdbc.JdbcModelQuotaStore;
 import dev.qinglong.jdbc.JdbcPolicyStore;
 import dev.qinglong.postgres.PostgresDialect;
+import dev.qinglong.postgres.PostgresLogins;
 import dev.qinglong.postgres.PostgresMigrations;
-import dev.qinglong.postgres.PostgresRoles;
 import dev.qinglong.postgres.backend.SplitModelQuotaStore;
 import dev.qinglong.testkit.TcpProxy;
 import java.io.IOException;
@@ -41,9 +41,9 @@ final class AppInstance implements AutoCloseable {
   AppInstance(String name, int primaryPort, ManagementQuotaPolicy quotaPolicy) throws IOException {
     this.name = name;
     this.proxy = new TcpProxy("127.0.0.1", primaryPort);
-    this.manager = pool(name + "-manager", PostgresRoles.PACKAGE_MANAGER, 2);
-    this.admin = pool(name + "-admin", PostgresRoles.ADMIN, 1);
-    this.runtime = pool(name + "-runtime", PostgresRoles.RUNTIME, 2);
+    this.manager = pool(name + "-manager", PostgresLogins.PACKAGE_MANAGER, 2);
+    this.admin = pool(name + "-admin", PostgresLogins.ADMIN, 1);
+    this.runtime = pool(name + "-runtime", PostgresLogins.RUNTIME, 2);
     // Policy writes as ql3_admin, as PostgresBackend wires them (the runtime may only read them).
     this.modelQuota =
         new SplitModelQuotaStore(

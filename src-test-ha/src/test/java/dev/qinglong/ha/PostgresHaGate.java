@@ -1,8 +1,5 @@
 package dev.qinglong.ha;
 
-import dev.qinglong.core.ai.AdmissionOutcome;
-import dev.qinglong.core.ai.AdmissionRequest;
-import dev.qinglong.core.ai.QuotaWindow;
 import dev.qinglong.core.governance.Approval;
 import dev.qinglong.core.governance.Inspection;
 import dev.qinglong.core.governance.PluginPackageAction;
@@ -10,12 +7,15 @@ import dev.qinglong.core.governance.ProposeResult;
 import dev.qinglong.core.kernel.Principal;
 import dev.qinglong.core.kernel.QuotaExceededException;
 import dev.qinglong.core.kernel.StoreUnavailableException;
+import dev.qinglong.core.modelquota.AdmissionOutcome;
+import dev.qinglong.core.modelquota.AdmissionRequest;
+import dev.qinglong.core.modelquota.QuotaWindow;
 import dev.qinglong.core.policy.Permission;
 import dev.qinglong.core.policy.ProjectMember;
 import dev.qinglong.core.quota.ManagementQuotaPolicy;
 import dev.qinglong.core.quota.QuotaOperation;
+import dev.qinglong.postgres.PostgresLogins;
 import dev.qinglong.postgres.PostgresMigrations;
-import dev.qinglong.postgres.PostgresRoles;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -229,7 +229,7 @@ final class PostgresHaGate {
     PGSimpleDataSource owner = new PGSimpleDataSource();
     owner.setUrl(nodeA.jdbcUrl(PgNode.DATABASE));
     owner.setUser(PgNode.SUPERUSER);
-    PostgresRoles.bootstrap(owner);
+    PostgresLogins.bootstrap(owner);
     PostgresMigrations.migrate(owner);
     // The optional AI feature (ADR 001): its own migrations, as the schema owner.
     PostgresMigrations.migrateAi(owner);
@@ -1186,7 +1186,7 @@ final class PostgresHaGate {
                 + " FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace,"
                 + " aclexplode(c.relacl) a JOIN pg_roles r ON r.oid = a.grantee"
                 + " WHERE n.nspname = 'qinglong' ORDER BY 1"));
-    require(facts.size() > PostgresRoles.ALL.size(), "suspiciously few grant facts: " + facts);
+    require(facts.size() > PostgresLogins.ALL.size(), "suspiciously few grant facts: " + facts);
     return facts;
   }
 

@@ -5,7 +5,7 @@ import dev.qinglong.core.governance.GovernanceStore;
 import dev.qinglong.core.governance.Proposal;
 import dev.qinglong.core.kernel.Sha256Digest;
 import dev.qinglong.gateway.artifacts.FileArtifactStore;
-import dev.qinglong.gateway.worker.CompletionPublisher;
+import dev.qinglong.gateway.worker.PublicationPass;
 import java.io.IOException;
 import java.time.Clock;
 import java.util.HashMap;
@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * nothing twice. Proposals whose artifact is missing or corrupt stay approved and are retried on
  * the next pass.
  */
-public final class ArtifactPublisher implements CompletionPublisher {
+public final class ArtifactPublisher implements PublicationPass {
   static final int PAGE = 100;
   private static final Logger log = LoggerFactory.getLogger(ArtifactPublisher.class);
 

@@ -4,7 +4,7 @@ import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
 import dev.qinglong.backend.OpenedStore;
 import dev.qinglong.gateway.artifacts.FileArtifactStore;
-import dev.qinglong.gateway.worker.CompletionPublisher;
+import dev.qinglong.gateway.worker.PublicationPass;
 import dev.qinglong.gateway.worker.WorkerLease;
 import dev.qinglong.gateway.worker.WorkerListener;
 import dev.qinglong.gateway.worker.WorkerState;
@@ -53,7 +53,7 @@ public class WorkerConfiguration {
     ArtifactPublisher publisher =
         new ArtifactPublisher(worker.publisher(), artifacts, Clock.systemUTC());
     // Only the active worker passes, so one process per database cleans up.
-    CompletionPublisher pass =
+    PublicationPass pass =
         () -> {
           int published = publisher.publishOnce();
           unreferenced.afterPass();

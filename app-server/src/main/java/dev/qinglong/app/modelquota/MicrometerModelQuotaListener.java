@@ -1,6 +1,6 @@
 package dev.qinglong.app.modelquota;
 
-import dev.qinglong.core.ai.ModelQuotaListener;
+import dev.qinglong.core.modelquota.ModelQuotaListener;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.EnumMap;

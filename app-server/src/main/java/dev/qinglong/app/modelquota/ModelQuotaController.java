@@ -3,30 +3,30 @@ package dev.qinglong.app.modelquota;
 import dev.qinglong.app.http.JsonAnswers;
 import dev.qinglong.app.http.QueryParameters;
 import dev.qinglong.app.http.RateLimitHeaders;
-import dev.qinglong.app.modelquota.AiJson.AdmissionRequest;
-import dev.qinglong.app.modelquota.AiJson.AdmissionView;
-import dev.qinglong.app.modelquota.AiJson.CompletionRequest;
-import dev.qinglong.app.modelquota.AiJson.LedgerPageView;
-import dev.qinglong.app.modelquota.AiJson.ModelPolicyRequest;
-import dev.qinglong.app.modelquota.AiJson.ModelPolicyView;
-import dev.qinglong.app.modelquota.AiJson.ProjectQuotaRequest;
-import dev.qinglong.app.modelquota.AiJson.ProjectQuotaView;
-import dev.qinglong.app.modelquota.AiJson.SettledView;
-import dev.qinglong.app.modelquota.AiJson.StepRunRequest;
-import dev.qinglong.app.modelquota.AiJson.StepRunView;
-import dev.qinglong.app.modelquota.AiJson.WindowUsageView;
+import dev.qinglong.app.modelquota.ModelQuotaJson.AdmissionRequest;
+import dev.qinglong.app.modelquota.ModelQuotaJson.AdmissionView;
+import dev.qinglong.app.modelquota.ModelQuotaJson.CompletionRequest;
+import dev.qinglong.app.modelquota.ModelQuotaJson.LedgerPageView;
+import dev.qinglong.app.modelquota.ModelQuotaJson.ModelPolicyRequest;
+import dev.qinglong.app.modelquota.ModelQuotaJson.ModelPolicyView;
+import dev.qinglong.app.modelquota.ModelQuotaJson.ProjectQuotaRequest;
+import dev.qinglong.app.modelquota.ModelQuotaJson.ProjectQuotaView;
+import dev.qinglong.app.modelquota.ModelQuotaJson.SettledView;
+import dev.qinglong.app.modelquota.ModelQuotaJson.StepRunRequest;
+import dev.qinglong.app.modelquota.ModelQuotaJson.StepRunView;
+import dev.qinglong.app.modelquota.ModelQuotaJson.WindowUsageView;
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
-import dev.qinglong.core.ai.Admission;
-import dev.qinglong.core.ai.LedgerPage;
-import dev.qinglong.core.ai.ModelInvocationPolicy;
-import dev.qinglong.core.ai.ModelInvocationQuota;
-import dev.qinglong.core.ai.ProjectQuotaPolicy;
-import dev.qinglong.core.ai.Settled;
-import dev.qinglong.core.ai.StepRunCreation;
-import dev.qinglong.core.ai.WindowUsageReading;
 import dev.qinglong.core.kernel.Identifiers;
 import dev.qinglong.core.kernel.ValidationException;
+import dev.qinglong.core.modelquota.Admission;
+import dev.qinglong.core.modelquota.LedgerPage;
+import dev.qinglong.core.modelquota.ModelInvocationPolicy;
+import dev.qinglong.core.modelquota.ModelQuota;
+import dev.qinglong.core.modelquota.ProjectQuotaPolicy;
+import dev.qinglong.core.modelquota.Settled;
+import dev.qinglong.core.modelquota.StepRunCreation;
+import dev.qinglong.core.modelquota.WindowUsageReading;
 import java.util.UUID;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.http.HttpHeaders;
@@ -52,9 +52,9 @@ import org.springframework.web.bind.annotation.RestController;
 public class ModelQuotaController {
   static final String BASE = "/v1/projects/{projectId}";
 
-  private final ModelInvocationQuota quota;
+  private final ModelQuota quota;
 
-  public ModelQuotaController(ModelInvocationQuota quota) {
+  public ModelQuotaController(ModelQuota quota) {
     this.quota = quota;
   }
 
@@ -143,7 +143,8 @@ public class ModelQuotaController {
     Identifiers.require("projectId", projectId);
     Identifiers.require("invocationId", invocationId);
     Identifiers.require("stepRunId", stepRunId);
-    // A refusal carries its window on the exception; AiExceptionHandler answers with its fields.
+    // A refusal carries its window on the exception; ModelQuotaExceptionHandler answers with its
+    // fields.
     Admission admission =
         quota.admit(JsonAnswers.caller(authentication), projectId, invocationId, stepRunId);
     HttpHeaders rateLimit = RateLimitHeaders.fields(ModelRateLimits.of(admission.window()));

@@ -1,9 +1,9 @@
 package dev.qinglong.app.modelquota;
 
 import dev.qinglong.app.http.RateLimitHeaders;
-import dev.qinglong.core.ai.ProjectQuotaPolicy;
-import dev.qinglong.core.ai.WindowUsage;
-import dev.qinglong.core.ai.WindowUsageReading;
+import dev.qinglong.core.modelquota.ProjectQuotaPolicy;
+import dev.qinglong.core.modelquota.WindowUsage;
+import dev.qinglong.core.modelquota.WindowUsageReading;
 import java.util.ArrayList;
 import java.util.List;
 

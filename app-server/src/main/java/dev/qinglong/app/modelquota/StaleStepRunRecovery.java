@@ -1,7 +1,7 @@
 package dev.qinglong.app.modelquota;
 
-import dev.qinglong.core.ai.ModelInvocationQuota;
-import dev.qinglong.core.ai.RecoverySweep;
+import dev.qinglong.core.modelquota.ModelQuota;
+import dev.qinglong.core.modelquota.RecoverySweep;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -33,13 +33,13 @@ public final class StaleStepRunRecovery implements AutoCloseable {
   /** StepRuns the sweep completed as {@code unknown}. */
   static final String RECOVERED_METER = "qinglong.model.step.runs.recovered";
 
-  private final ModelInvocationQuota quota;
+  private final ModelQuota quota;
   private final Duration after;
   private final Counter recovered;
   private final ScheduledExecutorService scheduler;
 
   StaleStepRunRecovery(
-      ModelInvocationQuota quota, Duration after, Duration interval, MeterRegistry registry) {
+      ModelQuota quota, Duration after, Duration interval, MeterRegistry registry) {
     this.quota = quota;
     this.after = after;
     this.recovered =

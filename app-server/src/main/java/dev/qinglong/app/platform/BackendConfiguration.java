@@ -3,7 +3,7 @@ package dev.qinglong.app.platform;
 import dev.qinglong.backend.BackendParts;
 import dev.qinglong.backend.DataSourceDecorator;
 import dev.qinglong.backend.OpenedStore;
-import dev.qinglong.core.ai.ModelQuotaStore;
+import dev.qinglong.core.modelquota.ModelQuotaStore;
 import dev.qinglong.core.quota.ManagementQuotaStore;
 import dev.qinglong.gateway.downloads.DownloadCoordinator;
 import dev.qinglong.gateway.lease.StoredLeases;
@@ -46,7 +46,7 @@ public class BackendConfiguration {
   OpenedStore openedStore(
       PlatformProperties platform,
       PostgresProperties postgres,
-      AiProperties ai,
+      ModelQuotaProperties ai,
       ObjectProvider<DataSourceDecorator> decorators,
       MeterRegistry registry) {
     DataSourceDecorator decorator =
@@ -113,7 +113,8 @@ public class BackendConfiguration {
    *
    * @return what was applied, for the log
    */
-  static String migrate(PlatformProperties platform, PostgresProperties postgres, AiProperties ai) {
+  static String migrate(
+      PlatformProperties platform, PostgresProperties postgres, ModelQuotaProperties ai) {
     return switch (platform.store()) {
       case POSTGRES -> {
         PostgresMigrator.Result r =
@@ -127,7 +128,7 @@ public class BackendConfiguration {
   }
 
   /** The {@code qinglong.postgres.*} (and AI pool) properties as the backend's plain settings. */
-  public static PostgresSettings postgresSettings(PostgresProperties pg, AiProperties ai) {
+  public static PostgresSettings postgresSettings(PostgresProperties pg, ModelQuotaProperties ai) {
     Map<String, PostgresSettings.Login> logins = new LinkedHashMap<>();
     for (String role : COMPONENT_ROLES) {
       PostgresProperties.RoleLogin login = pg.login(role);

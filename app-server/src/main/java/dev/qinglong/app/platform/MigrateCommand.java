@@ -27,7 +27,7 @@ public final class MigrateCommand {
    * Properties binding only: no component scan, no auto-configuration. It binds and validates every
    * {@code qinglong.*} record of the application, as a start does (a bad value refuses the step
    * too); the step itself reads {@link PlatformProperties}, {@link PostgresProperties} and {@link
-   * AiProperties}. The package is named, not referenced, so the platform knows no feature.
+   * ModelQuotaProperties}. The package is named, not referenced, so the platform knows no feature.
    */
   @Configuration(proxyBeanMethods = false)
   @ConfigurationPropertiesScan("dev.qinglong.app")
@@ -44,7 +44,7 @@ public final class MigrateCommand {
       migrate(
           context.getBean(PlatformProperties.class),
           context.getBean(PostgresProperties.class),
-          context.getBean(AiProperties.class));
+          context.getBean(ModelQuotaProperties.class));
       return 0;
     } catch (RuntimeException e) {
       log.error("migrate.failed reason={}", rootMessage(e));
@@ -53,7 +53,8 @@ public final class MigrateCommand {
   }
 
   /** Applies the configured store's migrations. */
-  static void migrate(PlatformProperties platform, PostgresProperties postgres, AiProperties ai) {
+  static void migrate(
+      PlatformProperties platform, PostgresProperties postgres, ModelQuotaProperties ai) {
     log.info("migrate.done {}", BackendConfiguration.migrate(platform, postgres, ai));
   }
 

@@ -3,8 +3,8 @@ package dev.qinglong.app.artifacts;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.qinglong.postgres.PostgresLogins;
 import dev.qinglong.postgres.PostgresMigrations;
-import dev.qinglong.postgres.PostgresRoles;
 import dev.qinglong.postgres.leases.DedicatedConnectionFactory;
 import dev.qinglong.postgres.leases.GatewayMigrations;
 import dev.qinglong.testkit.postgres.PostgresTestServer;
@@ -33,7 +33,7 @@ class GatewaySchemaCoexistenceIntegrationTest {
   static void setUp() {
     database = PostgresTestServer.get().createDatabase("gateway_coexist");
     owner = database.newDataSource(2);
-    PostgresRoles.bootstrap(owner);
+    PostgresLogins.bootstrap(owner);
     PostgresMigrations.migrate(owner);
     GatewayMigrations.migrate(owner);
   }
@@ -60,7 +60,7 @@ class GatewaySchemaCoexistenceIntegrationTest {
    */
   @Test
   void theReaderReadsOnlyPolicyAndPublishedArtifacts() throws SQLException {
-    try (Connection c = connect(PostgresRoles.READER);
+    try (Connection c = connect(PostgresLogins.READER);
         Statement st = c.createStatement()) {
       st.execute("SELECT count(*) FROM qinglong.download_slot_leases");
       st.execute("SELECT user_id, permissions FROM qinglong.project_members");
@@ -83,7 +83,7 @@ class GatewaySchemaCoexistenceIntegrationTest {
 
   @Test
   void theBaseRolesHaveNoAccessToTheLeaseTables() throws SQLException {
-    for (String role : PostgresRoles.ALL) {
+    for (String role : PostgresLogins.ALL) {
       try (Connection c = connect(role);
           Statement st = c.createStatement()) {
         assertThat(denied(st, "SELECT * FROM qinglong.download_slot_leases")).as(role).isTrue();

@@ -3,8 +3,8 @@ package dev.qinglong.app.process;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.qinglong.postgres.PostgresLogins;
 import dev.qinglong.postgres.PostgresMigrations;
-import dev.qinglong.postgres.PostgresRoles;
 import dev.qinglong.testkit.AppProcess;
 import dev.qinglong.testkit.postgres.PostgresTestServer;
 import dev.qinglong.testkit.postgres.TestDatabase;
@@ -79,7 +79,7 @@ class ManifestEntrypointIT {
     db = PostgresTestServer.get().createDatabase("manifest_entrypoint");
     try (HikariDataSource owner = db.newDataSource(1)) {
       // CloudNativePG's part: the managed ql3_* roles exist before the first migration.
-      PostgresRoles.bootstrap(owner);
+      PostgresLogins.bootstrap(owner);
     }
 
     Map<String, Object> configMap =

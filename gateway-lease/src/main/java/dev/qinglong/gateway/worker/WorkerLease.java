@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
  * holds the lock, and falls back to standby if not.
  *
  * <p>The check and the pass are not atomic: around a take-over two workers may run one pass each at
- * the same time. That is why {@link CompletionPublisher#publishOnce()} must be idempotent; the lock
+ * the same time. That is why {@link PublicationPass#publishOnce()} must be idempotent; the lock
  * keeps the work from running in parallel, it is not fencing.
  */
 public final class WorkerLease implements AutoCloseable {
@@ -24,7 +24,7 @@ public final class WorkerLease implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(WorkerLease.class);
 
   private final WorkerLock lock;
-  private final CompletionPublisher publisher;
+  private final PublicationPass publisher;
   private final WorkerListener listener;
   private final long standbyRetryMillis;
   private final long passIntervalMillis;
@@ -41,7 +41,7 @@ public final class WorkerLease implements AutoCloseable {
    */
   public WorkerLease(
       WorkerLock lock,
-      CompletionPublisher publisher,
+      PublicationPass publisher,
       Duration standbyRetry,
       Duration passInterval,
       WorkerListener listener) {

@@ -100,7 +100,7 @@ class WorkerLeaseTest {
     }
   }
 
-  private static CompletionPublisher counting(AtomicInteger passes) {
+  private static PublicationPass counting(AtomicInteger passes) {
     return () -> {
       passes.incrementAndGet();
       return 0;

@@ -1,8 +1,8 @@
 package dev.qinglong.postgres.backend;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.qinglong.postgres.PostgresLogins;
 import dev.qinglong.postgres.PostgresMigrations;
-import dev.qinglong.postgres.PostgresRoles;
 import dev.qinglong.postgres.leases.GatewayMigrations;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,7 +30,7 @@ public final class PostgresMigrator {
         PostgresPools.owner(
             "qinglong-owner", settings.url(), settings.requireOwner(), settings.timeouts())) {
       if (settings.bootstrapRoles()) {
-        PostgresRoles.bootstrap(owner);
+        PostgresLogins.bootstrap(owner);
       }
       int base = PostgresMigrations.migrate(owner);
       int downloads = GatewayMigrations.migrate(owner);

@@ -1,17 +1,17 @@
 package dev.qinglong.postgres.backend;
 
-import dev.qinglong.core.ai.AdmissionOutcome;
-import dev.qinglong.core.ai.AdmissionRequest;
-import dev.qinglong.core.ai.CompletionOutcome;
-import dev.qinglong.core.ai.CompletionRequest;
-import dev.qinglong.core.ai.ModelInvocationPolicy;
-import dev.qinglong.core.ai.ModelQuotaStore;
-import dev.qinglong.core.ai.ProjectQuotaPolicy;
-import dev.qinglong.core.ai.QuotaWindow;
-import dev.qinglong.core.ai.StepRun;
-import dev.qinglong.core.ai.StepRunCreation;
-import dev.qinglong.core.ai.UsageLedgerEntry;
-import dev.qinglong.core.ai.WindowUsageReading;
+import dev.qinglong.core.modelquota.AdmissionOutcome;
+import dev.qinglong.core.modelquota.AdmissionRequest;
+import dev.qinglong.core.modelquota.CompletionOutcome;
+import dev.qinglong.core.modelquota.CompletionRequest;
+import dev.qinglong.core.modelquota.ModelInvocationPolicy;
+import dev.qinglong.core.modelquota.ModelQuotaStore;
+import dev.qinglong.core.modelquota.ProjectQuotaPolicy;
+import dev.qinglong.core.modelquota.QuotaWindow;
+import dev.qinglong.core.modelquota.StepRun;
+import dev.qinglong.core.modelquota.StepRunCreation;
+import dev.qinglong.core.modelquota.UsageLedgerEntry;
+import dev.qinglong.core.modelquota.WindowUsageReading;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -74,7 +74,7 @@ public final class SplitModelQuotaStore implements ModelQuotaStore {
   }
 
   @Override
-  public Optional<dev.qinglong.core.ai.Admission> invocation(
+  public Optional<dev.qinglong.core.modelquota.Admission> invocation(
       String projectId, String invocationId) {
     return runtime.invocation(projectId, invocationId);
   }

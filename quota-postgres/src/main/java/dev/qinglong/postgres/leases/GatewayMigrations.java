@@ -11,7 +11,7 @@ import org.flywaydb.core.Flyway;
  * Applies the shared-download schema (Flyway, append-only) into schema {@value #SCHEMA}, with its
  * own location and history table so it versions independently of the base schema. Run it as the
  * schema owner, after the base schema ({@code PostgresMigrations}) and after the {@code ql3_reader}
- * role exists ({@link dev.qinglong.postgres.PostgresRoles}).
+ * role exists ({@link dev.qinglong.postgres.PostgresLogins}).
  */
 public final class GatewayMigrations {
   public static final String SCHEMA = "qinglong";

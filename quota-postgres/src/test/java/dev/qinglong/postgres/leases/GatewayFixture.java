@@ -2,7 +2,7 @@ package dev.qinglong.postgres.leases;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.qinglong.gateway.lease.LeaseTimings;
-import dev.qinglong.postgres.PostgresRoles;
+import dev.qinglong.postgres.PostgresLogins;
 import dev.qinglong.testkit.TcpProxy;
 import dev.qinglong.testkit.postgres.PostgresTestServer;
 import dev.qinglong.testkit.postgres.TestDatabase;
@@ -29,7 +29,7 @@ import java.util.regex.Pattern;
  * table, and nothing for {@code PUBLIC}. Statements below mirror the base migration's.
  */
 final class GatewayFixture implements AutoCloseable {
-  /** The base schema's login roles, as {@code PostgresRoles.ALL} names them. */
+  /** The base schema's login roles, as {@code PostgresLogins.ALL} names them. */
   static final List<String> BASE_ROLES =
       List.of("ql3_admin", "ql3_package_manager", "ql3_package_executor", "ql3_runtime");
 
@@ -52,7 +52,7 @@ final class GatewayFixture implements AutoCloseable {
     for (String role : BASE_ROLES) {
       createRoleIfMissing(role);
     }
-    PostgresRoles.bootstrap(owner);
+    PostgresLogins.bootstrap(owner);
     createBaseSchemaStandIn();
     GatewayMigrations.migrate(owner);
     Matcher m = URL.matcher(database.jdbcUrl());
@@ -113,7 +113,7 @@ final class GatewayFixture implements AutoCloseable {
   DedicatedConnectionFactory reader(LeaseTimings timings) {
     return PostgresDownloadLease.connections(
         "jdbc:postgresql://" + host + ":" + port + "/" + databaseName,
-        PostgresRoles.READER,
+        PostgresLogins.READER,
         null,
         timings);
   }
@@ -138,7 +138,7 @@ final class GatewayFixture implements AutoCloseable {
   DedicatedConnectionFactory reader(LeaseTimings timings, TcpProxy proxy) {
     return PostgresDownloadLease.connections(
         "jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + databaseName,
-        PostgresRoles.READER,
+        PostgresLogins.READER,
         null,
         timings);
   }

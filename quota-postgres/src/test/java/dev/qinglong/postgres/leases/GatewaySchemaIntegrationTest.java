@@ -3,7 +3,7 @@ package dev.qinglong.postgres.leases;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.qinglong.postgres.PostgresRoles;
+import dev.qinglong.postgres.PostgresLogins;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -45,7 +45,7 @@ class GatewaySchemaIntegrationTest {
     assertThat(db.queryOne("SELECT to_regclass('" + GatewayFixture.BASE_TABLE + "') IS NOT NULL"))
         .isEqualTo(true);
     assertThat(GatewayMigrations.migrate(db.owner())).isZero();
-    PostgresRoles.bootstrap(db.owner()); // repeatable
+    PostgresLogins.bootstrap(db.owner()); // repeatable
   }
 
   @Test

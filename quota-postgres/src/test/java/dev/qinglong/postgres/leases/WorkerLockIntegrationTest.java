@@ -205,12 +205,12 @@ class WorkerLockIntegrationTest {
         .count();
   }
 
-  private static dev.qinglong.gateway.worker.CompletionPublisher counting(AtomicInteger passes) {
+  private static dev.qinglong.gateway.worker.PublicationPass counting(AtomicInteger passes) {
     return counting(passes, new AtomicReference<>());
   }
 
   /** Counts passes and remembers the thread that runs them. */
-  private static dev.qinglong.gateway.worker.CompletionPublisher counting(
+  private static dev.qinglong.gateway.worker.PublicationPass counting(
       AtomicInteger passes, AtomicReference<Thread> passThread) {
     return () -> {
       passThread.set(Thread.currentThread());

@@ -6,7 +6,7 @@ import dev.qinglong.backend.DataSourceDecorator;
 import dev.qinglong.backend.OpenedParts;
 import dev.qinglong.backend.OpenedStore;
 import dev.qinglong.backend.SchemaProbe;
-import dev.qinglong.core.ai.ModelQuotaStore;
+import dev.qinglong.core.modelquota.ModelQuotaStore;
 import dev.qinglong.core.quota.ManagementQuotaStore;
 import dev.qinglong.gateway.downloads.DownloadCoordination;
 import dev.qinglong.gateway.downloads.DownloadCoordinator;

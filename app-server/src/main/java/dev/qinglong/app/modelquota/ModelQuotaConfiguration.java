@@ -1,0 +1,53 @@
+package dev.qinglong.app.modelquota;
+
+import dev.qinglong.app.platform.ConditionalOnRole;
+import dev.qinglong.app.platform.ModelQuotaProperties;
+import dev.qinglong.app.platform.Role;
+import dev.qinglong.core.modelquota.ModelQuota;
+import dev.qinglong.core.modelquota.ModelQuotaListener;
+import dev.qinglong.core.modelquota.ModelQuotaStore;
+import dev.qinglong.core.policy.ProjectPolicy;
+import dev.qinglong.core.quota.ManagementQuota;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The optional model-invocation quota feature (ADR 001, DESIGN §5), loaded only when {@code
+ * qinglong.ai.enabled=true} and in the roles that serve the management API. Disabled, none of these
+ * beans exist, no AI migration runs and the AI routes are unknown (404).
+ *
+ * <p>Its store comes from the backend: on PostgreSQL a pool logging in as {@code ql3_runtime}; on
+ * SQLite the one pool of the file. The management quota of the usage reads is the base one.
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnProperty(prefix = "qinglong.ai", name = "enabled", havingValue = "true")
+@ConditionalOnRole({Role.ALL, Role.WRITER})
+public class ModelQuotaConfiguration {
+
+  @Bean
+  ModelQuotaListener modelQuotaListener(MeterRegistry registry) {
+    return new MicrometerModelQuotaListener(registry);
+  }
+
+  @Bean
+  ModelQuota modelInvocationQuota(
+      ProjectPolicy policy,
+      ManagementQuota managementQuota,
+      ModelQuotaStore store,
+      ModelQuotaListener listener) {
+    return new ModelQuota(policy, managementQuota, store, listener);
+  }
+
+  /**
+   * The recovery sweep of StepRuns left running ({@code qinglong.ai.recover-unknown-after}, 0 =
+   * none: the bean then schedules nothing).
+   */
+  @Bean(destroyMethod = "close")
+  StaleStepRunRecovery staleStepRunRecovery(
+      ModelQuota quota, ModelQuotaProperties ai, MeterRegistry registry) {
+    return new StaleStepRunRecovery(
+        quota, ai.recoverUnknownAfter(), ai.recoverUnknownInterval(), registry);
+  }
+}

@@ -1,0 +1,58 @@
+package dev.qinglong.app.modelquota;
+
+import dev.qinglong.app.http.ProblemType;
+import dev.qinglong.app.http.Problems;
+import dev.qinglong.app.http.RateLimitHeaders;
+import dev.qinglong.app.platform.ConditionalOnRole;
+import dev.qinglong.app.platform.Role;
+import dev.qinglong.core.modelquota.ModelProjectQuotaExceededException;
+import dev.qinglong.core.modelquota.ModelQuotaConfigurationException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+
+/**
+ * Problem documents of the two model-quota exceptions; every other exception of the AI routes goes
+ * to the application's own handler, as for governance. Ordered first because that handler also has
+ * a catch-all.
+ */
+@RestControllerAdvice
+@Order(Ordered.HIGHEST_PRECEDENCE)
+@ConditionalOnProperty(prefix = "qinglong.ai", name = "enabled", havingValue = "true")
+@ConditionalOnRole({Role.ALL, Role.WRITER})
+public class ModelQuotaExceptionHandler {
+
+  @ExceptionHandler(ModelProjectQuotaExceededException.class)
+  ResponseEntity<String> projectQuota(
+      ModelProjectQuotaExceededException e, jakarta.servlet.http.HttpServletRequest request) {
+    dev.qinglong.app.http.ApiExceptionHandler.auditQuotaRejection(
+        request, "model", e.retryAfterSeconds());
+    return Problems.entity(
+        ProblemType.MODEL_PROJECT_QUOTA_EXCEEDED,
+        "The Project's model quota window has no room for this invocation's worst case.",
+        headers(e));
+  }
+
+  /** {@code Retry-After} and the rate-limit fields of the window the refusal was decided in. */
+  private static Map<String, String> headers(ModelProjectQuotaExceededException e) {
+    Map<String, String> out = new LinkedHashMap<>();
+    out.put("Retry-After", Long.toString(e.retryAfterSeconds()));
+    RateLimitHeaders.fields(ModelRateLimits.of(e.window()))
+        .forEach((name, values) -> out.put(name, values.get(0)));
+    return out;
+  }
+
+  @ExceptionHandler(ModelQuotaConfigurationException.class)
+  ResponseEntity<String> configuration(ModelQuotaConfigurationException e) {
+    // Fail closed: the Project limits cost but the model policy has no cost cap.
+    return Problems.entity(
+        ProblemType.CONFLICT,
+        "The Project's model quota configuration cannot be enforced (a cost limit needs a cost cap"
+            + " on the model policy); nothing was reserved.");
+  }
+}

@@ -1,4 +1,0 @@
-package dev.qinglong.core.ai;
-
-/** A StepRun as stored, and whether this call created it (false: its id already existed). */
-public record StepRunCreation(StepRun stepRun, boolean created) {}

@@ -1,0 +1,87 @@
+package dev.qinglong.core.modelquota;
+
+import dev.qinglong.core.kernel.Identifiers;
+import dev.qinglong.core.kernel.Sha256Digest;
+import java.util.Objects;
+
+/**
+ * The completion receipt ({@value #TYPE}): what the runtime reported about one invocation. {@code
+ * usage} and {@code costMicros} are {@code null} when unknown.
+ */
+public record Completion(
+    String projectId,
+    String invocationId,
+    String stepRunId,
+    InvocationOutcome outcome,
+    TokenUsage usage,
+    Long costMicros,
+    long completedAtMs,
+    Sha256Digest digest) {
+  public static final String TYPE = "qinglong/model-invocation-completion@v1";
+
+  public Completion {
+    Identifiers.require("projectId", projectId);
+    Identifiers.require("invocationId", invocationId);
+    Identifiers.require("stepRunId", stepRunId);
+    Objects.requireNonNull(outcome, "outcome");
+    Limits.requireNullable("costMicros", costMicros, 0, Limits.MAX_AMOUNT);
+    Objects.requireNonNull(digest, "digest");
+  }
+
+  public static Completion create(
+      String projectId,
+      String invocationId,
+      String stepRunId,
+      InvocationOutcome outcome,
+      TokenUsage usage,
+      Long costMicros,
+      long completedAtMs) {
+    Completion draft =
+        new Completion(
+            projectId,
+            invocationId,
+            stepRunId,
+            outcome,
+            usage,
+            costMicros,
+            completedAtMs,
+            Receipts.PLACEHOLDER);
+    return new Completion(
+        projectId,
+        invocationId,
+        stepRunId,
+        outcome,
+        usage,
+        costMicros,
+        completedAtMs,
+        Sha256Digest.ofUtf8(draft.canonicalJson()));
+  }
+
+  public String type() {
+    return TYPE;
+  }
+
+  /** True if this receipt records exactly the reported outcome, usage and cost. */
+  public boolean reports(InvocationOutcome outcome, TokenUsage usage, Long costMicros) {
+    return this.outcome == outcome
+        && Objects.equals(this.usage, usage)
+        && Objects.equals(this.costMicros, costMicros);
+  }
+
+  public String canonicalJson() {
+    return CanonicalJson.object()
+        .put("type", TYPE)
+        .put("projectId", projectId)
+        .put("invocationId", invocationId)
+        .put("stepRunId", stepRunId)
+        .put("outcome", outcome.wireName())
+        .put("usage", TokenUsage.canonical(usage))
+        .put("costMicros", costMicros)
+        .put("completedAtMs", completedAtMs)
+        .encode();
+  }
+
+  public boolean digestMatches() {
+    return digest.equals(Sha256Digest.ofUtf8(canonicalJson()));
+  }
+}
