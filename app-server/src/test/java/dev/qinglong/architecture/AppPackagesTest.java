@@ -1,5 +1,8 @@
 package dev.qinglong.architecture;
 
+import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
@@ -74,8 +77,16 @@ class AppPackagesTest {
             "dev.qinglong.app.artifacts..",
             "dev.qinglong.app.console..")
         .should()
-        .dependOnClassesThat()
-        .resideInAnyPackage("dev.qinglong.postgres..", "dev.qinglong.sqlite..", "java.sql..")
+        .dependOnClassesThat(
+            resideInAPackage("dev.qinglong..")
+                .and(
+                    not(
+                        resideInAnyPackage(
+                            "dev.qinglong.app..",
+                            "dev.qinglong.core..",
+                            "dev.qinglong.gateway..",
+                            "dev.qinglong.backend..")))
+                .or(resideInAPackage("java.sql..")))
         .check(APP);
   }
 
