@@ -12,7 +12,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
  * The answer of a process of each {@code qinglong.role} to {@code /v1/**} requests it does not
- * serve (DESIGN §6), before authentication and before any database work:
+ * serve (docs/design.md#process-roles), before authentication and before any database work:
  *
  * <ul>
  *   <li>{@code all}: everything;
@@ -89,7 +89,7 @@ public final class RoleFilter extends OncePerRequestFilter {
         Problems.write(
             response,
             ProblemType.NOT_FOUND,
-            "This server is a completion worker; it serves no API.",
+            "This server is a publication worker; it serves no API.",
             Map.of());
         return;
       default:
