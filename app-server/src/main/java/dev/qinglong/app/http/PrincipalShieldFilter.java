@@ -21,10 +21,6 @@ public final class PrincipalShieldFilter extends OncePerRequestFilter {
   private final InFlightCounts inFlight;
   private final ShieldRefusals refusals;
 
-  public PrincipalShieldFilter(ShieldProperties shield) {
-    this(shield, ShieldRefusals.detached());
-  }
-
   public PrincipalShieldFilter(ShieldProperties shield, ShieldRefusals refusals) {
     this.inFlight = new InFlightCounts(shield.maxConcurrentRequestsPerPrincipal());
     this.refusals = refusals;

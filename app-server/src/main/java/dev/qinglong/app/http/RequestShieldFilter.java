@@ -75,18 +75,6 @@ public final class RequestShieldFilter extends OncePerRequestFilter {
     public static final OwnBudget NONE = new OwnBudget(request -> false, 1);
   }
 
-  public RequestShieldFilter(ShieldProperties shield) {
-    this(shield, OwnBodyCap.NONE);
-  }
-
-  public RequestShieldFilter(ShieldProperties shield, OwnBodyCap ownBodyCap) {
-    this(shield, ownBodyCap, OwnBudget.NONE);
-  }
-
-  public RequestShieldFilter(ShieldProperties shield, OwnBodyCap ownBodyCap, OwnBudget ownBudget) {
-    this(shield, ownBodyCap, ownBudget, ShieldRefusals.detached());
-  }
-
   public RequestShieldFilter(
       ShieldProperties shield,
       OwnBodyCap ownBodyCap,

@@ -2,7 +2,6 @@ package dev.qinglong.app.http;
 
 import dev.qinglong.app.platform.EnumCounters;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.util.Map;
@@ -44,11 +43,6 @@ public final class ShieldRefusals {
             "Requests the pre-authentication shield refused, by reason",
             "reason",
             Reason.class);
-  }
-
-  /** Refusals that are counted nowhere (a filter built without a registry). */
-  static ShieldRefusals detached() {
-    return new ShieldRefusals(new SimpleMeterRegistry());
   }
 
   /** Counts the refusal and answers it with its problem document. */
