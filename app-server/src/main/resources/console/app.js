@@ -336,7 +336,7 @@ async function renderUsage() {
 async function renderGateways() {
   const r = await call('GET', '/v1/downloads/gateways');
   if (r.status === 403) {
-    replace($('gateways-body'), notice('Gateways and the completion worker can be seen only by a global administrator (qinglong.auth.global-admins); this token is not one.', 'warn'));
+    replace($('gateways-body'), notice('Gateways and the publication worker can be seen only by a global administrator (qinglong.auth.global-admins); this token is not one.', 'warn'));
     return;
   }
   if (!r.ok) {
@@ -363,7 +363,7 @@ async function renderGateways() {
       ? table(`Slots (database clock ${time(g.databaseNow)})`, ['Slot', 'Lease', 'Generation', 'Renewed', 'Expires'],
         g.slots.map((s) => [String(s.slot), s.state, String(s.generation), time(s.renewedAt), time(s.expiresAt)]), 'grid gateways-slots')
       : null,
-    table('This process', ['Role', 'Serves downloads', 'Mode', 'Slot', 'Lease', 'Bytes served', 'Completion worker'], [[
+    table('This process', ['Role', 'Serves downloads', 'Mode', 'Slot', 'Lease', 'Bytes served', 'Publication worker'], [[
       p.role,
       p.downloads ? (p.serves ? 'yes' : 'no (paused)') : 'no',
       p.mode,
@@ -440,6 +440,9 @@ function init() {
     $('m-permissions'),
     PERMISSIONS.map((p) => h('label', { class: 'check' }, h('input', { type: 'checkbox', id: 'perm-' + p, value: p }), ' ' + p)),
   );
+  for (const select of document.querySelectorAll('select.page-size')) {
+    replace(select, [5, 20, 50, 200].map((n) => h('option', { value: n, selected: n === 50 }, n)));
+  }
   $('sign-in-form').addEventListener('submit', signIn);
   $('sign-out').addEventListener('click', signOut);
   $('open-form').addEventListener('submit', openProposal);

@@ -11,7 +11,6 @@ import dev.qinglong.app.support.Http.Response;
 import dev.qinglong.app.support.PgApps;
 import dev.qinglong.app.support.TestApp;
 import dev.qinglong.core.modelquota.ModelQuota;
-import dev.qinglong.core.modelquota.ModelQuotaListener;
 import dev.qinglong.testkit.postgres.PostgresTestServer;
 import dev.qinglong.testkit.postgres.TestDatabase;
 import java.nio.file.Path;
@@ -62,8 +61,7 @@ class AiDisabledTest {
               ModelQuotaConfiguration.class,
               ModelQuotaExceptionHandler.class,
               ModelQuotaController.class,
-              ModelQuota.class,
-              ModelQuotaListener.class)) {
+              ModelQuota.class)) {
         assertThat(app.beanCount(type)).as(type.getSimpleName()).isZero();
       }
       String admin = app.token("admin");

@@ -19,8 +19,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 import tools.jackson.databind.JsonNode;
 
 /**
- * The HTTP contract of DESIGN §3 and §4, run against each store: every status code, replays, four
- * eyes, no existence oracle, the authorization matrix and the bad-input table.
+ * The HTTP contract of the management API (docs/api.md), run against each store: every status code,
+ * replays, four eyes, no existence oracle, the authorization matrix and the bad-input table.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class ApiContract {
@@ -147,7 +147,8 @@ public abstract class ApiContract {
     assertThat(store.snapshot()).isEqualTo(before);
   }
 
-  // ---- idempotency ids name one request (DESIGN §3: 409 idempotency_key_reused) ----------------
+  // ---- idempotency ids name one request (409 idempotency_key_reused)
+  // -----------------------------
 
   @Test
   void inspectionIdSpentOnOneProposalCannotReadAnotherAndIsNotCounted() {

@@ -29,9 +29,9 @@ import org.junit.jupiter.api.TestInstance;
 import tools.jackson.databind.JsonNode;
 
 /**
- * The artifact routes and the completion worker (DESIGN §6) over HTTP, run against each store:
- * upload (verified, capped, idempotent), publication by the worker, download with ETag, Range and
- * HEAD, authorization without an existence oracle, and the role restrictions.
+ * The artifact routes and the publication worker over HTTP, run against each store: upload
+ * (verified, capped, idempotent), publication by the worker, download with ETag, Range and HEAD,
+ * authorization without an existence oracle, and the role restrictions.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class ArtifactApiContract {

@@ -22,10 +22,10 @@ import org.junit.jupiter.api.TestInstance;
 import tools.jackson.databind.JsonNode;
 
 /**
- * Issue 18 over HTTP, run against each store: idempotency ids are bound to their caller (another
- * user's actionRef is 409 {@code idempotency_key_reused}, never that user's proposal), artifacts
- * are per Project (an upload into Q publishes and serves nothing in P), and every {@code Location}
- * of a 201 resolves (step run, model invocation, artifact upload).
+ * Bound ids and per-Project artifacts over HTTP, run against each store: idempotency ids are bound
+ * to their caller (another user's actionRef is 409 {@code idempotency_key_reused}, never that
+ * user's proposal), artifacts are per Project (an upload into Q publishes and serves nothing in P),
+ * and every {@code Location} of a 201 resolves (step run, model invocation, artifact upload).
  *
  * <p>Publication runs one worker pass in-process ({@link ArtifactPublisher#publishOnce}), so
  * nothing here waits on the background worker or a clock.

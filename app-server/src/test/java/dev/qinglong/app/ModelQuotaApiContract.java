@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import tools.jackson.databind.JsonNode;
 
 /**
- * The HTTP contract of the model-invocation quota routes (DESIGN §5), run against each store with
+ * The HTTP contract of the model-invocation quota routes (docs/api.md), run against each store with
  * {@code qinglong.ai.enabled=true}: status codes and shapes, exact replay, settlement rules, the
  * 429 with Retry-After, fail-closed configuration and receipts, the authorization matrix, the
  * bad-input table, the management quota of the usage reads and a database cut.
@@ -302,7 +302,8 @@ public abstract class ModelQuotaApiContract {
 
   @Test
   void aModelCostCapWithoutAProjectCostLimitSettlesNoCost() {
-    // ADR 001 §2: no cost quota → the settlement's cost stays null; the ledger keeps the real cost.
+    // No cost quota → the settlement's cost stays null (no cost was reserved); the ledger keeps the
+    // real cost.
     String p = project();
     setUp(p, "m1", 100, 1_000L, quotaJson("1d", 10, 1_000, null));
     step(p, "s1", "m1");
@@ -362,7 +363,8 @@ public abstract class ModelQuotaApiContract {
     assertThat(ai.snapshot()).isEqualTo(snapshot);
   }
 
-  // ---- idempotency ids name one request (DESIGN §3: 409 idempotency_key_reused) ----------------
+  // ---- idempotency ids name one request (409 idempotency_key_reused)
+  // -----------------------------
 
   @Test
   void idsReusedForAnotherRequestAre409KeyReusedNeverAnAllow() {

@@ -176,7 +176,7 @@ class ObservabilityTest {
     assertThat(text(decidedLine, "requestId"))
         .isEqualTo(decided.header("X-Request-Id").orElseThrow());
 
-    // The completion worker publishes it: an audit event without a request.
+    // The publication worker publishes it: an audit event without a request.
     JsonNode published =
         awaitLogLine(
             output,

@@ -90,7 +90,7 @@ class PostgresApiTest extends ApiContract {
       while (rs.next()) {
         byUser.put(rs.getString(1), rs.getInt(2));
       }
-      // + the completion worker (its pool and its lock connection), the download mode barrier
+      // + the publication worker (its pool and its lock connection), the download mode barrier
       // (whose
       // session another test of this class may have terminated; the keeper then re-takes it on a
       // new

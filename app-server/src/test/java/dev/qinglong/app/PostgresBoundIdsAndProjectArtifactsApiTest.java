@@ -9,14 +9,17 @@ import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Issue 18's HTTP contract on PostgreSQL, with the application's role logins. */
+/**
+ * The bound-ids and per-Project-artifacts HTTP contract on PostgreSQL, with the application's role
+ * logins.
+ */
 class PostgresBoundIdsAndProjectArtifactsApiTest extends BoundIdsAndProjectArtifactsApiContract {
   @TempDir static Path dataDir;
   private TestDatabase db;
 
   @Override
   protected TestApp startApp(Map<String, String> properties) {
-    db = PostgresTestServer.get().createDatabase("app_issue18");
+    db = PostgresTestServer.get().createDatabase("app_bound_ids");
     return PgApps.start(db, dataDir, properties);
   }
 

@@ -18,9 +18,9 @@ import org.junit.jupiter.api.TestInstance;
 import tools.jackson.databind.JsonNode;
 
 /**
- * The read routes of DESIGN §4 (proposal lists and reads, the caller's management quota, members
- * pages), {@code Location} on 201, the rate-limit header fields (checked against the bucket rows in
- * SQL) and the 503's {@code Retry-After}, run against each store.
+ * The read routes (proposal lists and reads, the caller's management quota, members pages), {@code
+ * Location} on 201, the rate-limit header fields (checked against the bucket rows in SQL) and the
+ * 503's {@code Retry-After}, run against each store.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class ReadApiContract {

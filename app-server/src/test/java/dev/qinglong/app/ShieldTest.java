@@ -135,7 +135,7 @@ class ShieldTest {
     try (HeldRequest a = holdInFlight("127.0.0.1", token, "127.0.0.1", members, 0)) {
       String perClient = a.probe();
       assertThat(perClient).startsWith("HTTP/1.1 429");
-      // The shield's own 429 is told apart from the durable quota's (DESIGN §3).
+      // The shield's own 429 is told apart from the durable quota's by its code.
       assertThat(perClient)
           .contains("application/problem+json", "\"code\":\"too_many_requests\"")
           .doesNotContain("quota_exceeded");

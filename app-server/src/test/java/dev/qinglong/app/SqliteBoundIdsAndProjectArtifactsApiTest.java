@@ -6,7 +6,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Issue 18's HTTP contract on the embedded SQLite store. */
+/** The bound-ids and per-Project-artifacts HTTP contract on the embedded SQLite store. */
 class SqliteBoundIdsAndProjectArtifactsApiTest extends BoundIdsAndProjectArtifactsApiContract {
   @TempDir static Path dataDir;
 

@@ -39,7 +39,7 @@ class TwoInstancesModelQuotaPostgresTest {
     AiInspector inspector = AiInspector.postgres(db.jdbcUrl(), db.username(), db.password());
     ExecutorService pool = Executors.newFixedThreadPool(RACERS);
     // The second instance is a writer: two "all" processes would both claim the standalone
-    // download server of the database, which ADR 002 allows only once.
+    // download server of the database, and only one may hold it.
     try (TestApp a = PgApps.start(db, dirA, ai);
         TestApp b =
             PgApps.start(

@@ -16,7 +16,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One pass of the completion worker (docs/downloads.md): every approved install/upgrade proposal
+ * One pass of the publication worker (docs/downloads.md): every approved install/upgrade proposal
  * whose artifact is stored and re-hashes to its digest becomes {@code published}. Idempotent and
  * safe to interrupt anywhere: the only write is a conditional {@code approved → published} update
  * per proposal, so a repeated pass, a crash half-way or a second worker around a take-over changes

@@ -13,8 +13,8 @@ import org.springframework.validation.annotation.Validated;
  *
  * @param maxBytes Largest accepted artifact upload in bytes; larger gets 413.
  * @param unreferencedGrace How long an artifact that no proposal names is kept after its last
- *     upload before the completion worker deletes it; at least 1m.
- * @param cleanupInterval How often the active completion worker deletes unreferenced artifacts
+ *     upload before the publication worker deletes it; at least 1m.
+ * @param cleanupInterval How often the active publication worker deletes unreferenced artifacts
  *     older than the grace period; 0 turns the clean-up off.
  */
 @ConfigurationProperties("qinglong.artifacts")

@@ -1,5 +1,6 @@
 package dev.qinglong.app.artifacts;
 
+import dev.qinglong.app.platform.EnumCounters;
 import dev.qinglong.gateway.governor.GovernorListener;
 import dev.qinglong.gateway.lease.LeaseListener;
 import io.micrometer.core.instrument.Counter;
@@ -11,8 +12,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Download and lease metrics (DESIGN §7): {@code qinglong_downloads_bytes_total}, {@code
- * qinglong_downloads_throttled_seconds{limit}} (count = throttled waits), {@code
+ * Download and lease metrics (docs/design.md#operations): {@code qinglong_downloads_bytes_total},
+ * {@code qinglong_downloads_throttled_seconds{limit}} (count = throttled waits), {@code
  * qinglong_downloads_refused_total{reason}}, {@code
  * qinglong_downloads_lease_renewals_total{outcome}} and {@code
  * qinglong_downloads_lease_losses_total}, {@code qinglong_downloads_slow_readers_total}. Every
@@ -21,7 +22,7 @@ import java.util.concurrent.TimeUnit;
 public final class DownloadMetrics implements GovernorListener, LeaseListener {
   private final Counter bytes;
   private final Map<Limit, Timer> throttled = new EnumMap<>(Limit.class);
-  private final Map<Refusal, Counter> refused = new EnumMap<>(Refusal.class);
+  private final EnumCounters<Refusal> refused;
   private final Counter renewed;
   private final Counter renewalFailed;
   private final Counter losses;
@@ -42,41 +43,39 @@ public final class DownloadMetrics implements GovernorListener, LeaseListener {
               .tag("limit", limit.name().toLowerCase(Locale.ROOT))
               .register(registry));
     }
-    for (Refusal refusal : Refusal.values()) {
-      refused.put(
-          refusal,
-          Counter.builder("qinglong.downloads.refused")
-              .description("Download chunks refused (wait bound exceeded, or downloads halted)")
-              .tag("reason", refusal.name().toLowerCase(Locale.ROOT))
-              .register(registry));
-    }
+    refused =
+        new EnumCounters<>(
+            registry,
+            "qinglong.downloads.refused",
+            "Download chunks refused (wait bound exceeded, or downloads halted)",
+            "reason",
+            Refusal.class);
     slowReaders =
         Counter.builder("qinglong.downloads.slow.readers")
             .description(
                 "Downloads cut off for reading below qinglong.downloads.min-bytes-per-second")
             .register(registry);
-    renewed =
-        Counter.builder("qinglong.downloads.lease.renewals")
-            .description("Shared-download lease renewals")
-            .tag("outcome", "renewed")
-            .register(registry);
-    renewalFailed =
-        Counter.builder("qinglong.downloads.lease.renewals")
-            .description("Shared-download lease renewals")
-            .tag("outcome", "failed")
-            .register(registry);
+    renewed = renewals(registry, "renewed");
+    renewalFailed = renewals(registry, "failed");
     losses =
         Counter.builder("qinglong.downloads.lease.losses")
             .description("Shared-download leases lost (the process must restart)")
             .register(registry);
   }
 
-  /** What to do when the lease is lost (readiness/liveness), set once the lease exists. */
+  private static Counter renewals(MeterRegistry registry, String outcome) {
+    return Counter.builder("qinglong.downloads.lease.renewals")
+        .description("Shared-download lease renewals")
+        .tag("outcome", outcome)
+        .register(registry);
+  }
+
   /** A download was cut off for reading too slowly. */
   void slowReader() {
     slowReaders.increment();
   }
 
+  /** What to do when the lease is lost (readiness/liveness), set once the lease exists. */
   void onLost(Runnable action) {
     this.onLost = action;
   }
@@ -101,7 +100,7 @@ public final class DownloadMetrics implements GovernorListener, LeaseListener {
 
   @Override
   public void onRefused(Refusal refusal) {
-    refused.get(refusal).increment();
+    refused.increment(refusal);
   }
 
   @Override

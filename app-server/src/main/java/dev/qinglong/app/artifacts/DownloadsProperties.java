@@ -10,7 +10,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.validation.annotation.Validated;
 
 /**
- * {@code qinglong.downloads.*} (ADR 002): how the read side paces artifact payloads.
+ * {@code qinglong.downloads.*}: how the read side paces artifact payloads
+ * (docs/design.md#standalone-and-shared-downloads).
  *
  * @param mode standalone (one download server per database) or shared (fixed-share leases).
  * @param rateBytesPerSecond Total payload budget in bytes per second (shared: of all gateways); 0 =
@@ -46,7 +47,7 @@ public record DownloadsProperties(
     @NotNull @DefaultValue("10s") Duration minRateWindow,
     @Min(4096) @Max(1_048_576) @DefaultValue("65536") int socketWriteBufferBytes) {
 
-  /** Download modes of {@code qinglong.downloads.mode} (ADR 002). */
+  /** Download modes of {@code qinglong.downloads.mode}; the two never mix. */
   public enum Mode {
     STANDALONE,
     SHARED

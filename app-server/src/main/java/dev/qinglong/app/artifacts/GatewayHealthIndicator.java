@@ -13,10 +13,10 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.stereotype.Component;
 
 /**
- * Readiness of the process's role (DESIGN §6): shows {@code role}, {@code sharedDownloads} (mode,
- * slot, slots, share, lease state) and the completion worker's state; DOWN once the shared-download
- * lease is lost (terminal: the process must be restarted). Computed in the background ({@link
- * ReadinessCache}): the standalone barrier's state is a query on its session.
+ * Readiness of the process's role (docs/design.md#process-roles): shows {@code role}, {@code
+ * sharedDownloads} (mode, slot, slots, share, lease state) and the publication worker's state; DOWN
+ * once the shared-download lease is lost (terminal: the process must be restarted). Computed in the
+ * background ({@link ReadinessCache}): the standalone barrier's state is a query on its session.
  */
 @Component("gateway")
 public class GatewayHealthIndicator implements HealthIndicator {

@@ -4,9 +4,9 @@ import dev.qinglong.gateway.worker.WorkerLease;
 import dev.qinglong.gateway.worker.WorkerState;
 
 /**
- * The ADR 002 "completion worker" of this process (roles {@code all} and {@code worker}): it
- * publishes approved install/upgrade proposals whose artifact is stored and verified. Named for
- * what it does, to keep it apart from the ADR 001 model-invocation completion.
+ * The publication worker of this process (roles {@code all} and {@code worker}): it publishes
+ * approved install/upgrade proposals whose artifact is stored and verified
+ * (docs/design.md#publication-worker). Not to be confused with the model-invocation completion.
  */
 public final class PublicationWorker implements AutoCloseable {
   private final WorkerLease lease;

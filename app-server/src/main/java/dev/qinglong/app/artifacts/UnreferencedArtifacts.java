@@ -11,11 +11,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The clean-up of unreferenced artifacts (issue 10, uploads): an uploaded artifact that no proposal
- * names, in any Project and any state, is deleted once its last upload is older than {@code
- * qinglong.artifacts.unreferenced-grace}. Run by the active completion worker (one per database)
- * every {@code qinglong.artifacts.cleanup-interval}, through the worker's own store (PostgreSQL:
- * {@code ql3_package_executor}, which reads proposals); see {@link
+ * The clean-up of unreferenced artifacts, so that uploads cannot fill the disk: an uploaded
+ * artifact that no proposal names, in any Project and any state, is deleted once its last upload is
+ * older than {@code qinglong.artifacts.unreferenced-grace}. Run by the active publication worker
+ * (one per database) every {@code qinglong.artifacts.cleanup-interval}, through the worker's own
+ * store (PostgreSQL: {@code ql3_package_executor}, which reads proposals); see {@link
  * FileArtifactStore#deleteUnreferenced} for why this is safe while uploads go on.
  */
 public final class UnreferencedArtifacts {

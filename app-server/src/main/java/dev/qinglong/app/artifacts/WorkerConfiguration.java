@@ -20,7 +20,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * The completion worker (roles {@code worker} and {@code all}): one active per database. It
+ * The publication worker (roles {@code worker} and {@code all}): one active per database. It
  * publishes through the backend's publishing store (PostgreSQL: its own one-connection pool as
  * {@code ql3_package_executor}) and holds the backend's worker lock (PostgreSQL: an advisory lock
  * on a dedicated connection of the same login; SQLite: always held, one process). After a pass it
@@ -79,17 +79,17 @@ public class WorkerConfiguration {
     AtomicReference<WorkerState> current = new AtomicReference<>(WorkerState.NEW);
     for (WorkerState s : WorkerState.values()) {
       Gauge.builder("qinglong.worker.state", current, c -> c.get() == s ? 1 : 0)
-          .description("Completion worker state (1 = current)")
+          .description("Publication worker state (1 = current)")
           .tag("state", s.name().toLowerCase(Locale.ROOT))
           .register(registry);
     }
     Counter published =
         Counter.builder("qinglong.worker.published")
-            .description("Proposals published by this process's completion worker")
+            .description("Proposals published by this process's publication worker")
             .register(registry);
     Counter failures =
         Counter.builder("qinglong.worker.pass.failures")
-            .description("Completion passes that failed (retried on the next pass)")
+            .description("Publication passes that failed (retried on the next pass)")
             .register(registry);
     return new WorkerListener() {
       @Override

@@ -11,11 +11,11 @@ import org.springframework.web.servlet.config.annotation.ResourceHandlerRegistry
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
 /**
- * The operator console (DESIGN §7): static files from {@code classpath:/console/} at {@code
- * /console/}, on the roles that serve the management API only. In a reader or worker process none
- * of this is registered, so {@code /console/} is the ordinary 404. The console has no server side
- * of its own: its script calls the public {@code /v1} API with the user's bearer token, so it can
- * do exactly what that user may do.
+ * The operator console: static files from {@code classpath:/console/} at {@code /console/}, on the
+ * roles that serve the management API only. In a reader or worker process none of this is
+ * registered, so {@code /console/} is the ordinary 404. The console has no server side of its own:
+ * its script calls the public {@code /v1} API with the user's bearer token, so it can do exactly
+ * what that user may do.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnRole({Role.ALL, Role.WRITER})

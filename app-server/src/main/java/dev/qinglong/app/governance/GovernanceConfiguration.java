@@ -8,30 +8,24 @@ import dev.qinglong.core.policy.ProjectPolicy;
 import dev.qinglong.core.quota.CallerQuota;
 import dev.qinglong.core.quota.ManagementQuota;
 import dev.qinglong.core.quota.ManagementQuotaStore;
-import dev.qinglong.core.quota.QuotaDecisionListener;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * The ADR 000 services, in the roles that serve the management API ({@code all}, {@code writer}).
+ * The management quota and four-eyes governance services, in the roles that serve the management
+ * API ({@code all}, {@code writer}).
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnRole({Role.ALL, Role.WRITER})
 public class GovernanceConfiguration {
 
   @Bean
-  QuotaDecisionListener quotaDecisionListener(MeterRegistry registry) {
-    return new MicrometerQuotaDecisionListener(registry);
-  }
-
-  @Bean
   ManagementQuota managementQuota(
-      ManagementQuotaStore store,
-      ManagementQuotaProperties properties,
-      QuotaDecisionListener listener) {
-    return new ManagementQuota(store, properties.toPolicy(), listener);
+      ManagementQuotaStore store, ManagementQuotaProperties properties, MeterRegistry registry) {
+    return new ManagementQuota(
+        store, properties.toPolicy(), new MicrometerQuotaDecisionListener(registry));
   }
 
   @Bean

@@ -15,8 +15,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.validation.annotation.Validated;
 
 /**
- * {@code qinglong.management-quota.*} (ADR 000). Unset window and limits take the core's defaults
- * ({@link ManagementQuotaPolicy#DEFAULT_WINDOW}, {@link QuotaOperation#defaultLimit()}).
+ * {@code qinglong.management-quota.*} (docs/design.md#management-quota). Unset window and limits
+ * take the core's defaults ({@link ManagementQuotaPolicy#DEFAULT_WINDOW}, {@link
+ * QuotaOperation#defaultLimit()}).
  *
  * @param enabled Whether propose/decide/inspect, model-usage reads and artifact uploads consume the
  *     durable quota.
@@ -36,7 +37,7 @@ public record ManagementQuotaProperties(
 
   @AssertTrue(
       message =
-          "qinglong.management-quota.window must be between 1s and 5m (ADR 000 hard bound), in"
+          "qinglong.management-quota.window must be between 1s and 5m (hard bound), in"
               + " whole milliseconds")
   public boolean isWindowWithinBounds() {
     return window != null

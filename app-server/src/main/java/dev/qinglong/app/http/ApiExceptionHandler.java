@@ -25,7 +25,7 @@ import org.springframework.web.servlet.HandlerMapping;
 import org.springframework.web.servlet.NoHandlerFoundException;
 import org.springframework.web.servlet.resource.NoResourceFoundException;
 
-/** Maps every exception that reaches MVC to a problem document (DESIGN §3). */
+/** Maps every exception that reaches MVC to a problem document (docs/api.md#errors). */
 @RestControllerAdvice
 public class ApiExceptionHandler {
   private static final Logger log = LoggerFactory.getLogger(ApiExceptionHandler.class);
@@ -69,15 +69,11 @@ public class ApiExceptionHandler {
   @ExceptionHandler(QuotaExceededException.class)
   ResponseEntity<String> quota(QuotaExceededException e, HttpServletRequest request) {
     auditQuotaRejection(request, "management", e.retryAfterSeconds());
-    Map<String, String> headers = new java.util.LinkedHashMap<>();
-    headers.put("Retry-After", Long.toString(e.retryAfterSeconds()));
-    // The refusing limit's own fields (nothing left, its retry time), as the decision carried them.
-    RateLimitHeaders.headers(e.rateLimit().stream().toList())
-        .forEach((name, values) -> headers.put(name, String.join(", ", values)));
     return Problems.entity(
         ProblemType.QUOTA_EXCEEDED,
         "The management quota of this operation is used up for the current window.",
-        headers);
+        RateLimitHeaders.refusal(
+            e.retryAfterSeconds(), e.rateLimit().stream().map(RateLimitHeaders::of).toList()));
   }
 
   /**
@@ -122,7 +118,7 @@ public class ApiExceptionHandler {
 
   @ExceptionHandler(HttpMediaTypeNotSupportedException.class)
   ResponseEntity<String> mediaType(HttpMediaTypeNotSupportedException e) {
-    // Documented choice: a wrong Content-Type is 400 invalid_request (DESIGN §3 lists no 415).
+    // Documented choice: a wrong Content-Type is 400 invalid_request (the error codes have no 415).
     // The accepted types come from the route's mapping, never from the request.
     boolean raw =
         e.getSupportedMediaTypes().stream()

@@ -9,10 +9,10 @@ import java.util.regex.Pattern;
 import org.springframework.security.web.util.matcher.IpAddressMatcher;
 
 /**
- * Who the client of a request is, for the shield's per-address bound (issue 10 item 3). The TCP
- * peer, unless the peer is one of {@code qinglong.shield.trusted-proxies}: then the right-most
- * {@code X-Forwarded-For} entry that is not a trusted proxy, i.e. the address the outermost trusted
- * proxy saw. Entries further left were written by the client and are not believed.
+ * Who the client of a request is, for the shield's per-address bound. The TCP peer, unless the peer
+ * is one of {@code qinglong.shield.trusted-proxies}: then the right-most {@code X-Forwarded-For}
+ * entry that is not a trusted proxy, i.e. the address the outermost trusted proxy saw. Entries
+ * further left were written by the client and are not believed.
  *
  * <p>Spring Boot's own {@code server.forward-headers-strategy} stays {@code none}: on Kubernetes
  * Boot would otherwise default it to {@code native} and let Tomcat trust {@code X-Forwarded-For}

@@ -1,6 +1,6 @@
 package dev.qinglong.app.http;
 
-/** The error codes of DESIGN §3, with their HTTP status and a fixed title. */
+/** The error codes of the API (docs/api.md#errors), with their HTTP status and a fixed title. */
 public enum ProblemType {
   INVALID_REQUEST(400, "invalid_request", "Invalid request"),
   UNAUTHENTICATED(401, "unauthenticated", "Authentication required"),

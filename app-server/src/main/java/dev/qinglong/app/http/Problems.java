@@ -19,7 +19,7 @@ public final class Problems {
   /**
    * {@code Retry-After} of a 503 {@code unavailable} that names no other: the store (a database
    * that is away, slow or restarting) or the server cannot answer now, a retry with the same id in
-   * a second is the right move (DESIGN: failing database → 503 with a short Retry-After).
+   * a second is the right move (docs/design.md#guarantees: never fail open).
    */
   public static final String UNAVAILABLE_RETRY_AFTER_SECONDS = "1";
 

@@ -1,7 +1,9 @@
 package dev.qinglong.app.http;
 
 import dev.qinglong.core.kernel.RateLimit;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.springframework.http.HttpHeaders;
 
 /**
@@ -118,6 +120,14 @@ public final class RateLimitHeaders {
       limits.get(i).appendStateItem(out);
     }
     return out.toString();
+  }
+
+  /** A quota refusal's headers: {@code Retry-After} and the two fields of the refusing limits. */
+  public static Map<String, String> refusal(long retryAfterSeconds, List<Limit> items) {
+    Map<String, String> out = new LinkedHashMap<>();
+    out.put(HttpHeaders.RETRY_AFTER, Long.toString(retryAfterSeconds));
+    fields(items).forEach((name, values) -> out.put(name, String.join(", ", values)));
+    return out;
   }
 
   /** The two fields for {@code items}; no fields when there are none. */

@@ -1,5 +1,6 @@
 package dev.qinglong.app.http;
 
+import dev.qinglong.app.http.ShieldRefusals.Reason;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletException;
@@ -12,8 +13,6 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.util.Enumeration;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.function.Predicate;
 import org.springframework.http.HttpHeaders;
@@ -22,10 +21,10 @@ import org.springframework.http.MediaType;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
- * The process-local pre-authentication shield (DESIGN §3): runs before security and before any
- * database work. It bounds the request body (413 from Content-Length, or as soon as a streamed body
- * passes the cap) and the requests served at once, in total (503) and per client address (429). It
- * complements, never replaces, the durable quota.
+ * The process-local pre-authentication shield (docs/design.md#identity-and-authorization): runs
+ * before security and before any database work. It bounds the request body (413 from
+ * Content-Length, or as soon as a streamed body passes the cap) and the requests served at once, in
+ * total (503) and per client address (429). It complements, never replaces, the durable quota.
  *
  * <p>It reads no body itself, and nothing else may before authentication (no form-content filter,
  * no multipart, no body parameters: {@code application.properties}); an unread body is discarded by
@@ -40,12 +39,9 @@ public final class RequestShieldFilter extends OncePerRequestFilter {
   private static final String TOO_LARGE = RequestShieldFilter.class.getName() + ".tooLarge";
 
   private final long maxBodyBytes;
-  private final int perClient;
   private final int totalMax;
   private final Semaphore total;
-  // Requests in flight per client address; an entry exists only while its count is positive, and
-  // every change happens inside the map's per-key compute, so no count can be lost or detached.
-  private final ConcurrentHashMap<String, Integer> inFlight = new ConcurrentHashMap<>();
+  private final InFlightCounts perClient; // requests in flight per client address
 
   // Routes that stream a large body and enforce their own cap (artifact uploads), and that cap.
   private final Predicate<HttpServletRequest> ownBodyCap;
@@ -55,7 +51,7 @@ public final class RequestShieldFilter extends OncePerRequestFilter {
   private final int ownBudgetMax;
   private final Semaphore ownBudgetPermits;
   private final ClientAddresses clients;
-  private final ShieldMetrics metrics;
+  private final ShieldRefusals refusals;
 
   /**
    * Requests whose body is bounded by {@code maxBytes} (checked here against Content-Length) and by
@@ -79,21 +75,12 @@ public final class RequestShieldFilter extends OncePerRequestFilter {
     public static final OwnBudget NONE = new OwnBudget(request -> false, 1);
   }
 
-  public RequestShieldFilter(ShieldProperties shield) {
-    this(shield, OwnBodyCap.NONE);
-  }
-
-  public RequestShieldFilter(ShieldProperties shield, OwnBodyCap ownBodyCap) {
-    this(shield, ownBodyCap, OwnBudget.NONE);
-  }
-
-  public RequestShieldFilter(ShieldProperties shield, OwnBodyCap ownBodyCap, OwnBudget ownBudget) {
-    this(shield, ownBodyCap, ownBudget, ShieldMetrics.detached());
-  }
-
   public RequestShieldFilter(
-      ShieldProperties shield, OwnBodyCap ownBodyCap, OwnBudget ownBudget, ShieldMetrics metrics) {
-    this.metrics = metrics;
+      ShieldProperties shield,
+      OwnBodyCap ownBodyCap,
+      OwnBudget ownBudget,
+      ShieldRefusals refusals) {
+    this.refusals = refusals;
     this.ownBudget = ownBudget.applies();
     this.ownBudgetMax = ownBudget.maxConcurrent();
     this.ownBudgetPermits = new Semaphore(ownBudgetMax);
@@ -101,7 +88,7 @@ public final class RequestShieldFilter extends OncePerRequestFilter {
     this.ownBodyCap = ownBodyCap.applies();
     this.ownMaxBodyBytes = ownBodyCap.maxBytes();
     this.maxBodyBytes = shield.maxBodyBytes();
-    this.perClient = shield.maxConcurrentRequestsPerClient();
+    this.perClient = new InFlightCounts(shield.maxConcurrentRequestsPerClient());
     this.totalMax = shield.maxConcurrentRequests();
     this.total = new Semaphore(totalMax);
   }
@@ -136,41 +123,24 @@ public final class RequestShieldFilter extends OncePerRequestFilter {
       HttpServletRequest request, HttpServletResponse response, FilterChain chain)
       throws ServletException, IOException {
     if (moreThanOne(request, HttpHeaders.AUTHORIZATION)) {
-      metrics.rejected(ShieldMetrics.Reason.DUPLICATE_AUTHORIZATION);
-      Problems.write(
-          response,
-          ProblemType.INVALID_REQUEST,
-          "The request has more than one Authorization header.",
-          Map.of("Connection", "close"));
+      refusals.refuse(response, Reason.DUPLICATE_AUTHORIZATION);
       return;
     }
     long declared = request.getContentLengthLong();
     boolean ownCap = ownBodyCap.test(request) && octetStream(request.getContentType());
     if (declared > (ownCap ? ownMaxBodyBytes : maxBodyBytes)) {
-      response.setHeader("Connection", "close");
-      metrics.rejected(ShieldMetrics.Reason.BODY_TOO_LARGE);
-      Problems.write(response, ProblemType.PAYLOAD_TOO_LARGE, TOO_LARGE_DETAIL, Map.of());
+      refusals.refuse(response, Reason.BODY_TOO_LARGE);
       return;
     }
     String client = clients.of(request);
-    if (!admitClient(client)) {
-      metrics.rejected(ShieldMetrics.Reason.CLIENT_CONCURRENCY);
-      Problems.write(
-          response,
-          ProblemType.TOO_MANY_REQUESTS,
-          "Too many concurrent requests from this client.",
-          Map.of("Retry-After", "1"));
+    if (!perClient.tryAcquire(client)) {
+      refusals.refuse(response, Reason.CLIENT_CONCURRENCY);
       return;
     }
     Semaphore budget = ownBudget.test(request) ? ownBudgetPermits : total;
     try {
       if (!budget.tryAcquire()) {
-        metrics.rejected(ShieldMetrics.Reason.SERVER_BUSY);
-        Problems.write(
-            response,
-            ProblemType.UNAVAILABLE,
-            "The server is busy; retry later.",
-            Map.of("Retry-After", "1"));
+        refusals.refuse(response, Reason.SERVER_BUSY);
         return;
       }
       try {
@@ -179,7 +149,7 @@ public final class RequestShieldFilter extends OncePerRequestFilter {
         budget.release();
       }
     } finally {
-      inFlight.computeIfPresent(client, (k, n) -> n <= 1 ? null : n - 1);
+      perClient.release(client);
     }
   }
 
@@ -206,22 +176,6 @@ public final class RequestShieldFilter extends OncePerRequestFilter {
     } catch (InvalidMediaTypeException e) {
       return false;
     }
-  }
-
-  /** Counts the request against its client unless that client is at its bound. */
-  private boolean admitClient(String client) {
-    boolean[] admitted = {false};
-    inFlight.compute(
-        client,
-        (k, n) -> {
-          int current = n == null ? 0 : n;
-          if (current >= perClient) {
-            return n;
-          }
-          admitted[0] = true;
-          return current + 1;
-        });
-    return admitted[0];
   }
 
   /** Counts the bytes read from the body and fails once they pass the cap. */

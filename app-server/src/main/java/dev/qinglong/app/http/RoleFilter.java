@@ -12,7 +12,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
  * The answer of a process of each {@code qinglong.role} to {@code /v1/**} requests it does not
- * serve (DESIGN §6), before authentication and before any database work:
+ * serve (docs/design.md#process-roles), before authentication and before any database work:
  *
  * <ul>
  *   <li>{@code all}: everything;
@@ -64,38 +64,27 @@ public final class RoleFilter extends OncePerRequestFilter {
     }
     String method = request.getMethod().toUpperCase(Locale.ROOT);
     boolean read = "GET".equals(method) || "HEAD".equals(method);
-    switch (role) {
-      case READER:
-        if (!read) {
-          Problems.write(
-              response,
-              ProblemType.METHOD_NOT_ALLOWED,
-              "This server is a read gateway: it serves only GET and HEAD.",
-              Map.of("Allow", "GET, HEAD"));
-          return;
-        }
-        break;
-      case WRITER:
-        if (read && ArtifactRoutes.isArtifact(path)) {
-          Problems.write(
-              response,
-              ProblemType.METHOD_NOT_ALLOWED,
-              "This server accepts artifact uploads; read gateways serve the downloads.",
-              Map.of("Allow", "PUT"));
-          return;
-        }
-        break;
-      case WORKER:
-        Problems.write(
-            response,
-            ProblemType.NOT_FOUND,
-            "This server is a completion worker; it serves no API.",
-            Map.of());
-        return;
-      default:
-        break;
+    if (role == Role.READER && !read) {
+      Problems.write(
+          response,
+          ProblemType.METHOD_NOT_ALLOWED,
+          "This server is a read gateway: it serves only GET and HEAD.",
+          Map.of("Allow", "GET, HEAD"));
+    } else if (role == Role.WRITER && read && ArtifactRoutes.isArtifact(path)) {
+      Problems.write(
+          response,
+          ProblemType.METHOD_NOT_ALLOWED,
+          "This server accepts artifact uploads; read gateways serve the downloads.",
+          Map.of("Allow", "PUT"));
+    } else if (role == Role.WORKER) {
+      Problems.write(
+          response,
+          ProblemType.NOT_FOUND,
+          "This server is a publication worker; it serves no API.",
+          Map.of());
+    } else {
+      chain.doFilter(request, response);
     }
-    chain.doFilter(request, response);
   }
 
   private static boolean isViewer(String path) {

@@ -19,8 +19,8 @@ import org.springframework.core.Ordered;
 @Configuration(proxyBeanMethods = false)
 public class ShieldConfiguration {
   @Bean
-  ShieldMetrics shieldMetrics(MeterRegistry registry) {
-    return new ShieldMetrics(registry);
+  ShieldRefusals shieldRefusals(MeterRegistry registry) {
+    return new ShieldRefusals(registry);
   }
 
   /**
@@ -30,7 +30,7 @@ public class ShieldConfiguration {
   @Bean
   FilterRegistrationBean<RequestShieldFilter> requestShieldFilter(
       ShieldProperties shield,
-      ShieldMetrics metrics,
+      ShieldRefusals refusals,
       ObjectProvider<OwnBodyCap> ownBodyCap,
       ObjectProvider<OwnBudget> ownBudget) {
     FilterRegistrationBean<RequestShieldFilter> registration =
@@ -39,7 +39,7 @@ public class ShieldConfiguration {
                 shield,
                 ownBodyCap.getIfAvailable(() -> OwnBodyCap.NONE),
                 ownBudget.getIfAvailable(() -> OwnBudget.NONE),
-                metrics));
+                refusals));
     registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 2);
     registration.addUrlPatterns("/*");
     return registration;
@@ -47,9 +47,9 @@ public class ShieldConfiguration {
 
   @Bean
   FilterRegistrationBean<PrincipalShieldFilter> principalShieldFilter(
-      ShieldProperties shield, ShieldMetrics metrics) {
+      ShieldProperties shield, ShieldRefusals refusals) {
     FilterRegistrationBean<PrincipalShieldFilter> registration =
-        new FilterRegistrationBean<>(new PrincipalShieldFilter(shield, metrics));
+        new FilterRegistrationBean<>(new PrincipalShieldFilter(shield, refusals));
     // Inside Spring Security's chain (which calls the rest of the chain with the user set).
     registration.setOrder(SecurityFilterProperties.DEFAULT_FILTER_ORDER + 1);
     registration.addUrlPatterns("/v1/*");

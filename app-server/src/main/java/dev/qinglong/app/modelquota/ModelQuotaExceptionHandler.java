@@ -7,8 +7,6 @@ import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
 import dev.qinglong.core.modelquota.ModelProjectQuotaExceededException;
 import dev.qinglong.core.modelquota.ModelQuotaConfigurationException;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
@@ -35,16 +33,8 @@ public class ModelQuotaExceptionHandler {
     return Problems.entity(
         ProblemType.MODEL_PROJECT_QUOTA_EXCEEDED,
         "The Project's model quota window has no room for this invocation's worst case.",
-        headers(e));
-  }
-
-  /** {@code Retry-After} and the rate-limit fields of the window the refusal was decided in. */
-  private static Map<String, String> headers(ModelProjectQuotaExceededException e) {
-    Map<String, String> out = new LinkedHashMap<>();
-    out.put("Retry-After", Long.toString(e.retryAfterSeconds()));
-    RateLimitHeaders.fields(ModelRateLimits.of(e.window()))
-        .forEach((name, values) -> out.put(name, values.get(0)));
-    return out;
+        // The rate-limit fields of the window the refusal was decided in.
+        RateLimitHeaders.refusal(e.retryAfterSeconds(), ModelRateLimits.of(e.window())));
   }
 
   @ExceptionHandler(ModelQuotaConfigurationException.class)

@@ -12,15 +12,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The recovery sweep of ADR 001 (DESIGN §5): every {@code interval}, StepRuns {@code running} for
- * at least {@code after} by the database clock are completed as {@code unknown} through the
- * quota-aware completion, so their whole reservation stays in its window. It runs in every process
- * that has the model-quota store (roles {@code all}/{@code writer} with AI on); several processes
- * sweeping at once is safe, since each completion is one transaction serialised on the
- * reservation's window: exactly one completion of an invocation commits, the others replay or lose
- * (nothing written). {@code after = 0}: no sweep. One daemon thread; a failed sweep is logged and
- * retried at the next tick. Each StepRun a sweep completes as {@code unknown} counts in {@code
- * qinglong_model_step_runs_recovered_total}.
+ * The recovery sweep of the model-invocation quota
+ * (docs/design.md#atomic-admission-and-completion): every {@code interval}, StepRuns {@code
+ * running} for at least {@code after} by the database clock are completed as {@code unknown}
+ * through the quota-aware completion, so their whole reservation stays in its window. It runs in
+ * every process that has the model-quota store (roles {@code all}/{@code writer} with AI on);
+ * several processes sweeping at once is safe, since each completion is one transaction serialised
+ * on the reservation's window: exactly one completion of an invocation commits, the others replay
+ * or lose (nothing written). {@code after = 0}: no sweep. One daemon thread; a failed sweep is
+ * logged and retried at the next tick. Each StepRun a sweep completes as {@code unknown} counts in
+ * {@code qinglong_model_step_runs_recovered_total}.
  */
 public final class StaleStepRunRecovery implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(StaleStepRunRecovery.class);

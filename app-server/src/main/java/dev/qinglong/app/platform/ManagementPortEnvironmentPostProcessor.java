@@ -9,10 +9,10 @@ import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
 
 /**
- * Actuator shares the API port unless {@code management.server.port} names another one (DESIGN §7,
- * §10). On the API port it exposes only the health endpoints and never their details or components
- * (role, store, lease generation, schema versions), whatever else is configured; the details and
- * {@code /actuator/prometheus} need the management port of their own.
+ * Actuator shares the API port unless {@code management.server.port} names another one
+ * (docs/design.md#operations). On the API port it exposes only the health endpoints and never their
+ * details or components (role, store, lease generation, schema versions), whatever else is
+ * configured; the details and {@code /actuator/prometheus} need the management port of their own.
  *
  * <p>That port serves them without authentication, so it listens on {@code 127.0.0.1} unless {@code
  * management.server.address} is set (Spring Boot alone would bind every interface, whatever {@code

@@ -7,8 +7,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.validation.annotation.Validated;
 
 /**
- * The process-wide {@code qinglong.*} properties of DESIGN §10. Each feature binds its own {@code
- * qinglong.<feature>.*} record; bad values refuse to start with a message naming the property.
+ * The process-wide {@code qinglong.*} properties (docs/operations.md#configuration). Each feature
+ * binds its own {@code qinglong.<feature>.*} record; bad values refuse to start with a message
+ * naming the property.
  *
  * <p>{@link OnRoleCondition} reads {@code qinglong.role} from the environment before this record is
  * bound (conditions run first).

@@ -15,8 +15,8 @@ import org.springframework.boot.health.contributor.Health;
 import org.springframework.stereotype.Component;
 
 /**
- * Readiness from cached probes (DESIGN §7): each registered probe (schemas and pools, download
- * coordination) runs once when the context is complete and then every {@code
+ * Readiness from cached probes (docs/design.md#operations): each registered probe (schemas and
+ * pools, download coordination) runs once when the context is complete and then every {@code
  * qinglong.readiness.refresh-interval} on one background thread. A readiness call only reads the
  * last result: it never waits for, nor adds load to, the database and its small pools.
  */

@@ -1,6 +1,6 @@
 package dev.qinglong.app.platform;
 
-/** Process roles of {@code qinglong.role} (DESIGN §6). */
+/** Process roles of {@code qinglong.role} (docs/design.md#process-roles). */
 public enum Role {
   ALL,
   WRITER,

@@ -4,7 +4,7 @@ import dev.qinglong.backend.BackendParts;
 import java.util.Locale;
 import org.springframework.core.env.Environment;
 
-/** What each process role ({@code qinglong.role}, DESIGN §6) serves and opens. */
+/** What each process role ({@code qinglong.role}) serves and opens. */
 public final class Roles {
   private Roles() {}
 
@@ -29,7 +29,7 @@ public final class Roles {
     return role == Role.ALL || role == Role.READER;
   }
 
-  /** Whether the role runs the completion worker. */
+  /** Whether the role runs the publication worker. */
   public static boolean runsWorker(Role role) {
     return role == Role.ALL || role == Role.WORKER;
   }

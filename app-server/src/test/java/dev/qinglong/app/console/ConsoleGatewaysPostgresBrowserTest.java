@@ -114,7 +114,7 @@ class ConsoleGatewaysPostgresBrowserTest {
     assertThat(process.get("lease").get("generation").asLong()).isEqualTo(generation);
     List<List<String>> processRow = rows("#gateways-body table.gateways-process tbody tr");
     assertThat(processRow).hasSize(1);
-    // Role, Serves downloads, Mode, Slot, Lease, Bytes served, Completion worker
+    // Role, Serves downloads, Mode, Slot, Lease, Bytes served, Publication worker
     assertThat(processRow.get(0).subList(0, 5))
         .containsExactly(
             process.get("role").asString(),

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The console is served by the roles that serve the management API ({@code all}, {@code writer})
- * and is a plain 404 on readers and workers (DESIGN §7); its page is CSP-locked to its own origin
- * and holds no inline script or style.
+ * and is a plain 404 on readers and workers; its page is CSP-locked to its own origin and holds no
+ * inline script or style.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ConsoleRoutesTest {

@@ -7,9 +7,8 @@ import org.junit.jupiter.api.Test;
 import org.springframework.mock.web.MockHttpServletRequest;
 
 /**
- * Issue 18: the shield's download budget and upload cap classify the decoded, normalised path (the
- * one the role filter decides on), so no spelling MVC still routes to the artifact route escapes
- * them.
+ * The shield's download budget and upload cap classify the decoded, normalised path (the one the
+ * role filter decides on), so no spelling MVC still routes to the artifact route escapes them.
  */
 class ArtifactRoutesTest {
   private static final String D =

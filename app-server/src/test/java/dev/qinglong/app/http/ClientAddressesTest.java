@@ -7,9 +7,9 @@ import org.junit.jupiter.api.Test;
 import org.springframework.mock.web.MockHttpServletRequest;
 
 /**
- * Issue 18 item 3: the shield's per-client bound counts one client once however a proxy spells its
- * address in {@code X-Forwarded-For} (port, IPv4-mapped IPv6, IPv6 spelling, case), and what is no
- * address is counted under the proxy, as before.
+ * The shield's per-client bound counts one client once however a proxy spells its address in {@code
+ * X-Forwarded-For} (port, IPv4-mapped IPv6, IPv6 spelling, case), and what is no address is counted
+ * under the proxy, as before.
  */
 class ClientAddressesTest {
   private static final String PROXY = "127.0.0.2";

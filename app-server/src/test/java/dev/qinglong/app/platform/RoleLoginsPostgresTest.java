@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Each role connects only as its own least-privilege login (DESIGN §6): after the migrate step ran
- * once as the owner, a reader, a worker and a writer started with {@code
+ * Each role connects only as its own least-privilege login (docs/design.md#least-privilege-logins):
+ * after the migrate step ran once as the owner, a reader, a worker and a writer started with {@code
  * qinglong.postgres.migrate=false} and no owner login in their configuration are seen in {@code
  * pg_stat_activity} under their own role names only. A process that does not migrate refuses to
  * start on a schema that is missing or behind.

@@ -25,10 +25,11 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A role's routes exist only in that role (DESIGN §6): the controllers of other roles are not
- * registered, and no encoded, doubled-slash, dot-segment, path-parameter or case variant of a path
- * reaches a route the role does not serve. The requests are written byte for byte on a socket, so
- * no client normalises them first. Runs on SQLite: what is checked is the web layer of each role.
+ * A role's routes exist only in that role (docs/design.md#process-roles): the controllers of other
+ * roles are not registered, and no encoded, doubled-slash, dot-segment, path-parameter or case
+ * variant of a path reaches a route the role does not serve. The requests are written byte for byte
+ * on a socket, so no client normalises them first. Runs on SQLite: what is checked is the web layer
+ * of each role.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RoleRoutesTest {

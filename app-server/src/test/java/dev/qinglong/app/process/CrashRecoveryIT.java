@@ -18,14 +18,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * SIGKILL in the middle of concurrent work (issue 11): three app processes on one PostgreSQL
- * database and one storage root — {@code all} (API, downloads, a worker), a {@code writer} and a
- * {@code worker} — take uploads, proposals, decisions, inspections, StepRuns, model admissions and
- * completions from six clients while the test kills them with SIGKILL: first {@code all} and the
- * worker together (no process may publish until they are back; the writer goes on taking writes),
- * then all three at once. Clients replay every request whose answer they did not get, with the same
- * id. Afterwards every invariant is checked in SQL ({@link Invariants}) and the run's figures are
- * written to {@code target/reliability/crash-recovery.{json,md}}.
+ * SIGKILL in the middle of concurrent work (docs/reliability.md): three app processes on one
+ * PostgreSQL database and one storage root — {@code all} (API, downloads, a worker), a {@code
+ * writer} and a {@code worker} — take uploads, proposals, decisions, inspections, StepRuns, model
+ * admissions and completions from six clients while the test kills them with SIGKILL: first {@code
+ * all} and the worker together (no process may publish until they are back; the writer goes on
+ * taking writes), then all three at once. Clients replay every request whose answer they did not
+ * get, with the same id. Afterwards every invariant is checked in SQL ({@link Invariants}) and the
+ * run's figures are written to {@code target/reliability/crash-recovery.{json,md}}.
  */
 class CrashRecoveryIT {
   static final Duration START = Duration.ofSeconds(120);

@@ -54,12 +54,12 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Database faults under load (issue 11, docs/reliability.md "Database faults"): one real app
- * process (role {@code all}, store postgres, dev tokens) reaches a PostgreSQL cluster that this
- * test owns (started from the local server binaries, so it can be restarted; no binaries = failure,
- * never a skip) through a {@link TcpProxy}. In each fault — database unreachable, answers slower
- * than the socket timeout, connections reset mid-statement, PostgreSQL restarted, the default small
- * pool exhausted — real threads send quota-gated proposals and inspections with fresh ids, and:
+ * Database faults under load (docs/reliability.md#database-faults): one real app process (role
+ * {@code all}, store postgres, dev tokens) reaches a PostgreSQL cluster that this test owns
+ * (started from the local server binaries, so it can be restarted; no binaries = failure, never a
+ * skip) through a {@link TcpProxy}. In each fault — database unreachable, answers slower than the
+ * socket timeout, connections reset mid-statement, PostgreSQL restarted, the default small pool
+ * exhausted — real threads send quota-gated proposals and inspections with fresh ids, and:
  *
  * <ul>
  *   <li>every answer is the correct one (201/200, or 429 {@code quota_exceeded} once the window is

@@ -47,9 +47,10 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Read gateways and completion workers as real, separate JVM processes of the packaged app on one
- * PostgreSQL database and one storage root (ADR 002): one writer, two workers, shared-mode readers
- * on slots 0..2 of 3 (slot 2 reaches the database through a TCP proxy the test can cut).
+ * Read gateways and publication workers as real, separate JVM processes of the packaged app on one
+ * PostgreSQL database and one storage root (docs/downloads.md): one writer, two workers,
+ * shared-mode readers on slots 0..2 of 3 (slot 2 reaches the database through a TCP proxy the test
+ * can cut).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -300,7 +301,8 @@ class GatewayProcessesIT {
     // server finishes one after this read, the reservation only lasts longer than read here, and
     // every check below bounds the take-over from below by this expiry, so it still holds.
     SlotRow stale = slotRow(1);
-    // The clean stop left the reservation in place (ADR 002): same owner, not yet expired.
+    // The clean stop left the reservation in place (it expires on its own): same owner, not yet
+    // expired.
     assertThat(stale.owner).isEqualTo(live.owner);
     // The 10 s database lease (two clock_timestamp() calls, each floored to milliseconds).
     assertThat(stale.expiresMillis - stale.renewedMillis).isBetween(10_000L, 10_001L);

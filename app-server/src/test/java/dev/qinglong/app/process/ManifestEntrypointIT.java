@@ -31,7 +31,7 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
 
 /**
  * The container's entry point run as a process with the arguments and environment the manifests of
- * {@code deploy/overlays/cnpg} give it (issue 14): the image's {@code java
+ * {@code deploy/overlays/cnpg} give it: the image's {@code java
  * org.springframework.boot.loader.launch.JarLauncher} on the packaged jar, the migration Job's
  * {@code migrate} argument, and for each container the ConfigMap ({@code envFrom}) plus its own
  * {@code env} (base and overlay patch merged by name), secrets replaced by this database's logins,
@@ -178,7 +178,8 @@ class ManifestEntrypointIT {
         return username ? db.username() : (db.password() == null ? "" : db.password());
       }
       assertThat(secret).startsWith("qinglong-role-ql3-");
-      // The role secrets hold the role's name (deploy.md §3); the local server trusts the role.
+      // The role secrets hold the role's name (docs/deploy.md#3-create-the-secrets); the local
+      // server trusts the role.
       String role = "ql3_" + secret.substring("qinglong-role-ql3-".length()).replace('-', '_');
       return username ? role : "password-from-" + secret;
     }

@@ -20,12 +20,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The soak (issue 11): N app processes (role {@code all}, default 3) on one PostgreSQL database and
- * one storage root take mixed traffic — upload, propose, decide, inspect, StepRun, admit, complete,
- * download — from clients that replay every unanswered request with its id, while a chaos thread
- * SIGKILLs a random process (now and then two at once) every few seconds and restarts it. At the
- * end every invariant is checked in SQL ({@link Invariants}) and the figures are written to {@code
- * target/reliability/soak.{json,md}}; the test fails on any violation.
+ * The soak (docs/reliability.md): N app processes (role {@code all}, default 3) on one PostgreSQL
+ * database and one storage root take mixed traffic — upload, propose, decide, inspect, StepRun,
+ * admit, complete, download — from clients that replay every unanswered request with its id, while
+ * a chaos thread SIGKILLs a random process (now and then two at once) every few seconds and
+ * restarts it. At the end every invariant is checked in SQL ({@link Invariants}) and the figures
+ * are written to {@code target/reliability/soak.{json,md}}; the test fails on any violation.
  *
  * <p>{@code .ci/run} runs it for 60 s. The long soak: {@code ./mvnw -B -pl app-server -am verify
  * -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dit.test=SoakIT -Dqinglong.soak.seconds=900}

@@ -25,12 +25,12 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The embedded store under SIGKILL (issue 11): the app on an SQLite file is killed in the middle of
- * concurrent writes, and the file it leaves opens and passes {@code PRAGMA integrity_check}; after
- * restarts and client replays every invariant that applies to one process holds (checked in SQL on
- * the file). A second process on the same file is refused at start with a clear message (the
- * one-process rule, {@code SqliteProcessLock}); a process killed with SIGKILL never blocks its own
- * restart.
+ * The embedded store under SIGKILL (docs/reliability.md): the app on an SQLite file is killed in
+ * the middle of concurrent writes, and the file it leaves opens and passes {@code PRAGMA
+ * integrity_check}; after restarts and client replays every invariant that applies to one process
+ * holds (checked in SQL on the file). A second process on the same file is refused at start with a
+ * clear message (the one-process rule, {@code SqliteProcessLock}); a process killed with SIGKILL
+ * never blocks its own restart.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)

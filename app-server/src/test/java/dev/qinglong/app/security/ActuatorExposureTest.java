@@ -10,9 +10,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 10 item 4: actuator on its own port ({@code management.server.port}) with readiness details
- * only there; sharing the API port shows no details and no metrics; readiness is served from a
- * cached, background-refreshed probe, never from a database query per call.
+ * Actuator on its own port ({@code management.server.port}) with readiness details only there;
+ * sharing the API port shows no details and no metrics; readiness is served from a cached,
+ * background-refreshed probe, never from a database query per call.
  */
 class ActuatorExposureTest {
   @TempDir Path dir;

@@ -8,7 +8,7 @@ import java.util.Locale;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
-/** What every answer of the API must look like (DESIGN §3), as reusable checks. */
+/** What every answer of the API must look like (docs/api.md#errors), as reusable checks. */
 final class Answers {
   private Answers() {}
 

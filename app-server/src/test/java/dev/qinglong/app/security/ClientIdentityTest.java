@@ -18,9 +18,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 10 item 3, client identity: {@code X-Forwarded-For} counts only from a configured trusted
- * proxy (also when Spring Boot detects Kubernetes, where it would otherwise trust any private
- * address), and in-flight requests are capped per authenticated principal as well as per address.
+ * Client identity: {@code X-Forwarded-For} counts only from a configured trusted proxy (also when
+ * Spring Boot detects Kubernetes, where it would otherwise trust any private address), and
+ * in-flight requests are capped per authenticated principal as well as per address.
  */
 class ClientIdentityTest {
   static final String PROPOSALS = "/v1/projects/demo/plugin-packages/proposals";

@@ -25,9 +25,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Everything created under the data dir is its owner's only (issue 10, item 7): directories 0700,
- * the SQLite database (and its WAL and shared-memory files), artifacts and dev tokens 0600; an
- * existing dev-tokens file with a looser mode is refused. POSIX file systems only.
+ * Everything created under the data dir is its owner's only: directories 0700, the SQLite database
+ * (and its WAL and shared-memory files), artifacts and dev tokens 0600; an existing dev-tokens file
+ * with a looser mode is refused. POSIX file systems only.
  */
 class DataDirFileModesTest {
   @TempDir Path tmp;

@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 18 item 1: the shield counts a download against the download budget whatever the spelling
- * of its path. {@code /v%31/…} and {@code …/%61rtifacts/…} reach the download route like {@code
+ * The shield counts a download against the download budget whatever the spelling of its path.
+ * {@code /v%31/…} and {@code …/%61rtifacts/…} reach the download route like {@code
  * /v1/…/artifacts/…} (MVC decodes), so they are refused the same way when the budget is spent, and
  * a download held through them takes none of the API's slots.
  */

@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 10 item 3, downloads: they have their own concurrency budget (a held download takes none of
- * the API's slots) and a minimum transfer rate, so slow readers are cut off.
+ * Downloads: they have their own concurrency budget (a held download takes none of the API's slots)
+ * and a minimum transfer rate, so slow readers are cut off.
  */
 class DownloadBudgetTest {
   @TempDir Path dir;

@@ -29,10 +29,10 @@ final class HostileCases {
     }
 
     /**
-     * Whether the request is refused only after the durable quota step, by design (DESIGN §4 order:
-     * validate → Policy → quota → mutate): an upload whose bytes do not hash to its digest is found
-     * out while the body streams, after {@code artifact.upload} counted it. It may count that one
-     * unit; it must change nothing else.
+     * Whether the request is refused only after the durable quota step, by design
+     * (docs/design.md#order-of-checks: validate → Policy → quota → mutate): an upload whose bytes
+     * do not hash to its digest is found out while the body streams, after {@code artifact.upload}
+     * counted it. It may count that one unit; it must change nothing else.
      */
     boolean rejectedAfterQuota() {
       return category.equals("upload") && what.equals("bytes that do not hash to the digest");

@@ -25,10 +25,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A hostile client against a running app (role {@code all}, SQLite), over raw sockets where a
- * client library would normalise the request (issue 10, items 1, 7 and 9): no body is read before
- * authentication, uploads take only {@code application/octet-stream}, ambiguous input is refused,
- * input is never reflected, unknown routes are 404 for every method, and what the servlet container
- * refuses is a problem document too.
+ * client library would normalise the request: no body is read before authentication, uploads take
+ * only {@code application/octet-stream}, ambiguous input is refused, input is never reflected,
+ * unknown routes are 404 for every method, and what the servlet container refuses is a problem
+ * document too.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class HostileClientTest {
@@ -52,7 +52,7 @@ class HostileClientTest {
     }
   }
 
-  // ---- issue 18: every 401 alike, Bearer only (dev-tokens mode) --------------------------------
+  // ---- every 401 alike, Bearer only (dev-tokens mode) -------------------------------------------
 
   @Test
   void anUnknownDevTokenAndTheDpopSchemeGetTheSame401WithoutAReason() {
@@ -85,7 +85,7 @@ class HostileClientTest {
     }
   }
 
-  // ---- item 1: nothing reads a body before authentication --------------------------------------
+  // ---- nothing reads a body before authentication ----------------------------------------------
 
   @Test
   void aFormBodyOnTheUploadRouteIsNotReadBeforeAuthentication() throws IOException {
@@ -173,7 +173,7 @@ class HostileClientTest {
     return RawHttp.exchange(port, head, body.toByteArray());
   }
 
-  // ---- item 7: parsing ambiguity, reflection
+  // ---- parsing ambiguity, reflection
   // -----------------------------------------------------
 
   @Test
@@ -233,7 +233,7 @@ class HostileClientTest {
     }
   }
 
-  // ---- item 9: routes and what the container refuses --------------------------------------------
+  // ---- routes and what the container refuses ---------------------------------------------------
 
   @Test
   void unknownApiRoutesAre404ForEveryMethod() throws IOException {

@@ -33,9 +33,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 10 item 6, JWT mode: no implicit global admin, the issuer is required, clock skew is
- * bounded, {@code typ} is checked (ID tokens are refused), accepted algorithms and the principal
- * claim come from Spring Boot's {@code spring.security.oauth2.resourceserver.jwt.*}.
+ * JWT mode: no implicit global admin, the issuer is required, clock skew is bounded, {@code typ} is
+ * checked (ID tokens are refused), accepted algorithms and the principal claim come from Spring
+ * Boot's {@code spring.security.oauth2.resourceserver.jwt.*}.
  */
 class JwtHardeningTest {
   static final String ISSUER = "https://idp.qinglong.test";

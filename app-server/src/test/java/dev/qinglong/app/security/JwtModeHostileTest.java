@@ -60,12 +60,12 @@ import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
 
 /**
- * Issue 18, JWT mode against a hostile client and a failing IdP: an anonymous flood of unknown
- * {@code kid}s costs at most one key-set fetch per cooldown and leaves a valid user served, also
- * while the IdP hangs; only {@code Bearer} authenticates; every 401 is the same problem document
- * with a bare {@code WWW-Authenticate: Bearer}; {@code sub} must be a JSON string, the payload must
- * not start with a byte-order mark, the lifetime is bounded; an IdP outage logs a few counted
- * lines, never a stack trace per request.
+ * JWT mode against a hostile client and a failing IdP: an anonymous flood of unknown {@code kid}s
+ * costs at most one key-set fetch per cooldown and leaves a valid user served, also while the IdP
+ * hangs; only {@code Bearer} authenticates; every 401 is the same problem document with a bare
+ * {@code WWW-Authenticate: Bearer}; {@code sub} must be a JSON string, the payload must not start
+ * with a byte-order mark, the lifetime is bounded; an IdP outage logs a few counted lines, never a
+ * stack trace per request.
  *
  * <p>The key server is a JDK {@link HttpServer} on loopback that counts its fetches and can answer,
  * hang (until released) or fail. The app's cooldown is {@value #COOLDOWN_SECONDS} s so that a 5 s
@@ -160,7 +160,7 @@ class JwtModeHostileTest {
     hang.countDown();
   }
 
-  // ---- item 1: the unknown-kid flood ---------------------------------------------------------
+  // ---- the unknown-kid flood -----------------------------------------------------------------
 
   @Test
   void anUnknownKidFloodCostsOneFetchPerCooldownAndTheValidUserIsServed() throws Exception {
@@ -254,7 +254,7 @@ class JwtModeHostileTest {
     assertThat(seen.getOrDefault(401, 0L)).as("flood statuses %s", seen).isPositive();
   }
 
-  // ---- item 2: Bearer only, and every 401 alike ------------------------------------------------
+  // ---- Bearer only, and every 401 alike -------------------------------------------------------
 
   @Test
   void theDpopSchemeIsNoWayInAndGetsTheSame401() throws Exception {
@@ -347,7 +347,7 @@ class JwtModeHostileTest {
     assertThat(r.status()).as(r.body()).isEqualTo(200);
   }
 
-  // ---- item 4: an IdP outage logs a few counted lines, never a trace per request ----------------
+  // ---- an IdP outage logs a few counted lines, never a trace per request -----------------------
 
   @Test
   void anIdpOutageLogsCountedLinesAndNoStackTraces() throws Exception {

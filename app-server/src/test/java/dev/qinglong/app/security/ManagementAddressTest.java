@@ -12,9 +12,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 18 item 2: the management port (unauthenticated readiness details and metrics) listens on
- * loopback unless {@code management.server.address} says otherwise; Spring Boot alone would bind it
- * to every interface, whatever {@code server.address} is. The Kubernetes manifests set it
+ * The management port (unauthenticated readiness details and metrics) listens on loopback unless
+ * {@code management.server.address} says otherwise; Spring Boot alone would bind it to every
+ * interface, whatever {@code server.address} is. The Kubernetes manifests set it
  * (DeployManifestsTest).
  */
 class ManagementAddressTest {

@@ -22,13 +22,13 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The open doors of issue 10 that an HTTP client on the API port (or the data directory) can see,
- * each as the attacker would try it: a receipt id reused for another request (item 2), actuator on
- * the API port (item 4), files under the data dir readable by others and a loose tokens file
- * accepted (item 7), unknown {@code /v1} routes and {@code /error} (item 9). Duplicate keys, two
- * Authorization headers, reflected member names, upload content types and container error pages are
- * covered by {@link HostileInputTest} and {@link PathSpellingsTest}; grants (item 5) and JWT (item
- * 6) need PostgreSQL and an IdP and are tested where those are fixed.
+ * The open doors that an HTTP client on the API port (or the data directory) can see, each as the
+ * attacker would try it: a receipt id reused for another request, actuator on the API port, files
+ * under the data dir readable by others and a loose tokens file accepted, unknown {@code /v1}
+ * routes and {@code /error}. Duplicate keys, two Authorization headers, reflected member names,
+ * upload content types and container error pages are covered by {@link HostileInputTest} and {@link
+ * PathSpellingsTest}; grants and JWT need PostgreSQL and an IdP and are tested where those are
+ * fixed.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class OpenDoorsTest {

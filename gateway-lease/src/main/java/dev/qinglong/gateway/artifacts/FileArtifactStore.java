@@ -30,11 +30,11 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * Content-addressed artifact storage on a file system (DESIGN §6): {@code
- * <root>/artifacts/sha256/<first two hex>/<64 hex>}. An upload streams into a temp file in the
- * target's own directory while hashing and counting, is refused past the size cap or on a digest
- * mismatch, is forced to disk and then moved atomically into place, so a reader sees either no file
- * or the whole verified file. Uploading the same content again is harmless.
+ * Content-addressed artifact storage on a file system: {@code <root>/artifacts/sha256/<first two
+ * hex>/<64 hex>}. An upload streams into a temp file in the target's own directory while hashing
+ * and counting, is refused past the size cap or on a digest mismatch, is forced to disk and then
+ * moved atomically into place, so a reader sees either no file or the whole verified file.
+ * Uploading the same content again is harmless.
  *
  * <p>What it creates is its owner's only: directories 0700, artifacts 0600.
  *
@@ -214,7 +214,7 @@ public final class FileArtifactStore {
   }
 
   /**
-   * Re-hashes a stored artifact, for the completion worker's "present and verified" check.
+   * Re-hashes a stored artifact, for the publication worker's "present and verified" check.
    *
    * @return {@code true} if it is stored and its bytes hash to {@code digest}
    * @throws IOException if it exists but cannot be read
@@ -245,7 +245,7 @@ public final class FileArtifactStore {
    * <p>Safe to run while uploads go on: each candidate's time is read again right before it is
    * deleted, so an artifact re-uploaded meanwhile stays. An artifact that a proposal starts to name
    * between the check and the deletion (possible only if it was unreferenced for the whole grace
-   * period and not uploaded again) is simply missing: the completion worker leaves that proposal
+   * period and not uploaded again) is simply missing: the publication worker leaves that proposal
    * approved until the artifact is uploaded again. Files that are not artifacts (the storage
    * identity, unknown names) are never touched.
    *

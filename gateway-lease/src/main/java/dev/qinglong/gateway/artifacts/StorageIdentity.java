@@ -10,8 +10,8 @@ import java.util.UUID;
 
 /**
  * The identity of an artifact storage root: a random UUID in {@code <artifacts>/storage-id}.
- * Writers create it once; readers only read and verify it (ADR 002), so a reader pointed at an
- * empty or wrong volume refuses to start instead of serving from it.
+ * Writers create it once; readers only read and verify it, so a reader pointed at an empty or wrong
+ * volume refuses to start instead of serving from it.
  */
 public final class StorageIdentity {
   /** File name inside the artifacts directory. */

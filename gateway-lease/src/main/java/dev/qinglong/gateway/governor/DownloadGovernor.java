@@ -12,9 +12,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The local download governor (ADR 002): token buckets (Bucket4j) for the whole process and for
- * each principal, applied to payload bytes only. It knows nothing of SQL or leases: in shared mode
- * it is simply built with the process's share and the lease as its {@link ServingGate}.
+ * The local download governor (docs/design.md#standalone-and-shared-downloads): token buckets
+ * (Bucket4j) for the whole process and for each principal, applied to payload bytes only. It knows
+ * nothing of SQL or leases: in shared mode it is simply built with the process's share and the
+ * lease as its {@link ServingGate}.
  *
  * <p>Each bucket holds at most one second of its rate (the burst) and refills greedily, so over any
  * interval {@code t} a limit admits at most {@code rate * t + rate} bytes. A streaming download

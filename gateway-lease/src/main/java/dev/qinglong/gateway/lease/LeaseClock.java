@@ -5,7 +5,7 @@ import java.time.Duration;
 /**
  * The two local clocks a lease window is checked against. The monotonic clock cannot jump but
  * stands still while the host sleeps; the wall clock keeps running during sleep but can jump. A
- * window is valid only while both say it is (ADR 002 addendum).
+ * window is valid only while both say it is (docs/design.md#leases).
  */
 public interface LeaseClock {
 

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * The timings of a shared-download lease (ADR 002 and its 2026-10-03 addendum).
+ * The timings of a shared-download lease (docs/design.md#leases).
  *
  * @param databaseLease how long one acquisition or renewal reserves the slot, on the database clock
  *     (default 10 s)

@@ -4,7 +4,8 @@ import dev.qinglong.gateway.governor.DownloadRates;
 
 /**
  * The single shared-download policy stored in the database: the total budget of all gateways and
- * the number of fixed shares it is split into. Changed only offline (ADR 002).
+ * the number of fixed shares it is split into. Changed only offline: a running slot must never see
+ * its share change.
  *
  * @param rateBytesPerSecond total payload rate of all gateways together; 0 = unlimited
  * @param perPrincipalBytesPerSecond total per-principal rate; 0 = unlimited

@@ -26,33 +26,17 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Waits with {@link LeaseClock#sleep}, polling every {@link LeaseTimings#stalePoll()}.
  */
-final class SlotAcquisition {
+record SlotAcquisition(
+    LeaseStorage storage,
+    SharedDownloadPolicy policy,
+    int slot,
+    UUID owner,
+    LeaseTimings timings,
+    LeaseClock clock) {
   private static final Logger log = LoggerFactory.getLogger(SlotAcquisition.class);
 
   /** A taken slot and the start of the request that took it. */
   record Taken(long generation, LeaseWindow.Start start) {}
-
-  private final LeaseStorage storage;
-  private final SharedDownloadPolicy policy;
-  private final int slot;
-  private final UUID owner;
-  private final LeaseTimings timings;
-  private final LeaseClock clock;
-
-  SlotAcquisition(
-      LeaseStorage storage,
-      SharedDownloadPolicy policy,
-      int slot,
-      UUID owner,
-      LeaseTimings timings,
-      LeaseClock clock) {
-    this.storage = storage;
-    this.policy = policy;
-    this.slot = slot;
-    this.owner = owner;
-    this.timings = timings;
-    this.clock = clock;
-  }
 
   void joinSharedMode() {
     if (!storage.openSession()) {

@@ -11,10 +11,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The state machine of one shared-download slot lease (ADR 002 and its 2026-10-03 addendum), over a
- * {@link LeaseStorage} and a {@link LeaseClock}; no database and no threads of its own. {@link
- * #acquire()} runs the start-up protocol ({@link SlotAcquisition}); then a driver ({@link
- * LeaseKeepAlive}) calls {@link #renew()} every heartbeat and {@link #checkWindow()} often.
+ * The state machine of one shared-download slot lease (docs/design.md#leases), over a {@link
+ * LeaseStorage} and a {@link LeaseClock}; no database and no threads of its own. {@link #acquire()}
+ * runs the start-up protocol ({@link SlotAcquisition}); then a driver ({@link LeaseKeepAlive})
+ * calls {@link #renew()} every heartbeat and {@link #checkWindow()} often.
  *
  * <p>Every renewal carries this start's {@link #owner()} and {@link #generation()} as fencing. The
  * process may serve only inside the {@link LeaseWindow}: {@code localValidity} from the

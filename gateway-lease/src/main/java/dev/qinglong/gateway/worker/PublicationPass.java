@@ -1,9 +1,9 @@
 package dev.qinglong.gateway.worker;
 
 /**
- * One pass of the completion worker: publish every approved install/upgrade proposal whose artifact
- * is present and verified. Must be idempotent: a pass may be repeated after a crash at any point,
- * and (rarely, around a take-over) two workers may run a pass at the same time.
+ * One pass of the publication worker: publish every approved install/upgrade proposal whose
+ * artifact is present and verified. Must be idempotent: a pass may be repeated after a crash at any
+ * point, and (rarely, around a take-over) two workers may run a pass at the same time.
  */
 @FunctionalInterface
 public interface PublicationPass {

@@ -7,11 +7,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs the completion worker under a {@link WorkerLock} (ADR 002 addendum): exactly one active
- * worker per database. A worker that finds the lock taken logs {@code worker.standby} once and
- * retries every {@code standbyRetry} (default 5 s); it takes over when the active worker's lock is
- * released or its database session dies. While active it checks, before every pass, that it still
- * holds the lock, and falls back to standby if not.
+ * Runs the publication worker under a {@link WorkerLock} (docs/design.md#publication-worker):
+ * exactly one active worker per database. A worker that finds the lock taken logs {@code
+ * worker.standby} once and retries every {@code standbyRetry} (default 5 s); it takes over when the
+ * active worker's lock is released or its database session dies. While active it checks, before
+ * every pass, that it still holds the lock, and falls back to standby if not.
  *
  * <p>The check and the pass are not atomic: around a take-over two workers may run one pass each at
  * the same time. That is why {@link PublicationPass#publishOnce()} must be idempotent; the lock
@@ -50,7 +50,7 @@ public final class WorkerLease implements AutoCloseable {
     this.listener = Objects.requireNonNull(listener, "listener");
     this.standbyRetryMillis = positiveMillis(standbyRetry, "standbyRetry");
     this.passIntervalMillis = positiveMillis(passInterval, "passInterval");
-    this.thread = new Thread(this::run, "completion-worker");
+    this.thread = new Thread(this::run, "publication-worker");
     this.thread.setDaemon(true);
   }
 
@@ -87,7 +87,7 @@ public final class WorkerLease implements AutoCloseable {
       while (!stopping) {
         if (state != WorkerState.ACTIVE) {
           if (tryAcquire()) {
-            log.info("worker.active: this process holds the completion-worker lock");
+            log.info("worker.active: this process holds the publication-worker lock");
             standbyLogged = false;
             setState(WorkerState.ACTIVE);
             continue;
@@ -104,7 +104,7 @@ public final class WorkerLease implements AutoCloseable {
           continue;
         }
         if (!lock.isHeld()) {
-          log.warn("worker.lock-lost: the completion-worker lock is no longer held; standby");
+          log.warn("worker.lock-lost: the publication-worker lock is no longer held; standby");
           lock.close();
           setState(WorkerState.STANDBY);
           continue;
@@ -131,7 +131,7 @@ public final class WorkerLease implements AutoCloseable {
       int published = publisher.publishOnce();
       notifyListener(() -> listener.onPass(published));
     } catch (RuntimeException e) {
-      log.warn("completion pass failed; retrying on the next pass", e);
+      log.warn("publication pass failed; retrying on the next pass", e);
       notifyListener(() -> listener.onPassFailed(e));
     }
   }

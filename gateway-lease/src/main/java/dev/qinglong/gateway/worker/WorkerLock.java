@@ -3,7 +3,7 @@ package dev.qinglong.gateway.worker;
 import dev.qinglong.core.kernel.StoreUnavailableException;
 
 /**
- * The completion-worker lock: at most one holder per database at a time. It is released when the
+ * The publication-worker lock: at most one holder per database at a time. It is released when the
  * holder releases it or when the holder's database session ends, whichever comes first.
  */
 public interface WorkerLock extends AutoCloseable {

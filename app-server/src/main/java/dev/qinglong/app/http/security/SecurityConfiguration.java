@@ -170,9 +170,9 @@ public class SecurityConfiguration {
   }
 
   /**
-   * Issuer, keys and audience are {@code qinglong.auth.jwt.*} (DESIGN §10); Spring Boot's own names
-   * for them would be silently ignored here (and would make Boot build a second decoder), so they
-   * refuse the start instead.
+   * Issuer, keys and audience are {@code qinglong.auth.jwt.*}; Spring Boot's own names for them
+   * would be silently ignored here (and would make Boot build a second decoder), so they refuse the
+   * start instead.
    */
   static void refuseIgnoredBootJwtSettings(OAuth2ResourceServerProperties.Jwt boot) {
     boolean set =

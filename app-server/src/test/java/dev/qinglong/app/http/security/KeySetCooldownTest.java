@@ -31,9 +31,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 18 items 1 and 4 in isolation: the key set is fetched once per cooldown whatever the number
- * of concurrent callers, a hanging fetch is given up after the timeout, discovery takes only the
- * exact issuer, and failures are logged once per kind per interval with a count.
+ * The JWT key set in isolation: it is fetched once per cooldown whatever the number of concurrent
+ * callers, a hanging fetch is given up after the timeout, discovery takes only the exact issuer,
+ * and failures are logged once per kind per interval with a count.
  */
 class KeySetCooldownTest {
 
