@@ -18,6 +18,7 @@ import java.util.Locale;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
@@ -109,16 +110,19 @@ public class BackendConfiguration {
 
   /**
    * The migrate step of the configured store (the other place the store is chosen): every migration
-   * as the owner, the AI schema when the feature is on.
+   * as the owner, the AI schema when the feature is on. It takes the properties it needs from the
+   * context, so a new store adds its case here and nothing in {@link MigrateCommand}.
    *
    * @return what was applied, for the log
    */
-  static String migrate(
-      PlatformProperties platform, PostgresProperties postgres, ModelQuotaProperties ai) {
+  static String migrate(BeanFactory properties) {
+    PlatformProperties platform = properties.getBean(PlatformProperties.class);
+    ModelQuotaProperties ai = properties.getBean(ModelQuotaProperties.class);
     return switch (platform.store()) {
       case POSTGRES -> {
         PostgresMigrator.Result r =
-            PostgresMigrator.migrate(postgresSettings(postgres, ai), ai.enabled());
+            PostgresMigrator.migrate(
+                postgresSettings(properties.getBean(PostgresProperties.class), ai), ai.enabled());
         yield "store=postgres base=" + r.base() + " downloads=" + r.downloads() + " ai=" + r.ai();
       }
       case SQLITE ->

@@ -26,8 +26,8 @@ public final class MigrateCommand {
   /**
    * Properties binding only: no component scan, no auto-configuration. It binds and validates every
    * {@code qinglong.*} record of the application, as a start does (a bad value refuses the step
-   * too); the step itself reads {@link PlatformProperties}, {@link PostgresProperties} and {@link
-   * ModelQuotaProperties}. The package is named, not referenced, so the platform knows no feature.
+   * too); {@link BackendConfiguration#migrate} takes the store's own properties from the context.
+   * The package is named, not referenced, so the platform knows no feature.
    */
   @Configuration(proxyBeanMethods = false)
   @ConfigurationPropertiesScan("dev.qinglong.app")
@@ -41,21 +41,12 @@ public final class MigrateCommand {
             .bannerMode(Banner.Mode.OFF)
             .logStartupInfo(false)
             .run(args)) {
-      migrate(
-          context.getBean(PlatformProperties.class),
-          context.getBean(PostgresProperties.class),
-          context.getBean(ModelQuotaProperties.class));
+      log.info("migrate.done {}", BackendConfiguration.migrate(context));
       return 0;
     } catch (RuntimeException e) {
       log.error("migrate.failed reason={}", rootMessage(e));
       return 1;
     }
-  }
-
-  /** Applies the configured store's migrations. */
-  static void migrate(
-      PlatformProperties platform, PostgresProperties postgres, ModelQuotaProperties ai) {
-    log.info("migrate.done {}", BackendConfiguration.migrate(platform, postgres, ai));
   }
 
   private static String rootMessage(Throwable e) {

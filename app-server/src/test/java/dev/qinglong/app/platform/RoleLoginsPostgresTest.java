@@ -2,6 +2,7 @@ package dev.qinglong.app.platform;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.qinglong.app.support.Http.Response;
 import dev.qinglong.app.support.TestApp;
@@ -15,8 +16,10 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.api.BeforeEach;
@@ -45,6 +48,11 @@ class RoleLoginsPostgresTest {
             "--qinglong.postgres.password=" + (db.password() == null ? "" : db.password()),
             "--qinglong.postgres.bootstrap-roles=true");
     assertThat(exit).isZero();
+    // The migrate step's owner sessions are closed, but PostgreSQL lists each until its backend
+    // has exited: wait for that, so a session seen later is the process under test's own.
+    await("the migrate step's sessions have exited")
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> sessionUsers().isEmpty());
     // A writer creates the storage identity that readers only verify.
     FileArtifactStore.forWriter(dataDir, 1024);
   }
@@ -67,10 +75,28 @@ class RoleLoginsPostgresTest {
     return app;
   }
 
+  /**
+   * The test's own sessions carry this application name, so {@link #sessionUsers} can leave them
+   * out even while a closed one is still exiting (PostgreSQL lists a backend in pg_stat_activity
+   * until its process is gone, after the client has closed).
+   */
+  private static final String TEST_SESSION = "qinglong-role-logins-test";
+
+  private Connection ownerConnection() throws Exception {
+    Properties props = new Properties();
+    props.setProperty("user", db.username());
+    props.setProperty("password", db.password() == null ? "" : db.password());
+    props.setProperty("ApplicationName", TEST_SESSION);
+    return DriverManager.getConnection(db.jdbcUrl(), props);
+  }
+
+  private static ResultSet query(PreparedStatement ps, String parameter) throws Exception {
+    ps.setString(1, parameter);
+    return ps.executeQuery();
+  }
+
   private void asOwner(String sql) throws Exception {
-    try (Connection c =
-            DriverManager.getConnection(
-                db.jdbcUrl(), db.username(), db.password() == null ? "" : db.password());
+    try (Connection c = ownerConnection();
         Statement st = c.createStatement()) {
       st.execute(sql);
     }
@@ -78,14 +104,12 @@ class RoleLoginsPostgresTest {
 
   /** The login names of every session on the test database except this test's own. */
   private Set<String> sessionUsers() throws Exception {
-    try (Connection c =
-            DriverManager.getConnection(
-                db.jdbcUrl(), db.username(), db.password() == null ? "" : db.password());
+    try (Connection c = ownerConnection();
         PreparedStatement ps =
             c.prepareStatement(
                 "SELECT DISTINCT usename FROM pg_stat_activity"
-                    + " WHERE datname = current_database() AND pid <> pg_backend_pid()");
-        ResultSet rs = ps.executeQuery()) {
+                    + " WHERE datname = current_database() AND application_name <> ?");
+        ResultSet rs = query(ps, TEST_SESSION)) {
       Set<String> out = new TreeSet<>();
       while (rs.next()) {
         out.add(rs.getString(1));
@@ -133,9 +157,7 @@ class RoleLoginsPostgresTest {
 
   @Test
   void aProcessThatDoesNotMigrateRefusesASchemaThatIsBehind() throws Exception {
-    try (Connection c =
-            DriverManager.getConnection(
-                db.jdbcUrl(), db.username(), db.password() == null ? "" : db.password());
+    try (Connection c = ownerConnection();
         Statement st = c.createStatement()) {
       st.execute(
           "DELETE FROM qinglong.flyway_schema_history WHERE version = (SELECT max(version::int)"
