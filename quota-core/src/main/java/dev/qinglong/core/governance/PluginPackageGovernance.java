@@ -24,7 +24,8 @@ import java.util.UUID;
 import java.util.function.Supplier;
 
 /**
- * Plugin-package governance (ADR 000): propose, decide (four eyes) and inspect.
+ * Plugin-package governance (docs/design.md#four-eyes-governance): propose, decide (four eyes) and
+ * inspect.
  *
  * <p>Every operation runs in the same order: validate and normalise → Project Policy → durable
  * quota under the request's own idempotency identity → mutate or read. So a malformed or
@@ -73,9 +74,7 @@ public final class PluginPackageGovernance {
       Principal caller, String projectId, String actionRef, PluginPackageAction action) {
     Identifiers.require("projectId", projectId);
     Identifiers.require("actionRef", actionRef);
-    if (action == null) {
-      throw new ValidationException("action", "is required");
-    }
+    ValidationException.required("action", action);
     policy.requireAny(caller, projectId, Permission.PACKAGE_MANAGE);
     Sha256Digest digest = action.digest();
     // The actionRef names this action: the same ref with another action is a reused key.
@@ -146,10 +145,7 @@ public final class PluginPackageGovernance {
     Identifiers.require("projectId", projectId);
     Identifiers.require("approvalId", approvalId);
     Identifiers.require("decisionId", decisionId);
-    if (decision == null) {
-      throw new ValidationException("decision", "is required");
-    }
-    Decision verdict = Decision.fromWire(decision);
+    Decision verdict = Decision.fromWire(ValidationException.required("decision", decision));
     Sha256Digest digest = Sha256Digest.parse("actionDigest", actionDigest);
 
     policy.requireAny(caller, projectId, Permission.APPROVAL_DECIDE);

@@ -1,12 +1,12 @@
 package dev.qinglong.core.modelquota;
 
-import dev.qinglong.core.kernel.Identifiers;
 import dev.qinglong.core.kernel.Sha256Digest;
 import java.util.Objects;
 
 /**
  * The reservation receipt ({@value #TYPE}): the worst case of one invocation, held against one
- * Project window until settled (ADR 001 §2). Immutable and append-only.
+ * Project window until settled (docs/design.md#reservation-and-settlement). Immutable and
+ * append-only.
  *
  * <p>Besides its own amounts it carries the window's running totals <em>after</em> it ({@code
  * windowSeq}, {@code windowInvocations}, {@code windowReservedTokens}, {@code
@@ -16,7 +16,7 @@ import java.util.Objects;
  *
  * @param quotaPolicyRevision 0 when the Project had no quota policy
  * @param reservedCostMicros {@code null} when no cost is reserved: the Project has no cost limit
- *     (then a model cost cap is not reserved either, ADR 001 §2)
+ *     (then a model cost cap is not reserved either: only a Project cost limit needs cost fenced)
  */
 public record Reservation(
     String projectId,
@@ -36,15 +36,12 @@ public record Reservation(
     long windowReservedTokens,
     long windowReservedCostMicros,
     long reservedAtMs,
-    Sha256Digest digest) {
+    Sha256Digest digest)
+    implements Receipt {
   public static final String TYPE = "qinglong/model-invocation-quota-reservation@v1";
 
   public Reservation {
-    Identifiers.require("projectId", projectId);
-    Identifiers.require("invocationId", invocationId);
-    Identifiers.require("stepRunId", stepRunId);
-    Identifiers.require("runId", runId);
-    Identifiers.require("modelId", modelId);
+    Receipts.requireIds(projectId, invocationId, stepRunId, runId, modelId);
     Objects.requireNonNull(budget, "budget");
     Objects.requireNonNull(digest, "digest");
   }
@@ -68,51 +65,30 @@ public record Reservation(
       long windowReservedTokens,
       long windowReservedCostMicros,
       long reservedAtMs) {
-    Reservation draft =
-        new Reservation(
-            projectId,
-            invocationId,
-            stepRunId,
-            runId,
-            modelId,
-            modelPolicyRevision,
-            quotaPolicyRevision,
-            windowStartMs,
-            windowMs,
-            budget,
-            reservedTokens,
-            reservedCostMicros,
-            windowSeq,
-            windowInvocations,
-            windowReservedTokens,
-            windowReservedCostMicros,
-            reservedAtMs,
-            Receipts.PLACEHOLDER);
-    return draft.withDigest(Sha256Digest.ofUtf8(draft.canonicalJson()));
+    return Receipts.sealed(
+        digest ->
+            new Reservation(
+                projectId,
+                invocationId,
+                stepRunId,
+                runId,
+                modelId,
+                modelPolicyRevision,
+                quotaPolicyRevision,
+                windowStartMs,
+                windowMs,
+                budget,
+                reservedTokens,
+                reservedCostMicros,
+                windowSeq,
+                windowInvocations,
+                windowReservedTokens,
+                windowReservedCostMicros,
+                reservedAtMs,
+                digest));
   }
 
-  private Reservation withDigest(Sha256Digest d) {
-    return new Reservation(
-        projectId,
-        invocationId,
-        stepRunId,
-        runId,
-        modelId,
-        modelPolicyRevision,
-        quotaPolicyRevision,
-        windowStartMs,
-        windowMs,
-        budget,
-        reservedTokens,
-        reservedCostMicros,
-        windowSeq,
-        windowInvocations,
-        windowReservedTokens,
-        windowReservedCostMicros,
-        reservedAtMs,
-        d);
-  }
-
+  @Override
   public String type() {
     return TYPE;
   }
@@ -121,12 +97,9 @@ public record Reservation(
     return new WindowRef(projectId, windowStartMs, windowMs);
   }
 
-  /** The canonical encoding of every member but the digest. */
+  @Override
   public String canonicalJson() {
-    return CanonicalJson.object()
-        .put("type", TYPE)
-        .put("projectId", projectId)
-        .put("invocationId", invocationId)
+    return Receipts.json(TYPE, projectId, invocationId)
         .put("stepRunId", stepRunId)
         .put("runId", runId)
         .put("modelId", modelId)
@@ -146,10 +119,5 @@ public record Reservation(
                 .put("reservedCostMicros", windowReservedCostMicros))
         .put("reservedAtMs", reservedAtMs)
         .encode();
-  }
-
-  /** True if the stored digest is the digest of the stored members (no drift). */
-  public boolean digestMatches() {
-    return digest.equals(Sha256Digest.ofUtf8(canonicalJson()));
   }
 }

@@ -269,7 +269,7 @@ class ModelQuotaRulesTest {
 
   @Test
   void aModelCostCapWithoutAProjectCostLimitReservesAndSettlesNoCost() {
-    // ADR 001 §2: no cost quota → settlement cost stays null, however the model policy caps cost.
+    // No cost quota → settlement cost stays null, however the model policy caps cost.
     for (ProjectQuotaPolicy q : new ProjectQuotaPolicy[] {quota(10, 10_000, null), null}) {
       Reservation r = admitted(admit("i1", CAPPED, q, null));
       assertThat(r.reservedCostMicros()).isNull();
