@@ -14,6 +14,9 @@ public final class JdbcTransactions {
   /** SQLState of a unique violation: a concurrent writer won. */
   private static final String UNIQUE_VIOLATION = "23505";
 
+  /** A transaction that met a unique constraint is tried this often in all. */
+  private static final int ATTEMPTS = 3;
+
   @FunctionalInterface
   public interface Work<T> {
     T run(Connection connection) throws SQLException;
@@ -69,16 +72,16 @@ public final class JdbcTransactions {
   }
 
   /**
-   * Runs {@code work} in one transaction at {@code isolation} ({@link Connection#TRANSACTION_NONE}:
-   * the connection's own), retried up to {@code attempts} times in all while a unique constraint
-   * (SQLState {@value #UNIQUE_VIOLATION}) shows that a concurrent writer won; a driver that reports
-   * no SQLState is never retried. Each attempt has its own connection.
+   * Runs {@code work} in one transaction at the connection's isolation level, tried up to {@value
+   * #ATTEMPTS} times in all while a unique constraint (SQLState {@value #UNIQUE_VIOLATION}) shows
+   * that a concurrent writer won (the next attempt sees the winner); a driver that reports no
+   * SQLState is never retried. Each attempt has its own connection.
    */
-  public <T> T retryingTransaction(String operation, int attempts, int isolation, Work<T> work) {
+  public <T> T retryingTransaction(String operation, Work<T> work) {
     SQLException last = null;
-    for (int attempt = 0; attempt < attempts; attempt++) {
+    for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
       try (Connection c = dataSource.getConnection()) {
-        return commitOrRollback(c, isolation, work);
+        return commitOrRollback(c, Connection.TRANSACTION_NONE, work);
       } catch (SQLException e) {
         if (!UNIQUE_VIOLATION.equals(e.getSQLState())) {
           throw SqlFailures.unavailable(store, operation, e);

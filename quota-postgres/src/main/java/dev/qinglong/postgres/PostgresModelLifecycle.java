@@ -1,9 +1,16 @@
 package dev.qinglong.postgres;
 
+import static dev.qinglong.jdbc.AdmissionRows.RESERVATIONS;
+import static dev.qinglong.jdbc.AdmissionRows.STARTS;
+import static dev.qinglong.jdbc.CompletionRows.COMPLETIONS;
+import static dev.qinglong.jdbc.CompletionRows.LEDGER;
+import static dev.qinglong.jdbc.CompletionRows.SETTLEMENTS;
 import static dev.qinglong.jdbc.JdbcRows.setNullableLong;
+import static dev.qinglong.jdbc.ModelPolicyRows.MODEL_POLICIES;
+import static dev.qinglong.jdbc.ModelPolicyRows.QUOTA_POLICIES;
+import static dev.qinglong.jdbc.StepRunRows.STEP_RUNS;
 
 import dev.qinglong.core.kernel.StoreUnavailableException;
-import dev.qinglong.core.kernel.ValidationException;
 import dev.qinglong.core.modelquota.AdmissionOutcome;
 import dev.qinglong.core.modelquota.AdmissionRequest;
 import dev.qinglong.core.modelquota.AdmissionSnapshot;
@@ -12,6 +19,7 @@ import dev.qinglong.core.modelquota.CompletionOutcome;
 import dev.qinglong.core.modelquota.CompletionRequest;
 import dev.qinglong.core.modelquota.CompletionSnapshot;
 import dev.qinglong.core.modelquota.InvocationStart;
+import dev.qinglong.core.modelquota.ModelInvocationPolicy;
 import dev.qinglong.core.modelquota.ModelQuotaRules;
 import dev.qinglong.core.modelquota.ProjectQuotaPolicy;
 import dev.qinglong.core.modelquota.QuotaWindow;
@@ -22,18 +30,17 @@ import dev.qinglong.core.modelquota.StepRunCreation;
 import dev.qinglong.core.modelquota.UsageLedgerEntry;
 import dev.qinglong.core.modelquota.WindowRef;
 import dev.qinglong.core.modelquota.WindowUsageReading;
-import dev.qinglong.jdbc.AdmissionRows;
-import dev.qinglong.jdbc.CompletionRows;
 import dev.qinglong.jdbc.JdbcDialect;
 import dev.qinglong.jdbc.JdbcRows;
 import dev.qinglong.jdbc.JdbcTransactions;
 import dev.qinglong.jdbc.ModelLifecycle;
-import dev.qinglong.jdbc.ModelPolicyRows;
+import dev.qinglong.jdbc.RecordTable;
 import dev.qinglong.jdbc.StepRunRows;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.locks.ReentrantLock;
@@ -88,7 +95,8 @@ final class PostgresModelLifecycle implements ModelLifecycle {
     this.admissionRead = admissionRead(dialect);
     this.completionRead = completionRead(dialect);
     this.windowRead = windowRead(dialect);
-    this.insertReady = INSERT_READY.formatted(String.join(", ", STEP_RUN), dialect.nowMs());
+    this.insertReady =
+        INSERT_READY.formatted(String.join(", ", STEP_RUNS.columns()), dialect.nowMs());
   }
 
   /** One statement in auto-commit; the stored row is read back only if it existed already. */
@@ -116,30 +124,24 @@ final class PostgresModelLifecycle implements ModelLifecycle {
   }
 
   private AdmissionOutcome admit(Connection c, AdmissionRequest request) throws SQLException {
-    for (int round = 0; round < ROUNDS; round++) {
-      AdmissionSnapshot v = readAdmission(c, request);
-      AdmissionOutcome outcome = ModelQuotaRules.admit(request, v);
-      if (!(outcome instanceof AdmissionOutcome.Admitted admitted)) {
-        return outcome;
-      }
-      try {
-        if (admit(
-            c,
-            AdvisoryLockKeys.window(v.window()),
-            v.windowHead() == null ? 0 : v.windowHead().windowSeq(),
-            v.settledHead() == null ? 0 : v.settledHead().windowSettleSeq(),
-            admitted.reservation(),
-            admitted.start())) {
-          return outcome;
-        }
-      } catch (SQLException e) {
-        if (!UNIQUE_VIOLATION.equals(e.getSQLState())) {
-          throw e;
-        }
-        // A concurrent admission of this invocation or StepRun won: the next read shows it.
-      }
-    }
-    throw new StoreUnavailableException("model admission: window still contended");
+    return rounds(
+        "model admission",
+        () -> {
+          AdmissionSnapshot v = readAdmission(c, request);
+          AdmissionOutcome outcome = ModelQuotaRules.admit(request, v);
+          if (!(outcome instanceof AdmissionOutcome.Admitted admitted)) {
+            return outcome;
+          }
+          boolean written =
+              admit(
+                  c,
+                  AdvisoryLockKeys.window(v.window()),
+                  v.windowHead() == null ? 0 : v.windowHead().windowSeq(),
+                  v.settledHead() == null ? 0 : v.settledHead().windowSettleSeq(),
+                  admitted.reservation(),
+                  admitted.start());
+          return written ? outcome : null;
+        });
   }
 
   @Override
@@ -149,33 +151,53 @@ final class PostgresModelLifecycle implements ModelLifecycle {
   }
 
   private CompletionOutcome complete(Connection c, CompletionRequest request) throws SQLException {
-    for (int round = 0; round < ROUNDS; round++) {
-      CompletionSnapshot v = readCompletion(c, request);
-      CompletionOutcome outcome = ModelQuotaRules.complete(request, v);
-      if (!(outcome instanceof CompletionOutcome.Completed done)) {
-        return outcome;
-      }
+    return rounds(
+        "model completion",
+        () -> {
+          CompletionSnapshot v = readCompletion(c, request);
+          CompletionOutcome outcome = ModelQuotaRules.complete(request, v);
+          if (!(outcome instanceof CompletionOutcome.Completed done)) {
+            return outcome;
+          }
+          boolean written =
+              complete(
+                  c,
+                  AdvisoryLockKeys.window(done.reservation().window()),
+                  AdvisoryLockKeys.ledger(request.projectId()),
+                  v.settledHead() == null ? 0 : v.settledHead().windowSettleSeq(),
+                  v.lastLedgerSeq(),
+                  request.outcome().terminalState().wireName(),
+                  done.completion(),
+                  done.ledgerEntry(),
+                  done.settlement());
+          return written ? outcome : null;
+        });
+  }
+
+  /** One round of read, decide and conditional write: its outcome, or null if it was stale. */
+  private interface Round<T> {
+    T run() throws SQLException;
+  }
+
+  /**
+   * Runs {@code round} until it is not stale, at most {@value #ROUNDS} times. A write that meets a
+   * unique constraint (a concurrent admission or completion of the same invocation or StepRun won)
+   * is stale too: the next read shows the winner.
+   */
+  private static <T> T rounds(String operation, Round<T> round) throws SQLException {
+    for (int i = 0; i < ROUNDS; i++) {
       try {
-        if (complete(
-            c,
-            AdvisoryLockKeys.window(done.reservation().window()),
-            AdvisoryLockKeys.ledger(request.projectId()),
-            v.settledHead() == null ? 0 : v.settledHead().windowSettleSeq(),
-            v.lastLedgerSeq(),
-            request.outcome().terminalState().wireName(),
-            done.completion(),
-            done.ledgerEntry(),
-            done.settlement())) {
+        T outcome = round.run();
+        if (outcome != null) {
           return outcome;
         }
       } catch (SQLException e) {
         if (!UNIQUE_VIOLATION.equals(e.getSQLState())) {
           throw e;
         }
-        // A concurrent completion of this invocation won: the next read shows it.
       }
     }
-    throw new StoreUnavailableException("model completion: window still contended");
+    throw new StoreUnavailableException(operation + ": window still contended");
   }
 
   /** One statement is one snapshot: no transaction at another isolation level needed. */
@@ -205,22 +227,45 @@ final class PostgresModelLifecycle implements ModelLifecycle {
     }
   }
 
-  private static final List<String> QUOTA = ModelPolicyRows.QUOTA_POLICY_COLUMNS;
-  private static final List<String> RESERVATION = AdmissionRows.RESERVATION_COLUMNS;
-  private static final List<String> START = AdmissionRows.START_COLUMNS;
-  private static final List<String> STEP_RUN = StepRunRows.STEP_RUN_COLUMNS;
-  private static final List<String> MODEL_POLICY = ModelPolicyRows.MODEL_POLICY_COLUMNS;
-  private static final List<String> COMPLETION = CompletionRows.COMPLETION_COLUMNS;
-  private static final List<String> LEDGER = CompletionRows.LEDGER_COLUMNS;
-  private static final List<String> SETTLEMENT = CompletionRows.SETTLEMENT_COLUMNS;
-
-  /** {@code alias.c1, alias.c2, …} */
-  private static String columns(String alias, List<String> names) {
-    StringBuilder out = new StringBuilder();
-    for (String name : names) {
-      out.append(", ").append(alias).append('.').append(name);
+  /** A table of a one-row read under its alias, its columns from {@code at} on. */
+  private record Slot<R extends Record>(String alias, RecordTable<R> table, int at) {
+    /** The row, or null if the LEFT JOIN found none (its first column, a NOT NULL id, is null). */
+    R read(ResultSet rs) throws SQLException {
+      return rs.getString(at) == null ? null : table.read(rs, at);
     }
-    return out.toString();
+  }
+
+  /** The slots of one read, in select-list order after its first {@code first - 1} columns. */
+  private static final class Slots {
+    private final List<Slot<?>> slots = new ArrayList<>();
+    private int next;
+
+    Slots(int first) {
+      next = first;
+    }
+
+    <R extends Record> Slot<R> add(String alias, RecordTable<R> table) {
+      Slot<R> slot = new Slot<>(alias, table, next);
+      slots.add(slot);
+      next += table.columns().size();
+      return slot;
+    }
+
+    /** {@code , alias.c1, alias.c2, …} for every slot, in order. */
+    String columns() {
+      StringBuilder out = new StringBuilder();
+      for (Slot<?> slot : slots) {
+        for (String name : slot.table().columns()) {
+          out.append(", ").append(slot.alias()).append('.').append(name);
+        }
+      }
+      return out.toString();
+    }
+
+    /** The index of the column after the last slot's. */
+    int next() {
+      return next;
+    }
   }
 
   /**
@@ -254,14 +299,15 @@ final class PostgresModelLifecycle implements ModelLifecycle {
         ON true
       """;
 
-  private static final int A_QUOTA = 4;
-  private static final int A_EXISTING = A_QUOTA + QUOTA.size();
-  private static final int A_START = A_EXISTING + RESERVATION.size();
-  private static final int A_STEP = A_START + START.size();
-  private static final int A_POLICY = A_STEP + STEP_RUN.size();
-  private static final int A_OF_STEP = A_POLICY + MODEL_POLICY.size();
-  private static final int A_HEAD = A_OF_STEP + RESERVATION.size();
-  private static final int A_SETTLED = A_HEAD + RESERVATION.size();
+  private static final Slots ADMISSION = new Slots(4);
+  private static final Slot<ProjectQuotaPolicy> A_QUOTA = ADMISSION.add("q", QUOTA_POLICIES);
+  private static final Slot<Reservation> A_EXISTING = ADMISSION.add("r", RESERVATIONS);
+  private static final Slot<InvocationStart> A_START = ADMISSION.add("s", STARTS);
+  private static final Slot<StepRun> A_STEP = ADMISSION.add("sr", STEP_RUNS);
+  private static final Slot<ModelInvocationPolicy> A_POLICY = ADMISSION.add("mp", MODEL_POLICIES);
+  private static final Slot<Reservation> A_OF_STEP = ADMISSION.add("rs", RESERVATIONS);
+  private static final Slot<Reservation> A_HEAD = ADMISSION.add("rh", RESERVATIONS);
+  private static final Slot<Settlement> A_SETTLED = ADMISSION.add("sh", SETTLEMENTS);
 
   /**
    * Parameters 1 project, 2 invocation, 3 StepRun. The window ({@code now - now % length} of the
@@ -271,14 +317,7 @@ final class PostgresModelLifecycle implements ModelLifecycle {
    */
   private static String admissionRead(JdbcDialect dialect) {
     return "SELECT k.now_ms, w.window_start_ms, w.window_ms"
-        + columns("q", QUOTA)
-        + columns("r", RESERVATION)
-        + columns("s", START)
-        + columns("sr", STEP_RUN)
-        + columns("mp", MODEL_POLICY)
-        + columns("rs", RESERVATION)
-        + columns("rh", RESERVATION)
-        + columns("sh", SETTLEMENT)
+        + ADMISSION.columns()
         + "\nFROM (SELECT CAST(? AS text) AS project_id, CAST(? AS text) AS invocation_id,"
         + " CAST(? AS text) AS step_run_id, "
         + dialect.nowMs()
@@ -307,30 +346,44 @@ final class PostgresModelLifecycle implements ModelLifecycle {
 
   private AdmissionSnapshot readAdmission(Connection c, AdmissionRequest request)
       throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(admissionRead)) {
-      ps.setString(1, request.projectId());
-      ps.setString(2, request.invocationId());
-      ps.setString(3, request.stepRunId());
-      try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next()) {
-          throw new StoreUnavailableException("admission read returned no row");
-        }
-        try {
-          return new AdmissionSnapshot(
-              rs.getLong(1),
-              new WindowRef(request.projectId(), rs.getLong(2), rs.getLong(3)),
-              present(rs, A_QUOTA) ? ModelPolicyRows.quotaPolicy(rs, A_QUOTA) : null,
-              present(rs, A_EXISTING) ? AdmissionRows.reservation(rs, A_EXISTING) : null,
-              present(rs, A_START) ? AdmissionRows.start(rs, A_START) : null,
-              present(rs, A_STEP) ? StepRunRows.stepRun(rs, A_STEP) : null,
-              present(rs, A_POLICY) ? ModelPolicyRows.modelPolicy(rs, A_POLICY) : null,
-              present(rs, A_OF_STEP) ? AdmissionRows.reservation(rs, A_OF_STEP) : null,
-              present(rs, A_HEAD) ? AdmissionRows.reservation(rs, A_HEAD) : null,
-              present(rs, A_SETTLED) ? CompletionRows.settlement(rs, A_SETTLED) : null);
-        } catch (ValidationException | IllegalStateException | IllegalArgumentException e) {
-          throw new StoreUnavailableException("corrupt model quota row", e);
-        }
+    return snapshot(
+        c,
+        admissionRead,
+        "admission read",
+        rs ->
+            new AdmissionSnapshot(
+                rs.getLong(1),
+                new WindowRef(request.projectId(), rs.getLong(2), rs.getLong(3)),
+                A_QUOTA.read(rs),
+                A_EXISTING.read(rs),
+                A_START.read(rs),
+                A_STEP.read(rs),
+                A_POLICY.read(rs),
+                A_OF_STEP.read(rs),
+                A_HEAD.read(rs),
+                A_SETTLED.read(rs)),
+        request.projectId(),
+        request.invocationId(),
+        request.stepRunId());
+  }
+
+  /**
+   * The one row of {@code sql} for the text parameters {@code parameters}, mapped.
+   *
+   * @throws StoreUnavailableException if there is no row, or the domain refuses it (corrupt)
+   */
+  private static <T> T snapshot(
+      Connection c, String sql, String what, JdbcRows.RowMapper<T> mapper, String... parameters)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      for (int i = 0; i < parameters.length; i++) {
+        ps.setString(i + 1, parameters[i]);
       }
+      T row = JdbcRows.one(ps, "model quota", mapper);
+      if (row == null) {
+        throw new StoreUnavailableException(what + " returned no row");
+      }
+      return row;
     }
   }
 
@@ -342,16 +395,15 @@ final class PostgresModelLifecycle implements ModelLifecycle {
       Reservation windowHead,
       Settlement settledHead) {}
 
-  private static final int W_QUOTA = 4;
-  private static final int W_HEAD = W_QUOTA + QUOTA.size();
-  private static final int W_SETTLED = W_HEAD + RESERVATION.size();
+  private static final Slots WINDOW_READ = new Slots(4);
+  private static final Slot<ProjectQuotaPolicy> W_QUOTA = WINDOW_READ.add("q", QUOTA_POLICIES);
+  private static final Slot<Reservation> W_HEAD = WINDOW_READ.add("rh", RESERVATIONS);
+  private static final Slot<Settlement> W_SETTLED = WINDOW_READ.add("sh", SETTLEMENTS);
 
   /** Parameter 1 project; the window as in {@link #admissionRead}. */
   private static String windowRead(JdbcDialect dialect) {
     return "SELECT k.now_ms, w.window_start_ms, w.window_ms"
-        + columns("q", QUOTA)
-        + columns("rh", RESERVATION)
-        + columns("sh", SETTLEMENT)
+        + WINDOW_READ.columns()
         + "\nFROM (SELECT CAST(? AS text) AS project_id, "
         + dialect.nowMs()
         + " AS now_ms) k"
@@ -361,45 +413,34 @@ final class PostgresModelLifecycle implements ModelLifecycle {
 
   /** The current window's quota policy and heads, in one statement (one snapshot). */
   private WindowView readWindow(Connection c, String projectId) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(windowRead)) {
-      ps.setString(1, projectId);
-      try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next()) {
-          throw new StoreUnavailableException("window read returned no row");
-        }
-        try {
-          return new WindowView(
-              rs.getLong(1),
-              new WindowRef(projectId, rs.getLong(2), rs.getLong(3)),
-              present(rs, W_QUOTA) ? ModelPolicyRows.quotaPolicy(rs, W_QUOTA) : null,
-              present(rs, W_HEAD) ? AdmissionRows.reservation(rs, W_HEAD) : null,
-              present(rs, W_SETTLED) ? CompletionRows.settlement(rs, W_SETTLED) : null);
-        } catch (ValidationException | IllegalStateException | IllegalArgumentException e) {
-          throw new StoreUnavailableException("corrupt model quota row", e);
-        }
-      }
-    }
+    return snapshot(
+        c,
+        windowRead,
+        "window read",
+        rs ->
+            new WindowView(
+                rs.getLong(1),
+                new WindowRef(projectId, rs.getLong(2), rs.getLong(3)),
+                W_QUOTA.read(rs),
+                W_HEAD.read(rs),
+                W_SETTLED.read(rs)),
+        projectId);
   }
 
-  private static final int C_RESERVATION = 2;
-  private static final int C_COMPLETION = C_RESERVATION + RESERVATION.size();
-  private static final int C_LEDGER = C_COMPLETION + COMPLETION.size();
-  private static final int C_SETTLEMENT = C_LEDGER + LEDGER.size();
-  private static final int C_START = C_SETTLEMENT + SETTLEMENT.size();
-  private static final int C_STEP = C_START + START.size();
-  private static final int C_SETTLED = C_STEP + STEP_RUN.size();
-  private static final int C_LAST_SEQ = C_SETTLED + SETTLEMENT.size();
+  private static final Slots COMPLETION = new Slots(2);
+  private static final Slot<Reservation> C_RESERVATION = COMPLETION.add("r", RESERVATIONS);
+  private static final Slot<Completion> C_COMPLETION = COMPLETION.add("c", COMPLETIONS);
+  private static final Slot<UsageLedgerEntry> C_LEDGER = COMPLETION.add("l", LEDGER);
+  private static final Slot<Settlement> C_SETTLEMENT = COMPLETION.add("st", SETTLEMENTS);
+  private static final Slot<InvocationStart> C_START = COMPLETION.add("s", STARTS);
+  private static final Slot<StepRun> C_STEP = COMPLETION.add("sr", STEP_RUNS);
+  private static final Slot<Settlement> C_SETTLED = COMPLETION.add("sh", SETTLEMENTS);
+  private static final int C_LAST_SEQ = COMPLETION.next();
 
   /** Parameters 1 project, 2 invocation. */
   private static String completionRead(JdbcDialect dialect) {
     return "SELECT k.now_ms"
-        + columns("r", RESERVATION)
-        + columns("c", COMPLETION)
-        + columns("l", LEDGER)
-        + columns("st", SETTLEMENT)
-        + columns("s", START)
-        + columns("sr", STEP_RUN)
-        + columns("sh", SETTLEMENT)
+        + COMPLETION.columns()
         + ", lg.ledger_seq"
         + "\nFROM (SELECT CAST(? AS text) AS project_id, CAST(? AS text) AS invocation_id, "
         + dialect.nowMs()
@@ -437,34 +478,23 @@ final class PostgresModelLifecycle implements ModelLifecycle {
 
   private CompletionSnapshot readCompletion(Connection c, CompletionRequest request)
       throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(completionRead)) {
-      ps.setString(1, request.projectId());
-      ps.setString(2, request.invocationId());
-      try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next()) {
-          throw new StoreUnavailableException("completion read returned no row");
-        }
-        try {
-          return new CompletionSnapshot(
-              rs.getLong(1),
-              present(rs, C_RESERVATION) ? AdmissionRows.reservation(rs, C_RESERVATION) : null,
-              present(rs, C_COMPLETION) ? CompletionRows.completion(rs, C_COMPLETION) : null,
-              present(rs, C_LEDGER) ? CompletionRows.ledgerEntry(rs, C_LEDGER) : null,
-              present(rs, C_SETTLEMENT) ? CompletionRows.settlement(rs, C_SETTLEMENT) : null,
-              present(rs, C_START) ? AdmissionRows.start(rs, C_START) : null,
-              present(rs, C_STEP) ? StepRunRows.stepRun(rs, C_STEP) : null,
-              present(rs, C_SETTLED) ? CompletionRows.settlement(rs, C_SETTLED) : null,
-              rs.getLong(C_LAST_SEQ));
-        } catch (ValidationException | IllegalStateException | IllegalArgumentException e) {
-          throw new StoreUnavailableException("corrupt model quota row", e);
-        }
-      }
-    }
-  }
-
-  /** A row of a LEFT JOIN is present when its first column (a NOT NULL project id) is set. */
-  private static boolean present(ResultSet rs, int first) throws SQLException {
-    return rs.getString(first) != null;
+    return snapshot(
+        c,
+        completionRead,
+        "completion read",
+        rs ->
+            new CompletionSnapshot(
+                rs.getLong(1),
+                C_RESERVATION.read(rs),
+                C_COMPLETION.read(rs),
+                C_LEDGER.read(rs),
+                C_SETTLEMENT.read(rs),
+                C_START.read(rs),
+                C_STEP.read(rs),
+                C_SETTLED.read(rs),
+                rs.getLong(C_LAST_SEQ)),
+        request.projectId(),
+        request.invocationId());
   }
 
   private static final String ADMIT = "CALL model_lifecycle_admit(" + "?, ".repeat(26) + "NULL)";
@@ -488,7 +518,7 @@ final class PostgresModelLifecycle implements ModelLifecycle {
       ps.setLong(++i, windowKey);
       ps.setLong(++i, expectedSeq);
       ps.setLong(++i, expectedSettleSeq);
-      i = AdmissionRows.bind(ps, i + 1, r) - 1;
+      i = RESERVATIONS.bind(ps, i + 1, r) - 1;
       ps.setString(++i, s.reservationDigest().value());
       ps.setLong(++i, s.startedAtMs());
       ps.setString(++i, s.digest().value());
@@ -592,7 +622,7 @@ final class PostgresModelLifecycle implements ModelLifecycle {
       ps.setString(2, stepRunId);
       ps.setString(3, runId);
       ps.setString(4, modelId);
-      return JdbcRows.one(ps, "step run", rs -> StepRunRows.stepRun(rs, 1));
+      return STEP_RUNS.one(ps);
     }
   }
 }

@@ -20,7 +20,9 @@ import dev.qinglong.core.quota.RequestDigest;
 import java.time.Clock;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.UUID;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 
 /**
@@ -301,18 +303,7 @@ public final class PluginPackageGovernance {
    */
   public Limited<Proposal> proposal(
       Principal caller, String projectId, String proposalId, String requestId) {
-    Identifiers.require("projectId", projectId);
-    Identifiers.require("proposalId", proposalId);
-    requireReader(caller, projectId);
-    List<RateLimit> limits =
-        consume(
-            caller,
-            projectId,
-            QuotaOperation.INSPECT,
-            requestId,
-            RequestDigest.of(QuotaOperation.INSPECT, "proposal", proposalId));
-    return new Limited<>(
-        store.findProposal(projectId, proposalId).orElseThrow(ProposalsOnly::gone), limits);
+    return inspect(caller, projectId, "proposal", proposalId, requestId, store::findProposal);
   }
 
   /**
@@ -323,8 +314,19 @@ public final class PluginPackageGovernance {
    */
   public Limited<Approval> approval(
       Principal caller, String projectId, String approvalId, String requestId) {
+    return inspect(caller, projectId, "approval", approvalId, requestId, store::findApproval);
+  }
+
+  /** One {@code kind} object by its id, after the reader's permission and one inspect unit. */
+  private <T> Limited<T> inspect(
+      Principal caller,
+      String projectId,
+      String kind,
+      String id,
+      String requestId,
+      BiFunction<String, String, Optional<T>> find) {
     Identifiers.require("projectId", projectId);
-    Identifiers.require("approvalId", approvalId);
+    Identifiers.require(kind + "Id", id);
     requireReader(caller, projectId);
     List<RateLimit> limits =
         consume(
@@ -332,9 +334,8 @@ public final class PluginPackageGovernance {
             projectId,
             QuotaOperation.INSPECT,
             requestId,
-            RequestDigest.of(QuotaOperation.INSPECT, "approval", approvalId));
-    return new Limited<>(
-        store.findApproval(projectId, approvalId).orElseThrow(ProposalsOnly::gone), limits);
+            RequestDigest.of(QuotaOperation.INSPECT, kind, id));
+    return new Limited<>(find.apply(projectId, id).orElseThrow(ProposalsOnly::gone), limits);
   }
 
   /** One unit of {@code operation} for the caller under {@code receipt}: the limits it leaves. */
