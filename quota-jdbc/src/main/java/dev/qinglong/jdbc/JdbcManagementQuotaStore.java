@@ -162,34 +162,31 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
 
   @Override
   public BucketsSnapshot buckets(String projectId, SubjectType subjectType, String subjectId) {
-    return jdbc.autoCommit(
+    return jdbc.statement(
         "quota read",
-        c -> {
-          try (PreparedStatement ps = c.prepareStatement(buckets)) {
-            ps.setString(1, projectId);
-            ps.setString(2, subjectType.wireName());
-            ps.setString(3, subjectId);
-            try (ResultSet rs = ps.executeQuery()) {
-              long now = 0;
-              Map<QuotaOperation, BucketsSnapshot.Bucket> found =
-                  new EnumMap<>(QuotaOperation.class);
-              boolean any = false;
-              while (rs.next()) {
-                any = true;
-                now = rs.getLong(1);
-                String operation = rs.getString(2);
-                if (operation == null) {
-                  continue;
-                }
-                found.put(
-                    operationOf(operation),
-                    new BucketsSnapshot.Bucket(rs.getLong(3), rs.getInt(4)));
+        buckets,
+        ps -> {
+          ps.setString(1, projectId);
+          ps.setString(2, subjectType.wireName());
+          ps.setString(3, subjectId);
+          try (ResultSet rs = ps.executeQuery()) {
+            long now = 0;
+            Map<QuotaOperation, BucketsSnapshot.Bucket> found = new EnumMap<>(QuotaOperation.class);
+            boolean any = false;
+            while (rs.next()) {
+              any = true;
+              now = rs.getLong(1);
+              String operation = rs.getString(2);
+              if (operation == null) {
+                continue;
               }
-              if (!any) {
-                throw new StoreUnavailableException("quota read returned no clock");
-              }
-              return new BucketsSnapshot(now, found);
+              found.put(
+                  operationOf(operation), new BucketsSnapshot.Bucket(rs.getLong(3), rs.getInt(4)));
             }
+            if (!any) {
+              throw new StoreUnavailableException("quota read returned no clock");
+            }
+            return new BucketsSnapshot(now, found);
           }
         });
   }

@@ -5,6 +5,7 @@ import dev.qinglong.core.policy.ProjectMember;
 import dev.qinglong.core.policy.ProjectPolicyStore;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -53,53 +54,42 @@ public final class JdbcPolicyStore implements ProjectPolicyStore {
 
   @Override
   public Set<Permission> permissionsOf(String projectId, String userId) {
-    return jdbc.autoCommit(
+    return jdbc.statement(
         "policy read",
-        c -> {
-          try (PreparedStatement ps = c.prepareStatement(PERMISSIONS_OF)) {
-            ps.setString(1, projectId);
-            ps.setString(2, userId);
-            try (ResultSet rs = ps.executeQuery()) {
-              return rs.next()
-                  ? decode(dialect.getPermissions(rs, 1))
-                  : EnumSet.noneOf(Permission.class);
-            }
+        PERMISSIONS_OF,
+        ps -> {
+          ps.setString(1, projectId);
+          ps.setString(2, userId);
+          try (ResultSet rs = ps.executeQuery()) {
+            return rs.next()
+                ? decode(dialect.getPermissions(rs, 1))
+                : EnumSet.noneOf(Permission.class);
           }
         });
   }
 
   @Override
   public void replaceMember(ProjectMember member) {
-    jdbc.autoCommit(
+    jdbc.statement(
         "policy write",
-        c -> {
-          try (PreparedStatement ps = c.prepareStatement(replaceMember)) {
-            ps.setString(1, member.projectId());
-            ps.setString(2, member.userId());
-            dialect.setPermissions(
-                ps, 3, member.permissions().stream().map(Permission::wireName).sorted().toList());
-            return ps.executeUpdate();
-          }
+        replaceMember,
+        ps -> {
+          ps.setString(1, member.projectId());
+          ps.setString(2, member.userId());
+          dialect.setPermissions(
+              ps, 3, member.permissions().stream().map(Permission::wireName).sorted().toList());
+          return ps.executeUpdate();
         });
   }
 
   @Override
   public List<ProjectMember> members(String projectId) {
-    return jdbc.autoCommit(
+    return jdbc.statement(
         "policy list",
-        c -> {
-          try (PreparedStatement ps = c.prepareStatement(MEMBERS)) {
-            ps.setString(1, projectId);
-            List<ProjectMember> members = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-              while (rs.next()) {
-                members.add(
-                    new ProjectMember(
-                        projectId, rs.getString(1), decode(dialect.getPermissions(rs, 2))));
-              }
-            }
-            return members;
-          }
+        MEMBERS,
+        ps -> {
+          ps.setString(1, projectId);
+          return members(ps, projectId);
         });
   }
 
@@ -108,25 +98,28 @@ public final class JdbcPolicyStore implements ProjectPolicyStore {
     if (limit < 1) {
       throw new IllegalArgumentException("limit must be >= 1, was " + limit);
     }
-    return jdbc.autoCommit(
+    return jdbc.statement(
         "policy list",
-        c -> {
-          try (PreparedStatement ps = c.prepareStatement(MEMBERS_PAGE)) {
-            ps.setString(1, projectId);
-            ps.setString(2, afterUserId);
-            ps.setString(3, afterUserId);
-            ps.setInt(4, limit);
-            List<ProjectMember> members = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-              while (rs.next()) {
-                members.add(
-                    new ProjectMember(
-                        projectId, rs.getString(1), decode(dialect.getPermissions(rs, 2))));
-              }
-            }
-            return members;
-          }
+        MEMBERS_PAGE,
+        ps -> {
+          ps.setString(1, projectId);
+          ps.setString(2, afterUserId);
+          ps.setString(3, afterUserId);
+          ps.setInt(4, limit);
+          return members(ps, projectId);
         });
+  }
+
+  /** The members the bound statement {@code ps} selects (user id, permissions), in order. */
+  private List<ProjectMember> members(PreparedStatement ps, String projectId) throws SQLException {
+    List<ProjectMember> members = new ArrayList<>();
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        members.add(
+            new ProjectMember(projectId, rs.getString(1), decode(dialect.getPermissions(rs, 2))));
+      }
+    }
+    return members;
   }
 
   private static Set<Permission> decode(List<String> wireNames) {

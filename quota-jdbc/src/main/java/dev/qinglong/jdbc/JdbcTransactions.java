@@ -1,6 +1,7 @@
 package dev.qinglong.jdbc;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.Objects;
 import javax.sql.DataSource;
@@ -28,6 +29,22 @@ public final class JdbcTransactions {
   public JdbcTransactions(DataSource dataSource, JdbcDialect dialect) {
     this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
     this.store = Objects.requireNonNull(dialect, "dialect").name();
+  }
+
+  @FunctionalInterface
+  public interface StatementWork<T> {
+    T run(PreparedStatement statement) throws SQLException;
+  }
+
+  /** Prepares {@code sql} on one connection in auto-commit and runs {@code work} on it. */
+  public <T> T statement(String operation, String sql, StatementWork<T> work) {
+    return autoCommit(
+        operation,
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(sql)) {
+            return work.run(ps);
+          }
+        });
   }
 
   /** Runs {@code work} on one connection in auto-commit: each statement commits on its own. */
