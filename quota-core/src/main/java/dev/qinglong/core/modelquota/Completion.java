@@ -28,27 +28,6 @@ public record Completion(
     Objects.requireNonNull(digest, "digest");
   }
 
-  public static Completion create(
-      String projectId,
-      String invocationId,
-      String stepRunId,
-      InvocationOutcome outcome,
-      TokenUsage usage,
-      Long costMicros,
-      long completedAtMs) {
-    return Receipts.sealed(
-        digest ->
-            new Completion(
-                projectId,
-                invocationId,
-                stepRunId,
-                outcome,
-                usage,
-                costMicros,
-                completedAtMs,
-                digest));
-  }
-
   @Override
   public String type() {
     return TYPE;

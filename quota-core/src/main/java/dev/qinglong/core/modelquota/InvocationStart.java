@@ -27,7 +27,7 @@ public record InvocationStart(
   }
 
   public static InvocationStart create(Reservation r, long startedAtMs) {
-    return Receipts.sealed(
+    return Receipt.sealed(
         digest ->
             new InvocationStart(
                 r.projectId(),
@@ -47,10 +47,7 @@ public record InvocationStart(
 
   @Override
   public String canonicalJson() {
-    return Receipts.json(TYPE, projectId, invocationId)
-        .put("stepRunId", stepRunId)
-        .put("runId", runId)
-        .put("modelId", modelId)
+    return Receipts.json(TYPE, projectId, invocationId, stepRunId, runId, modelId)
         .put("reservationDigest", reservationDigest.value())
         .put("startedAtMs", startedAtMs)
         .encode();

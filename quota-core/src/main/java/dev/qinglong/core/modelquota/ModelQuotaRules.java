@@ -180,24 +180,27 @@ public final class ModelQuotaRules {
     long previousTokens = head == null ? 0 : head.windowReservedTokens();
     long previousCost = head == null ? 0 : head.windowReservedCostMicros();
     Reservation reservation =
-        Reservation.create(
-            request.projectId(),
-            request.invocationId(),
-            stepRun.stepRunId(),
-            stepRun.runId(),
-            stepRun.modelId(),
-            policy.revision(),
-            quota == null ? 0 : quota.revision(),
-            window.windowStartMs(),
-            window.windowMs(),
-            WindowBudget.of(quota),
-            tokens,
-            cost,
-            seq,
-            Math.addExact(previousInvocations, 1),
-            Math.addExact(previousTokens, tokens),
-            Math.addExact(previousCost, costOrZero),
-            nowMs);
+        Receipt.sealed(
+            digest ->
+                new Reservation(
+                    request.projectId(),
+                    request.invocationId(),
+                    stepRun.stepRunId(),
+                    stepRun.runId(),
+                    stepRun.modelId(),
+                    policy.revision(),
+                    quota == null ? 0 : quota.revision(),
+                    window.windowStartMs(),
+                    window.windowMs(),
+                    WindowBudget.of(quota),
+                    tokens,
+                    cost,
+                    seq,
+                    Math.addExact(previousInvocations, 1),
+                    Math.addExact(previousTokens, tokens),
+                    Math.addExact(previousCost, costOrZero),
+                    nowMs,
+                    digest));
     WindowUsage after =
         new WindowUsage(
             window,
@@ -279,14 +282,17 @@ public final class ModelQuotaRules {
           "settlement");
     }
     Completion completion =
-        Completion.create(
-            reservation.projectId(),
-            reservation.invocationId(),
-            reservation.stepRunId(),
-            request.outcome(),
-            request.usage(),
-            request.costMicros(),
-            nowMs);
+        Receipt.sealed(
+            digest ->
+                new Completion(
+                    reservation.projectId(),
+                    reservation.invocationId(),
+                    reservation.stepRunId(),
+                    request.outcome(),
+                    request.usage(),
+                    request.costMicros(),
+                    nowMs,
+                    digest));
     UsageLedgerEntry entry = UsageLedgerEntry.create(ledgerSeq, reservation, completion, nowMs);
     Settlement settlement =
         Settlement.create(

@@ -2,22 +2,13 @@ package dev.qinglong.core.modelquota;
 
 import dev.qinglong.core.kernel.Identifiers;
 import dev.qinglong.core.kernel.Sha256Digest;
-import java.util.function.Function;
 
 /** Shared pieces of the receipt records. */
 final class Receipts {
   /** Stands in for the digest while a receipt is being built; never stored. */
-  private static final Sha256Digest PLACEHOLDER = new Sha256Digest("sha256:" + "0".repeat(64));
+  static final Sha256Digest PLACEHOLDER = new Sha256Digest("sha256:" + "0".repeat(64));
 
   private Receipts() {}
-
-  /**
-   * Builds a receipt with its own digest: {@code build} makes it from a digest, first with a
-   * placeholder to encode its members, then with the digest of that encoding.
-   */
-  static <R extends Receipt> R sealed(Function<Sha256Digest, R> build) {
-    return build.apply(Sha256Digest.ofUtf8(build.apply(PLACEHOLDER).canonicalJson()));
-  }
 
   /** Checks the identifiers every receipt of one invocation names. */
   static void requireIds(String projectId, String invocationId) {
@@ -32,6 +23,20 @@ final class Receipts {
     Identifiers.require("stepRunId", stepRunId);
     Identifiers.require("runId", runId);
     Identifiers.require("modelId", modelId);
+  }
+
+  /** The canonical encoding's members of a receipt that names its StepRun, run and model. */
+  static CanonicalJson.Obj json(
+      String type,
+      String projectId,
+      String invocationId,
+      String stepRunId,
+      String runId,
+      String modelId) {
+    return json(type, projectId, invocationId)
+        .put("stepRunId", stepRunId)
+        .put("runId", runId)
+        .put("modelId", modelId);
   }
 
   /** The canonical encoding's members every receipt starts with. */

@@ -12,7 +12,7 @@ import java.util.Objects;
  * windowSeq}, {@code windowInvocations}, {@code windowReservedTokens}, {@code
  * windowReservedCostMicros}), written under the window's lock, so the next admission reads the
  * window's usage from the latest receipt alone instead of summing the window. They are inside the
- * digest, so a tampered total is detected like any other drift.
+ * digest, so a tampered total is detected like any other drift. Built by {@link Receipt#sealed}.
  *
  * @param quotaPolicyRevision 0 when the Project had no quota policy
  * @param reservedCostMicros {@code null} when no cost is reserved: the Project has no cost limit
@@ -46,48 +46,6 @@ public record Reservation(
     Objects.requireNonNull(digest, "digest");
   }
 
-  /** Builds the receipt and computes its digest. */
-  public static Reservation create(
-      String projectId,
-      String invocationId,
-      String stepRunId,
-      String runId,
-      String modelId,
-      long modelPolicyRevision,
-      long quotaPolicyRevision,
-      long windowStartMs,
-      long windowMs,
-      WindowBudget budget,
-      long reservedTokens,
-      Long reservedCostMicros,
-      long windowSeq,
-      long windowInvocations,
-      long windowReservedTokens,
-      long windowReservedCostMicros,
-      long reservedAtMs) {
-    return Receipts.sealed(
-        digest ->
-            new Reservation(
-                projectId,
-                invocationId,
-                stepRunId,
-                runId,
-                modelId,
-                modelPolicyRevision,
-                quotaPolicyRevision,
-                windowStartMs,
-                windowMs,
-                budget,
-                reservedTokens,
-                reservedCostMicros,
-                windowSeq,
-                windowInvocations,
-                windowReservedTokens,
-                windowReservedCostMicros,
-                reservedAtMs,
-                digest));
-  }
-
   @Override
   public String type() {
     return TYPE;
@@ -99,10 +57,7 @@ public record Reservation(
 
   @Override
   public String canonicalJson() {
-    return Receipts.json(TYPE, projectId, invocationId)
-        .put("stepRunId", stepRunId)
-        .put("runId", runId)
-        .put("modelId", modelId)
+    return Receipts.json(TYPE, projectId, invocationId, stepRunId, runId, modelId)
         .put("modelPolicyRevision", modelPolicyRevision)
         .put("quotaPolicyRevision", quotaPolicyRevision)
         .put("windowStartMs", windowStartMs)

@@ -50,7 +50,7 @@ public record Settlement(
       long windowReleasedTokens,
       long windowReleasedCostMicros,
       long settledAtMs) {
-    return Receipts.sealed(
+    return Receipt.sealed(
         digest ->
             new Settlement(
                 r.projectId(),

@@ -35,7 +35,7 @@ public record UsageLedgerEntry(
 
   public static UsageLedgerEntry create(
       long ledgerSeq, Reservation r, Completion c, long recordedAtMs) {
-    return Receipts.sealed(
+    return Receipt.sealed(
         digest ->
             new UsageLedgerEntry(
                 r.projectId(),
@@ -59,11 +59,8 @@ public record UsageLedgerEntry(
 
   @Override
   public String canonicalJson() {
-    return Receipts.json(TYPE, projectId, invocationId)
+    return Receipts.json(TYPE, projectId, invocationId, stepRunId, runId, modelId)
         .put("ledgerSeq", ledgerSeq)
-        .put("stepRunId", stepRunId)
-        .put("runId", runId)
-        .put("modelId", modelId)
         .put("outcome", outcome.wireName())
         .put("usage", TokenUsage.canonical(usage))
         .put("costMicros", costMicros)
