@@ -1,5 +1,6 @@
 package dev.qinglong.jdbc;
 
+import dev.qinglong.core.kernel.StoreUnavailableException;
 import dev.qinglong.core.modelquota.AdmissionRequest;
 import dev.qinglong.core.modelquota.InvocationOutcome;
 import dev.qinglong.core.modelquota.Reservation;
@@ -49,6 +50,17 @@ public final class StepRunRows {
       throws SQLException {
     return Optional.ofNullable(
         STEP_RUNS.byKey(c, "WHERE project_id = ? AND step_run_id = ?", projectId, stepRunId));
+  }
+
+  /**
+   * The StepRun just inserted or found to exist.
+   *
+   * @throws StoreUnavailableException if it is not there
+   */
+  public static StepRun existing(Connection c, String projectId, String stepRunId)
+      throws SQLException {
+    return stepRun(c, projectId, stepRunId)
+        .orElseThrow(() -> new StoreUnavailableException("step run vanished"));
   }
 
   private static final String START_STEP_RUN =

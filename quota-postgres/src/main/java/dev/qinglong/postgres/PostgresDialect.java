@@ -29,6 +29,16 @@ public final class PostgresDialect implements JdbcDialect {
   private static final String NOW_MS =
       "floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint";
 
+  /** Each request of {@code input} as a new bucket: its window starts now with its receipt. */
+  private static final String FIRST_RECEIPT =
+      """
+      INSERT INTO plugin_package_management_quota_buckets AS b
+        (project_id, subject_type, subject_id, operation,
+         window_started_at_ms, consumed_count, receipt_ids, updated_at_ms)
+      SELECT project_id, subject_type, subject_id, operation, now_ms, 1,
+             jsonb_build_array(jsonb_build_object('id', receipt_id, 'd', digest)), now_ms
+      FROM input""";
+
   /**
    * How a bucket {@code found} (locked, not counted) answers the request {@code i}: its receipt
    * count and the verdict, a replay, a reused key, a full window or a corrupt bucket.
@@ -83,12 +93,7 @@ public final class PostgresDialect implements JdbcDialect {
                  ?::bigint AS window_ms, ?::integer AS max_count, %1$s AS now_ms
         ),
         counted AS (
-          INSERT INTO plugin_package_management_quota_buckets AS b
-            (project_id, subject_type, subject_id, operation,
-             window_started_at_ms, consumed_count, receipt_ids, updated_at_ms)
-          SELECT project_id, subject_type, subject_id, operation, now_ms, 1,
-                 jsonb_build_array(jsonb_build_object('id', receipt_id, 'd', digest)), now_ms
-          FROM input
+          %4$s
           ON CONFLICT (project_id, subject_type, subject_id, operation) DO UPDATE SET
             window_started_at_ms =
               CASE WHEN b.window_started_at_ms + (SELECT window_ms FROM input)
@@ -141,7 +146,7 @@ public final class PostgresDialect implements JdbcDialect {
         FROM input i
         LEFT JOIN decided d ON true
         """
-        .formatted(NOW_MS, VERDICT, FULL_WINDOW_RECEIPTS);
+        .formatted(NOW_MS, VERDICT, FULL_WINDOW_RECEIPTS, FIRST_RECEIPT);
   }
 
   /**
@@ -168,12 +173,7 @@ public final class PostgresDialect implements JdbcDialect {
                (SELECT %1$s AS now_ms) n
         ),
         counted AS (
-          INSERT INTO plugin_package_management_quota_buckets AS b
-            (project_id, subject_type, subject_id, operation,
-             window_started_at_ms, consumed_count, receipt_ids, updated_at_ms)
-          SELECT project_id, subject_type, subject_id, operation, now_ms, 1,
-                 jsonb_build_array(jsonb_build_object('id', receipt_id, 'd', digest)), now_ms
-          FROM input
+          %4$s
           ORDER BY project_id, subject_type, subject_id, operation
           ON CONFLICT (project_id, subject_type, subject_id, operation) DO UPDATE SET
             (window_started_at_ms, consumed_count, receipt_ids, updated_at_ms) = (
@@ -238,7 +238,7 @@ public final class PostgresDialect implements JdbcDialect {
         LEFT JOIN decided d ON d.ord = i.ord
         ORDER BY i.ord
         """
-        .formatted(NOW_MS, VERDICT, FULL_WINDOW_RECEIPTS);
+        .formatted(NOW_MS, VERDICT, FULL_WINDOW_RECEIPTS, FIRST_RECEIPT);
   }
 
   @Override

@@ -44,7 +44,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Supplier;
 
 /**
  * PostgreSQL's model lifecycle (migration {@code db/postgres-ai/V4}): one statement reads
@@ -110,23 +109,16 @@ final class PostgresModelLifecycle implements ModelLifecycle {
           if (inserted != null) {
             return new StepRunCreation(inserted, true);
           }
-          StepRun stored =
-              StepRunRows.stepRun(c, projectId, stepRunId)
-                  .orElseThrow(() -> new StoreUnavailableException("step run vanished"));
-          return new StepRunCreation(stored, false);
+          return new StepRunCreation(StepRunRows.existing(c, projectId, stepRunId), false);
         });
   }
 
   @Override
   public AdmissionOutcome admit(AdmissionRequest request) {
-    return queued(
-        request.projectId(), () -> jdbc.autoCommit("model admission", c -> admit(c, request)));
-  }
-
-  private AdmissionOutcome admit(Connection c, AdmissionRequest request) throws SQLException {
     return rounds(
         "model admission",
-        () -> {
+        request.projectId(),
+        c -> {
           AdmissionSnapshot v = readAdmission(c, request);
           AdmissionOutcome outcome = ModelQuotaRules.admit(request, v);
           if (!(outcome instanceof AdmissionOutcome.Admitted admitted)) {
@@ -146,14 +138,10 @@ final class PostgresModelLifecycle implements ModelLifecycle {
 
   @Override
   public CompletionOutcome complete(CompletionRequest request) {
-    return queued(
-        request.projectId(), () -> jdbc.autoCommit("model completion", c -> complete(c, request)));
-  }
-
-  private CompletionOutcome complete(Connection c, CompletionRequest request) throws SQLException {
     return rounds(
         "model completion",
-        () -> {
+        request.projectId(),
+        c -> {
           CompletionSnapshot v = readCompletion(c, request);
           CompletionOutcome outcome = ModelQuotaRules.complete(request, v);
           if (!(outcome instanceof CompletionOutcome.Completed done)) {
@@ -176,28 +164,39 @@ final class PostgresModelLifecycle implements ModelLifecycle {
 
   /** One round of read, decide and conditional write: its outcome, or null if it was stale. */
   private interface Round<T> {
-    T run() throws SQLException;
+    T run(Connection c) throws SQLException;
   }
 
   /**
-   * Runs {@code round} until it is not stale, at most {@value #ROUNDS} times. A write that meets a
-   * unique constraint (a concurrent admission or completion of the same invocation or StepRun won)
-   * is stale too: the next read shows the winner.
+   * Runs {@code round} in the queue of {@code projectId}, on one connection in auto-commit, until
+   * it is not stale, at most {@value #ROUNDS} times. A write that meets a unique constraint (a
+   * concurrent admission or completion of the same invocation or StepRun won) is stale too: the
+   * next read shows the winner.
    */
-  private static <T> T rounds(String operation, Round<T> round) throws SQLException {
-    for (int i = 0; i < ROUNDS; i++) {
-      try {
-        T outcome = round.run();
-        if (outcome != null) {
-          return outcome;
-        }
-      } catch (SQLException e) {
-        if (!UNIQUE_VIOLATION.equals(e.getSQLState())) {
-          throw e;
-        }
-      }
+  private <T> T rounds(String operation, String projectId, Round<T> round) {
+    ReentrantLock queue = projectQueues[Math.floorMod(projectId.hashCode(), PROJECT_QUEUES)];
+    queue.lock();
+    try {
+      return jdbc.autoCommit(
+          operation,
+          c -> {
+            for (int i = 0; i < ROUNDS; i++) {
+              try {
+                T outcome = round.run(c);
+                if (outcome != null) {
+                  return outcome;
+                }
+              } catch (SQLException e) {
+                if (!UNIQUE_VIOLATION.equals(e.getSQLState())) {
+                  throw e;
+                }
+              }
+            }
+            throw new StoreUnavailableException(operation + ": window still contended");
+          });
+    } finally {
+      queue.unlock();
     }
-    throw new StoreUnavailableException(operation + ": window still contended");
   }
 
   /** One statement is one snapshot: no transaction at another isolation level needed. */
@@ -214,17 +213,6 @@ final class PostgresModelLifecycle implements ModelLifecycle {
           return new WindowUsageReading(
               ModelQuotaRules.usage(window, v.windowHead(), v.settledHead()), v.quota(), v.nowMs());
         });
-  }
-
-  /** Runs {@code work} holding the process-local queue of {@code projectId}. */
-  private <T> T queued(String projectId, Supplier<T> work) {
-    ReentrantLock queue = projectQueues[Math.floorMod(projectId.hashCode(), PROJECT_QUEUES)];
-    queue.lock();
-    try {
-      return work.get();
-    } finally {
-      queue.unlock();
-    }
   }
 
   /** A table of a one-row read under its alias, its columns from {@code at} on. */

@@ -1,6 +1,5 @@
 package dev.qinglong.sqlite;
 
-import dev.qinglong.core.kernel.StoreUnavailableException;
 import dev.qinglong.core.modelquota.AdmissionOutcome;
 import dev.qinglong.core.modelquota.AdmissionRequest;
 import dev.qinglong.core.modelquota.AdmissionSnapshot;
@@ -50,10 +49,7 @@ final class SqliteModelLifecycle implements ModelLifecycle {
           boolean inserted =
               StepRunRows.insertReady(
                   c, projectId, stepRunId, runId, modelId, JdbcRows.nowMs(c, dialect));
-          StepRun stored =
-              StepRunRows.stepRun(c, projectId, stepRunId)
-                  .orElseThrow(() -> new StoreUnavailableException("step run vanished"));
-          return new StepRunCreation(stored, inserted);
+          return new StepRunCreation(StepRunRows.existing(c, projectId, stepRunId), inserted);
         });
   }
 

@@ -81,12 +81,7 @@ public final class PluginPackageGovernance {
     Sha256Digest digest = action.digest();
     // The actionRef names this action: the same ref with another action is a reused key.
     List<RateLimit> limits =
-        consume(
-            caller,
-            projectId,
-            QuotaOperation.PROPOSE,
-            actionRef,
-            RequestDigest.of(QuotaOperation.PROPOSE, digest.value()));
+        consume(caller, projectId, QuotaOperation.PROPOSE, actionRef, digest.value());
 
     long now = clock.millis();
     String suffix = randomIds.get();
@@ -163,8 +158,9 @@ public final class PluginPackageGovernance {
             projectId,
             QuotaOperation.DECIDE,
             decisionId,
-            RequestDigest.of(
-                QuotaOperation.DECIDE, approvalId, verdict.wireName(), digest.value()));
+            approvalId,
+            verdict.wireName(),
+            digest.value());
 
     if (decisionId.equals(current.decisionId())) {
       // Decided under this id before: an exact replay, or the id reused for another request.
@@ -215,12 +211,7 @@ public final class PluginPackageGovernance {
     policy.requireAny(caller, projectId, Permission.PACKAGE_MANAGE, Permission.APPROVAL_DECIDE);
     // The inspectionId names one read of one proposal: not a pass for reading others.
     List<RateLimit> limits =
-        consume(
-            caller,
-            projectId,
-            QuotaOperation.INSPECT,
-            inspectionId,
-            RequestDigest.of(QuotaOperation.INSPECT, proposalId));
+        consume(caller, projectId, QuotaOperation.INSPECT, inspectionId, proposalId);
 
     Inspection found =
         store.findProposalWithApproval(projectId, proposalId).orElseThrow(ProposalsOnly::gone);
@@ -275,12 +266,10 @@ public final class PluginPackageGovernance {
             projectId,
             QuotaOperation.INSPECT,
             requestId,
-            RequestDigest.of(
-                QuotaOperation.INSPECT,
-                "list",
-                String.valueOf(state),
-                Integer.toString(size),
-                cursor));
+            "list",
+            String.valueOf(state),
+            Integer.toString(size),
+            cursor);
     List<Proposal> rows = store.listProposals(projectId, wanted, after, size + 1);
     for (Proposal p : rows) {
       if (!p.projectId().equals(projectId) || (wanted != null && p.state() != wanted)) {
@@ -329,22 +318,21 @@ public final class PluginPackageGovernance {
     Identifiers.require(kind + "Id", id);
     requireReader(caller, projectId);
     List<RateLimit> limits =
-        consume(
-            caller,
-            projectId,
-            QuotaOperation.INSPECT,
-            requestId,
-            RequestDigest.of(QuotaOperation.INSPECT, kind, id));
+        consume(caller, projectId, QuotaOperation.INSPECT, requestId, kind, id);
     return new Limited<>(find.apply(projectId, id).orElseThrow(ProposalsOnly::gone), limits);
   }
 
-  /** One unit of {@code operation} for the caller under {@code receipt}: the limits it leaves. */
+  /**
+   * One unit of {@code operation} for the caller under {@code receipt}, spent on the request that
+   * {@code target} names: the limits it leaves.
+   */
   private List<RateLimit> consume(
       Principal caller,
       String projectId,
       QuotaOperation operation,
       String receipt,
-      RequestDigest request) {
+      String... target) {
+    RequestDigest request = RequestDigest.of(operation, target);
     return quota
         .consume(projectId, caller.userId(), operation, new ReceiptId(receipt), request)
         .rateLimits();

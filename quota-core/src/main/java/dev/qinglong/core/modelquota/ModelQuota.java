@@ -423,13 +423,18 @@ public final class ModelQuota {
     Identifiers.require("projectId", projectId);
     ReceiptId receipt = new ReceiptId(requestId);
     policy.requireAny(caller, projectId, Permission.MODEL_USAGE_READ);
+    usageRead(caller, projectId, receipt, "window");
+    return store.currentWindowUsage(projectId);
+  }
+
+  /** One {@code model-usage.read} unit for the caller, spent on the read {@code target} names. */
+  private void usageRead(Principal caller, String projectId, ReceiptId receipt, String... target) {
     managementQuota.consume(
         projectId,
         caller.userId(),
         QuotaOperation.MODEL_USAGE_READ,
         receipt,
-        RequestDigest.of(QuotaOperation.MODEL_USAGE_READ, "window"));
-    return store.currentWindowUsage(projectId);
+        RequestDigest.of(QuotaOperation.MODEL_USAGE_READ, target));
   }
 
   /**
@@ -449,13 +454,7 @@ public final class ModelQuota {
     long after = LedgerCursor.decode(cursor);
     ReceiptId receipt = new ReceiptId(requestId);
     policy.requireAny(caller, projectId, Permission.MODEL_USAGE_READ);
-    managementQuota.consume(
-        projectId,
-        caller.userId(),
-        QuotaOperation.MODEL_USAGE_READ,
-        receipt,
-        RequestDigest.of(
-            QuotaOperation.MODEL_USAGE_READ, "ledger", Integer.toString(size), cursor));
+    usageRead(caller, projectId, receipt, "ledger", Integer.toString(size), cursor);
     List<UsageLedgerEntry> rows = store.ledger(projectId, after, size + 1);
     for (UsageLedgerEntry entry : rows) {
       if (!entry.digestMatches() || !entry.projectId().equals(projectId)) {
