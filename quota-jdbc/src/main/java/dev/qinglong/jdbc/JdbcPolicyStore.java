@@ -17,7 +17,8 @@ import javax.sql.DataSource;
  * {@link ProjectPolicyStore} over JDBC; the permissions column is encoded by the dialect ({@link
  * JdbcDialect#setPermissions}: a sorted {@code text[]} on PostgreSQL, a sorted JSON array of wire
  * names on SQLite). Every call is one auto-commit statement. On PostgreSQL reads work for {@code
- * ql3_package_manager}; {@link #replaceMember} needs {@code ql3_admin}.
+ * ql3_package_manager}; {@link #replaceMember} needs {@code ql3_admin}, so memberships may be
+ * written over a login of their own.
  */
 public final class JdbcPolicyStore implements ProjectPolicyStore {
   private static final String PERMISSIONS_OF =
@@ -44,11 +45,22 @@ public final class JdbcPolicyStore implements ProjectPolicyStore {
 
   private final JdbcDialect dialect;
   private final JdbcTransactions jdbc;
+  private final JdbcTransactions memberWrites;
   private final String replaceMember;
 
+  /** Reads and membership writes over {@code dataSource}. */
   public JdbcPolicyStore(DataSource dataSource, JdbcDialect dialect) {
+    this(dataSource, dataSource, dialect);
+  }
+
+  /**
+   * @param dataSource the reads
+   * @param memberWrites only {@link #replaceMember}
+   */
+  public JdbcPolicyStore(DataSource dataSource, DataSource memberWrites, JdbcDialect dialect) {
     this.dialect = Objects.requireNonNull(dialect, "dialect");
     this.jdbc = new JdbcTransactions(dataSource, dialect);
+    this.memberWrites = new JdbcTransactions(memberWrites, dialect);
     this.replaceMember = REPLACE_MEMBER.formatted(dialect.nowMs());
   }
 
@@ -70,7 +82,7 @@ public final class JdbcPolicyStore implements ProjectPolicyStore {
 
   @Override
   public void replaceMember(ProjectMember member) {
-    jdbc.statement(
+    memberWrites.statement(
         "policy write",
         replaceMember,
         ps -> {

@@ -115,8 +115,8 @@ public final class PostgresBackend {
       admin = pool(PostgresSettings.ADMIN, settings.adminPoolSize());
       catalog =
           new OpenedStore.Catalog(
-              new SplitPolicyStore(
-                  new JdbcPolicyStore(manager, DIALECT), new JdbcPolicyStore(admin, DIALECT)),
+              // Policy reads as the package manager, membership writes as the admin.
+              new JdbcPolicyStore(manager, admin, DIALECT),
               new JdbcGovernanceStore(manager, DIALECT));
       // Concurrent decisions share statements and commits, at most one batch per connection.
       quota =
