@@ -72,6 +72,11 @@ public final class RecordTable<R extends Record> {
     return new RecordTable<>(table, type);
   }
 
+  /** The table's name. */
+  public String name() {
+    return table;
+  }
+
   /** The column names, in the order this table reads and binds them. */
   public List<String> columns() {
     return List.copyOf(columns);

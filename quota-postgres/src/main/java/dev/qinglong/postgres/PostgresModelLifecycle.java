@@ -215,8 +215,11 @@ final class PostgresModelLifecycle implements ModelLifecycle {
         });
   }
 
-  /** A table of a one-row read under its alias, its columns from {@code at} on. */
-  private record Slot<R extends Record>(String alias, RecordTable<R> table, int at) {
+  /**
+   * A table of a one-row read under its alias, its columns from {@code at} on, joined as {@code
+   * LEFT JOIN LATERAL} of its rows {@code where} selects (null: joined by a clause of its own).
+   */
+  private record Slot<R extends Record>(String alias, RecordTable<R> table, int at, String where) {
     /** The row, or null if the LEFT JOIN found none (its first column, a NOT NULL id, is null). */
     R read(ResultSet rs) throws SQLException {
       return rs.getString(at) == null ? null : table.read(rs, at);
@@ -232,11 +235,28 @@ final class PostgresModelLifecycle implements ModelLifecycle {
       next = first;
     }
 
-    <R extends Record> Slot<R> add(String alias, RecordTable<R> table) {
-      Slot<R> slot = new Slot<>(alias, table, next);
+    <R extends Record> Slot<R> add(String alias, RecordTable<R> table, String where) {
+      Slot<R> slot = new Slot<>(alias, table, next, where);
       slots.add(slot);
       next += table.columns().size();
       return slot;
+    }
+
+    /** The {@code LEFT JOIN LATERAL} of every slot that has a {@code where}, in order. */
+    String joins() {
+      StringBuilder out = new StringBuilder();
+      for (Slot<?> slot : slots) {
+        if (slot.where() != null) {
+          out.append("LEFT JOIN LATERAL (SELECT * FROM ")
+              .append(slot.table().name())
+              .append(" WHERE ")
+              .append(slot.where())
+              .append(") ")
+              .append(slot.alias())
+              .append(" ON true\n");
+        }
+      }
+      return out.toString();
     }
 
     /** {@code , alias.c1, alias.c2, …} for every slot, in order. */
@@ -272,30 +292,38 @@ final class PostgresModelLifecycle implements ModelLifecycle {
       """
           .formatted(QuotaWindow.UNFENCED.millis());
 
-  /** The heads of window {@code w}: the last reservation {@code rh} and settlement {@code sh}. */
-  private static final String WINDOW_HEADS =
-      """
-      LEFT JOIN LATERAL (SELECT * FROM model_invocation_reservations
-                         WHERE project_id = k.project_id AND window_start_ms = w.window_start_ms
-                           AND window_ms = w.window_ms
-                         ORDER BY window_seq DESC LIMIT 1) rh
-        ON true
-      LEFT JOIN LATERAL (SELECT * FROM model_invocation_settlements
-                         WHERE project_id = k.project_id AND window_start_ms = w.window_start_ms
-                           AND window_ms = w.window_ms
-                         ORDER BY window_settle_seq DESC LIMIT 1) sh
-        ON true
-      """;
+  private static final String OF_INVOCATION =
+      "project_id = k.project_id AND invocation_id = k.invocation_id";
+
+  private static final String OF_STEP_RUN =
+      "project_id = k.project_id AND step_run_id = k.step_run_id";
+
+  /** The window {@code w}'s latest reservation, its head. */
+  private static final String RESERVATION_HEAD =
+      "project_id = k.project_id AND window_start_ms = w.window_start_ms"
+          + " AND window_ms = w.window_ms ORDER BY window_seq DESC LIMIT 1";
+
+  /** The window {@code w}'s latest settlement, its settled head. */
+  private static final String SETTLEMENT_HEAD =
+      "project_id = k.project_id AND window_start_ms = w.window_start_ms"
+          + " AND window_ms = w.window_ms ORDER BY window_settle_seq DESC LIMIT 1";
 
   private static final Slots ADMISSION = new Slots(4);
-  private static final Slot<ProjectQuotaPolicy> A_QUOTA = ADMISSION.add("q", QUOTA_POLICIES);
-  private static final Slot<Reservation> A_EXISTING = ADMISSION.add("r", RESERVATIONS);
-  private static final Slot<InvocationStart> A_START = ADMISSION.add("s", STARTS);
-  private static final Slot<StepRun> A_STEP = ADMISSION.add("sr", STEP_RUNS);
-  private static final Slot<ModelInvocationPolicy> A_POLICY = ADMISSION.add("mp", MODEL_POLICIES);
-  private static final Slot<Reservation> A_OF_STEP = ADMISSION.add("rs", RESERVATIONS);
-  private static final Slot<Reservation> A_HEAD = ADMISSION.add("rh", RESERVATIONS);
-  private static final Slot<Settlement> A_SETTLED = ADMISSION.add("sh", SETTLEMENTS);
+  private static final Slot<ProjectQuotaPolicy> A_QUOTA = ADMISSION.add("q", QUOTA_POLICIES, null);
+  private static final Slot<Reservation> A_EXISTING =
+      ADMISSION.add("r", RESERVATIONS, OF_INVOCATION);
+  private static final Slot<InvocationStart> A_START = ADMISSION.add("s", STARTS, OF_INVOCATION);
+  private static final Slot<StepRun> A_STEP = ADMISSION.add("sr", STEP_RUNS, OF_STEP_RUN);
+  private static final Slot<ModelInvocationPolicy> A_POLICY =
+      ADMISSION.add(
+          "mp",
+          MODEL_POLICIES,
+          "project_id = k.project_id AND model_id = sr.model_id ORDER BY revision DESC LIMIT 1");
+  private static final Slot<Reservation> A_OF_STEP = ADMISSION.add("rs", RESERVATIONS, OF_STEP_RUN);
+  private static final Slot<Reservation> A_HEAD =
+      ADMISSION.add("rh", RESERVATIONS, RESERVATION_HEAD);
+  private static final Slot<Settlement> A_SETTLED =
+      ADMISSION.add("sh", SETTLEMENTS, SETTLEMENT_HEAD);
 
   /**
    * Parameters 1 project, 2 invocation, 3 StepRun. The window ({@code now - now % length} of the
@@ -311,25 +339,7 @@ final class PostgresModelLifecycle implements ModelLifecycle {
         + dialect.nowMs()
         + " AS now_ms) k"
         + WINDOW
-        + """
-        LEFT JOIN LATERAL (SELECT * FROM model_invocation_reservations
-                           WHERE project_id = k.project_id AND invocation_id = k.invocation_id) r
-          ON true
-        LEFT JOIN LATERAL (SELECT * FROM model_invocation_starts
-                           WHERE project_id = k.project_id AND invocation_id = k.invocation_id) s
-          ON true
-        LEFT JOIN LATERAL (SELECT * FROM model_step_runs
-                           WHERE project_id = k.project_id AND step_run_id = k.step_run_id) sr
-          ON true
-        LEFT JOIN LATERAL (SELECT * FROM model_invocation_policies
-                           WHERE project_id = k.project_id AND model_id = sr.model_id
-                           ORDER BY revision DESC LIMIT 1) mp
-          ON true
-        LEFT JOIN LATERAL (SELECT * FROM model_invocation_reservations
-                           WHERE project_id = k.project_id AND step_run_id = k.step_run_id) rs
-          ON true
-        """
-        + WINDOW_HEADS;
+        + ADMISSION.joins();
   }
 
   private AdmissionSnapshot readAdmission(Connection c, AdmissionRequest request)
@@ -384,9 +394,12 @@ final class PostgresModelLifecycle implements ModelLifecycle {
       Settlement settledHead) {}
 
   private static final Slots WINDOW_READ = new Slots(4);
-  private static final Slot<ProjectQuotaPolicy> W_QUOTA = WINDOW_READ.add("q", QUOTA_POLICIES);
-  private static final Slot<Reservation> W_HEAD = WINDOW_READ.add("rh", RESERVATIONS);
-  private static final Slot<Settlement> W_SETTLED = WINDOW_READ.add("sh", SETTLEMENTS);
+  private static final Slot<ProjectQuotaPolicy> W_QUOTA =
+      WINDOW_READ.add("q", QUOTA_POLICIES, null);
+  private static final Slot<Reservation> W_HEAD =
+      WINDOW_READ.add("rh", RESERVATIONS, RESERVATION_HEAD);
+  private static final Slot<Settlement> W_SETTLED =
+      WINDOW_READ.add("sh", SETTLEMENTS, SETTLEMENT_HEAD);
 
   /** Parameter 1 project; the window as in {@link #admissionRead}. */
   private static String windowRead(JdbcDialect dialect) {
@@ -396,7 +409,7 @@ final class PostgresModelLifecycle implements ModelLifecycle {
         + dialect.nowMs()
         + " AS now_ms) k"
         + WINDOW
-        + WINDOW_HEADS;
+        + WINDOW_READ.joins();
   }
 
   /** The current window's quota policy and heads, in one statement (one snapshot). */
@@ -416,13 +429,25 @@ final class PostgresModelLifecycle implements ModelLifecycle {
   }
 
   private static final Slots COMPLETION = new Slots(2);
-  private static final Slot<Reservation> C_RESERVATION = COMPLETION.add("r", RESERVATIONS);
-  private static final Slot<Completion> C_COMPLETION = COMPLETION.add("c", COMPLETIONS);
-  private static final Slot<UsageLedgerEntry> C_LEDGER = COMPLETION.add("l", LEDGER);
-  private static final Slot<Settlement> C_SETTLEMENT = COMPLETION.add("st", SETTLEMENTS);
-  private static final Slot<InvocationStart> C_START = COMPLETION.add("s", STARTS);
-  private static final Slot<StepRun> C_STEP = COMPLETION.add("sr", STEP_RUNS);
-  private static final Slot<Settlement> C_SETTLED = COMPLETION.add("sh", SETTLEMENTS);
+  private static final Slot<Reservation> C_RESERVATION =
+      COMPLETION.add("r", RESERVATIONS, OF_INVOCATION);
+  private static final Slot<Completion> C_COMPLETION =
+      COMPLETION.add("c", COMPLETIONS, OF_INVOCATION);
+  private static final Slot<UsageLedgerEntry> C_LEDGER = COMPLETION.add("l", LEDGER, OF_INVOCATION);
+  private static final Slot<Settlement> C_SETTLEMENT =
+      COMPLETION.add("st", SETTLEMENTS, OF_INVOCATION);
+  private static final Slot<InvocationStart> C_START = COMPLETION.add("s", STARTS, OF_INVOCATION);
+  private static final Slot<StepRun> C_STEP =
+      COMPLETION.add("sr", STEP_RUNS, "project_id = k.project_id AND step_run_id = r.step_run_id");
+
+  /** The settled head of the reservation's window. */
+  private static final Slot<Settlement> C_SETTLED =
+      COMPLETION.add(
+          "sh",
+          SETTLEMENTS,
+          "project_id = k.project_id AND window_start_ms = r.window_start_ms"
+              + " AND window_ms = r.window_ms ORDER BY window_settle_seq DESC LIMIT 1");
+
   private static final int C_LAST_SEQ = COMPLETION.next();
 
   /** Parameters 1 project, 2 invocation. */
@@ -432,32 +457,9 @@ final class PostgresModelLifecycle implements ModelLifecycle {
         + ", lg.ledger_seq"
         + "\nFROM (SELECT CAST(? AS text) AS project_id, CAST(? AS text) AS invocation_id, "
         + dialect.nowMs()
-        + " AS now_ms) k"
+        + " AS now_ms) k\n"
+        + COMPLETION.joins()
         + """
-
-        LEFT JOIN LATERAL (SELECT * FROM model_invocation_reservations
-                           WHERE project_id = k.project_id AND invocation_id = k.invocation_id) r
-          ON true
-        LEFT JOIN LATERAL (SELECT * FROM model_invocation_completions
-                           WHERE project_id = k.project_id AND invocation_id = k.invocation_id) c
-          ON true
-        LEFT JOIN LATERAL (SELECT * FROM model_usage_ledger
-                           WHERE project_id = k.project_id AND invocation_id = k.invocation_id) l
-          ON true
-        LEFT JOIN LATERAL (SELECT * FROM model_invocation_settlements
-                           WHERE project_id = k.project_id AND invocation_id = k.invocation_id) st
-          ON true
-        LEFT JOIN LATERAL (SELECT * FROM model_invocation_starts
-                           WHERE project_id = k.project_id AND invocation_id = k.invocation_id) s
-          ON true
-        LEFT JOIN LATERAL (SELECT * FROM model_step_runs
-                           WHERE project_id = k.project_id AND step_run_id = r.step_run_id) sr
-          ON true
-        LEFT JOIN LATERAL (SELECT * FROM model_invocation_settlements
-                           WHERE project_id = k.project_id AND window_start_ms = r.window_start_ms
-                             AND window_ms = r.window_ms
-                           ORDER BY window_settle_seq DESC LIMIT 1) sh
-          ON true
         LEFT JOIN LATERAL (SELECT ledger_seq FROM model_usage_ledger
                            WHERE project_id = k.project_id ORDER BY ledger_seq DESC LIMIT 1) lg
           ON true
