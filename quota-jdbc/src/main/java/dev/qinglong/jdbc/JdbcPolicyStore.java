@@ -3,9 +3,7 @@ package dev.qinglong.jdbc;
 import dev.qinglong.core.policy.Permission;
 import dev.qinglong.core.policy.ProjectMember;
 import dev.qinglong.core.policy.ProjectPolicyStore;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -31,9 +29,6 @@ public final class JdbcPolicyStore implements ProjectPolicyStore {
       ON CONFLICT (project_id, user_id) DO UPDATE SET
         permissions = excluded.permissions, updated_at_ms = excluded.updated_at_ms
       """;
-
-  private static final String MEMBERS =
-      "SELECT user_id, permissions FROM project_members WHERE project_id = ? ORDER BY user_id";
 
   private static final String MEMBERS_PAGE =
       """
@@ -94,15 +89,10 @@ public final class JdbcPolicyStore implements ProjectPolicyStore {
         });
   }
 
+  /** Every member: the one page that holds them all. */
   @Override
   public List<ProjectMember> members(String projectId) {
-    return jdbc.statement(
-        "policy list",
-        MEMBERS,
-        ps -> {
-          ps.setString(1, projectId);
-          return members(ps, projectId);
-        });
+    return members(projectId, null, Integer.MAX_VALUE);
   }
 
   @Override
@@ -118,20 +108,16 @@ public final class JdbcPolicyStore implements ProjectPolicyStore {
           ps.setString(2, afterUserId);
           ps.setString(3, afterUserId);
           ps.setInt(4, limit);
-          return members(ps, projectId);
+          List<ProjectMember> members = new ArrayList<>();
+          try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+              members.add(
+                  new ProjectMember(
+                      projectId, rs.getString(1), decode(dialect.getPermissions(rs, 2))));
+            }
+          }
+          return members;
         });
-  }
-
-  /** The members the bound statement {@code ps} selects (user id, permissions), in order. */
-  private List<ProjectMember> members(PreparedStatement ps, String projectId) throws SQLException {
-    List<ProjectMember> members = new ArrayList<>();
-    try (ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        members.add(
-            new ProjectMember(projectId, rs.getString(1), decode(dialect.getPermissions(rs, 2))));
-      }
-    }
-    return members;
   }
 
   private static Set<Permission> decode(List<String> wireNames) {

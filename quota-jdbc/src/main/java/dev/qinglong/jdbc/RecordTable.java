@@ -11,6 +11,7 @@ import dev.qinglong.core.modelquota.WindowBudget;
 import dev.qinglong.core.modelquota.WindowRef;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.reflect.RecordComponent;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -52,11 +53,17 @@ public final class RecordTable<R extends Record> {
         String snake = component.getName().replaceAll("([A-Z])", "_$1").toLowerCase(Locale.ROOT);
         List<String> names = codec.names().apply(snake);
         columns.addAll(names);
-        parts.add(new Part(codec, names.size(), lookup.unreflect(component.getAccessor())));
+        MethodHandle accessor =
+            lookup.unreflect(component.getAccessor()).asType(MethodType.genericMethodType(1));
+        parts.add(new Part(codec, names.size(), accessor));
       }
       Class<?>[] types =
           Arrays.stream(components).map(RecordComponent::getType).toArray(Class<?>[]::new);
-      constructor = lookup.unreflectConstructor(type.getDeclaredConstructor(types));
+      constructor =
+          lookup
+              .unreflectConstructor(type.getDeclaredConstructor(types))
+              .asSpreader(Object[].class, types.length)
+              .asType(MethodType.genericMethodType(1));
       select = "SELECT " + String.join(", ", columns) + " FROM " + table + "\n";
       what = type.getSimpleName().replaceAll("([a-z])([A-Z])", "$1 $2").toLowerCase(Locale.ROOT);
       insert =
@@ -116,7 +123,7 @@ public final class RecordTable<R extends Record> {
       values[p] = parts.get(p).codec().reader().read(rs, i);
       i += parts.get(p).width();
     }
-    return (R) invoke(constructor, values);
+    return (R) call(constructor, values);
   }
 
   /**
@@ -127,7 +134,7 @@ public final class RecordTable<R extends Record> {
   public int bind(PreparedStatement ps, int at, R value) throws SQLException {
     int i = at;
     for (Part part : parts) {
-      part.codec().binder().bind(ps, i, invoke(part.accessor(), value));
+      part.codec().binder().bind(ps, i, call(part.accessor(), value));
       i += part.width();
     }
     return i;
@@ -141,9 +148,10 @@ public final class RecordTable<R extends Record> {
     }
   }
 
-  private static Object invoke(MethodHandle handle, Object... arguments) {
+  /** Calls a handle of type {@code (Object)Object}; what it throws comes out unchanged. */
+  private static Object call(MethodHandle handle, Object argument) {
     try {
-      return handle.invokeWithArguments(arguments);
+      return (Object) handle.invokeExact(argument);
     } catch (RuntimeException | Error e) {
       throw e;
     } catch (Throwable t) {
