@@ -219,7 +219,7 @@ public final class RecordTable<R extends Record> {
             setNullableLong(ps, i + 2, u == null ? null : u.totalTokens());
           });
     }
-    // After QuotaWindow: a wire-named enum that is stored otherwise has its own mapping above.
+    // Last: QuotaWindow is wire-named too, but stored as its length (above).
     if (WireNamed.class.isAssignableFrom(type) && type.isEnum()) {
       return new Codec(
           (rs, i) -> wireConstant(type, rs.getString(i)),

@@ -160,8 +160,8 @@ public final class ModelQuotaRules {
     WindowUsage usage = usage(window, head, settledHead);
     long tokens = policy.maxTotalTokens();
     // Cost is reserved only under a Project cost limit (docs/design.md#why-reserve-the-worst-case):
-    // without a cost quota the
-    // settlement's cost stays null and the real cost lives only in the UsageLedger.
+    // without a cost quota the settlement's cost stays null and the real cost lives only in the
+    // UsageLedger.
     Long cost = quota != null && quota.maxCostMicros() != null ? policy.maxCostMicros() : null;
     long costOrZero = cost == null ? 0 : cost;
     if (quota != null) {
