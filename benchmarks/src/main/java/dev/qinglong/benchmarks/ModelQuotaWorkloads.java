@@ -13,6 +13,7 @@ import dev.qinglong.core.modelquota.InvocationOutcome;
 import dev.qinglong.core.modelquota.ModelQuotaStore;
 import dev.qinglong.core.modelquota.ProjectQuotaPolicy;
 import dev.qinglong.core.modelquota.QuotaWindow;
+import dev.qinglong.core.modelquota.Receipt;
 import dev.qinglong.core.modelquota.Reservation;
 import dev.qinglong.core.modelquota.TokenUsage;
 import dev.qinglong.core.modelquota.WindowBudget;
@@ -468,24 +469,27 @@ final class ModelQuotaWorkloads {
         ps.executeUpdate();
       }
       Reservation head =
-          Reservation.create(
-              quota.projectId(),
-              "seed-" + seeded,
-              "seed-s-" + seeded,
-              "run",
-              MODEL,
-              1,
-              quota.revision(),
-              windowStart,
-              dayMs,
-              new WindowBudget(quota.maxInvocations(), quota.maxTokens(), null),
-              1,
-              null,
-              seeded,
-              seeded,
-              seeded,
-              0,
-              windowStart);
+          Receipt.sealed(
+              digest ->
+                  new Reservation(
+                      quota.projectId(),
+                      "seed-" + seeded,
+                      "seed-s-" + seeded,
+                      "run",
+                      MODEL,
+                      1,
+                      quota.revision(),
+                      windowStart,
+                      dayMs,
+                      new WindowBudget(quota.maxInvocations(), quota.maxTokens(), null),
+                      1,
+                      null,
+                      seeded,
+                      seeded,
+                      seeded,
+                      0,
+                      windowStart,
+                      digest));
       try (Connection c = owner.getConnection();
           PreparedStatement ps =
               c.prepareStatement(

@@ -10,8 +10,9 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Groups concurrent calls into batches run by one of the callers (issue 12, "coalescing"): a
- * leader/follower queue in the manner of a database's group commit.
+ * Groups concurrent calls into batches run by one of the callers (see
+ * docs/stores.md#coalescing-postgresql): a leader/follower queue in the manner of a database's
+ * group commit.
  *
  * <ul>
  *   <li>A caller that finds fewer than {@code maxInFlight} batches running becomes a leader at

@@ -87,24 +87,22 @@ final class GovernanceRows {
     }
   }
 
-  private static final String PROPOSAL_BY_ID =
-      PROPOSALS + "WHERE project_id = ? AND proposal_id = ?";
-
   static Optional<Proposal> proposalById(Connection c, String projectId, String proposalId)
       throws SQLException {
-    return Optional.ofNullable(
-        JdbcRows.byKey(
-            c, PROPOSAL_BY_ID, projectId, proposalId, "proposal", GovernanceRows::proposal));
+    return proposalBy(c, "proposal_id", projectId, proposalId);
   }
-
-  private static final String PROPOSAL_BY_REF =
-      PROPOSALS + "WHERE project_id = ? AND action_ref = ?";
 
   static Optional<Proposal> proposalByRef(Connection c, String projectId, String actionRef)
       throws SQLException {
+    return proposalBy(c, "action_ref", projectId, actionRef);
+  }
+
+  /** The Project's proposal whose {@code column} (a unique key in the Project) is {@code key}. */
+  private static Optional<Proposal> proposalBy(
+      Connection c, String column, String projectId, String key) throws SQLException {
+    String query = PROPOSALS + "WHERE project_id = ? AND " + column + " = ?";
     return Optional.ofNullable(
-        JdbcRows.byKey(
-            c, PROPOSAL_BY_REF, projectId, actionRef, "proposal", GovernanceRows::proposal));
+        JdbcRows.byKey(c, query, projectId, key, "proposal", GovernanceRows::proposal));
   }
 
   /** A row of {@link #PROPOSALS}; its action digest must match the action it stores. */

@@ -13,8 +13,9 @@ import java.util.Objects;
 import java.util.function.LongSupplier;
 
 /**
- * The hot-bucket fast path (issue 12): full buckets this process has seen, so that a new receipt id
- * for one is refused (429) without a connection, a statement or the row lock.
+ * The hot-bucket fast path (docs/stores.md#the-hot-bucket-fast-path): full buckets this process has
+ * seen, so that a new receipt id for one is refused (429) without a connection, a statement or the
+ * row lock.
  *
  * <p>Why this is exact. In a fixed window a full bucket stays full, with the same receipts, until
  * its window ends on the database clock: the decision never counts into a full window and only

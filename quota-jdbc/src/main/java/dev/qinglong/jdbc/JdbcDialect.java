@@ -23,18 +23,19 @@ public interface JdbcDialect {
 
   /**
    * An SQL expression of type integer: the database clock in epoch milliseconds. The wall clock of
-   * the database server, not the transaction start (ADR 000: quota windows run on it).
+   * the database server, not the transaction start (quota windows run on it:
+   * docs/design.md#fixed-windows-on-the-database-clock).
    */
   String nowMs();
 
   /**
-   * The ADR 000 decision in one statement on {@link #nowMs}, every outcome decided and classified
-   * by it: inserts the bucket, restarts its window or counts the receipt, or changes none of the
-   * ADR 000 columns (the receipt id is already in the window, with this request digest or another,
-   * or the window is full). The bucket stays locked from the moment the statement reads it until it
-   * commits, so what it returns is the bucket as it stands. Parameters: 1 project id, 2 subject
-   * type, 3 subject id, 4 operation, 5 receipt id, 6 request digest (64 hex digits; all text), 7
-   * window length in ms (bigint), 8 limit (integer).
+   * The management quota decision in one statement on {@link #nowMs}, every outcome decided and
+   * classified by it: inserts the bucket, restarts its window or counts the receipt, or changes
+   * none of the decision columns (the receipt id is already in the window, with this request digest
+   * or another, or the window is full). The bucket stays locked from the moment the statement reads
+   * it until it commits, so what it returns is the bucket as it stands. Parameters: 1 project id, 2
+   * subject type, 3 subject id, 4 operation, 5 receipt id, 6 request digest (64 hex digits; all
+   * text), 7 window length in ms (bigint), 8 limit (integer).
    *
    * <p>Receipts are stored as JSON objects {@code {"id": receipt id, "d": request digest}} in the
    * {@code receipt_ids} array (the schema allows no other shape). The statement counts only a
@@ -59,9 +60,9 @@ public interface JdbcDialect {
 
   /**
    * The {@link #decideStatement} decision for several buckets in one statement (and so one commit
-   * in auto-commit), or null if the dialect has none (then every decision runs alone). Issue 12:
-   * concurrent decisions of one process share a statement and the commit's flush ({@link
-   * JdbcManagementQuotaStore} groups them).
+   * in auto-commit), or null if the dialect has none (then every decision runs alone). Coalescing
+   * (docs/stores.md#coalescing-postgresql): concurrent decisions of one process share a statement
+   * and the commit's flush ({@link JdbcManagementQuotaStore} groups them).
    *
    * <p>Parameters are eight arrays of equal length n, bound with {@link Connection#createArrayOf}
    * under the type names {@code text}, {@code bigint} and {@code integer}; element i of each is

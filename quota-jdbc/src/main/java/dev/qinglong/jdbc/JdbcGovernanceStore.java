@@ -11,7 +11,6 @@ import dev.qinglong.core.governance.ProposalState;
 import dev.qinglong.core.governance.ProposeResult;
 import dev.qinglong.core.kernel.Sha256Digest;
 import dev.qinglong.core.kernel.StoreUnavailableException;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.List;
 import java.util.Objects;
@@ -149,15 +148,14 @@ public final class JdbcGovernanceStore implements GovernanceStore {
     if (limit < 1) {
       throw new IllegalArgumentException("limit must be >= 1, was " + limit);
     }
-    return jdbc.autoCommit(
+    return jdbc.statement(
         "approved proposals read",
-        c -> {
-          try (PreparedStatement ps = c.prepareStatement(APPROVED_UNPUBLISHED)) {
-            ps.setString(1, Objects.requireNonNull(afterProjectId, "afterProjectId"));
-            ps.setString(2, Objects.requireNonNull(afterProposalId, "afterProposalId"));
-            ps.setInt(3, limit);
-            return JdbcRows.all(ps, "proposal", GovernanceRows::proposal);
-          }
+        APPROVED_UNPUBLISHED,
+        ps -> {
+          ps.setString(1, Objects.requireNonNull(afterProjectId, "afterProjectId"));
+          ps.setString(2, Objects.requireNonNull(afterProposalId, "afterProposalId"));
+          ps.setInt(3, limit);
+          return JdbcRows.all(ps, "proposal", GovernanceRows::proposal);
         });
   }
 
@@ -167,64 +165,60 @@ public final class JdbcGovernanceStore implements GovernanceStore {
     if (limit < 1) {
       throw new IllegalArgumentException("limit must be >= 1, was " + limit);
     }
-    return jdbc.autoCommit(
+    return jdbc.statement(
         "proposal list",
-        c -> {
-          try (PreparedStatement ps = c.prepareStatement(PROPOSAL_PAGE)) {
-            ps.setString(1, Objects.requireNonNull(projectId, "projectId"));
-            String wire = state == null ? null : state.wireName();
-            ps.setString(2, wire);
-            ps.setString(3, wire);
-            JdbcRows.setNullableLong(ps, 4, after == null ? null : after.createdAtMs());
-            JdbcRows.setNullableLong(ps, 5, after == null ? null : after.createdAtMs());
-            ps.setString(6, after == null ? null : after.proposalId());
-            ps.setInt(7, limit);
-            return JdbcRows.all(ps, "proposal", GovernanceRows::proposal);
-          }
+        PROPOSAL_PAGE,
+        ps -> {
+          ps.setString(1, Objects.requireNonNull(projectId, "projectId"));
+          String wire = state == null ? null : state.wireName();
+          ps.setString(2, wire);
+          ps.setString(3, wire);
+          JdbcRows.setNullableLong(ps, 4, after == null ? null : after.createdAtMs());
+          JdbcRows.setNullableLong(ps, 5, after == null ? null : after.createdAtMs());
+          ps.setString(6, after == null ? null : after.proposalId());
+          ps.setInt(7, limit);
+          return JdbcRows.all(ps, "proposal", GovernanceRows::proposal);
         });
   }
 
   @Override
   public boolean markPublished(String projectId, String proposalId, long publishedAtMs) {
-    return jdbc.autoCommit(
+    return jdbc.statement(
         "proposal publish",
-        c -> {
-          try (PreparedStatement ps = c.prepareStatement(MARK_PUBLISHED)) {
-            ps.setLong(1, publishedAtMs);
-            ps.setString(2, projectId);
-            ps.setString(3, proposalId);
-            return ps.executeUpdate() == 1;
-          }
+        MARK_PUBLISHED,
+        ps -> {
+          ps.setLong(1, publishedAtMs);
+          ps.setString(2, projectId);
+          ps.setString(3, proposalId);
+          return ps.executeUpdate() == 1;
         });
   }
 
   @Override
   public boolean isArtifactPublished(String projectId, Sha256Digest artifactDigest) {
-    return jdbc.autoCommit(
+    return jdbc.statement(
         "published artifact read",
-        c -> {
-          try (PreparedStatement ps = c.prepareStatement(ARTIFACT_PUBLISHED)) {
-            ps.setString(1, projectId);
-            ps.setString(2, artifactDigest.value());
-            try (ResultSet rs = ps.executeQuery()) {
-              return rs.next();
-            }
+        ARTIFACT_PUBLISHED,
+        ps -> {
+          ps.setString(1, projectId);
+          ps.setString(2, artifactDigest.value());
+          try (ResultSet rs = ps.executeQuery()) {
+            return rs.next();
           }
         });
   }
 
   @Override
   public void recordArtifactUpload(ArtifactUpload upload) {
-    jdbc.autoCommit(
+    jdbc.statement(
         "artifact upload record",
-        c -> {
-          try (PreparedStatement ps = c.prepareStatement(RECORD_UPLOAD)) {
-            ps.setString(1, upload.projectId());
-            ps.setString(2, upload.digest().value());
-            ps.setLong(3, upload.sizeBytes());
-            ps.setLong(4, upload.uploadedAtMs());
-            return ps.executeUpdate();
-          }
+        RECORD_UPLOAD,
+        ps -> {
+          ps.setString(1, upload.projectId());
+          ps.setString(2, upload.digest().value());
+          ps.setLong(3, upload.sizeBytes());
+          ps.setLong(4, upload.uploadedAtMs());
+          return ps.executeUpdate();
         });
   }
 
@@ -251,14 +245,13 @@ public final class JdbcGovernanceStore implements GovernanceStore {
 
   @Override
   public boolean isArtifactReferenced(Sha256Digest artifactDigest) {
-    return jdbc.autoCommit(
+    return jdbc.statement(
         "artifact reference read",
-        c -> {
-          try (PreparedStatement ps = c.prepareStatement(ARTIFACT_REFERENCED)) {
-            ps.setString(1, artifactDigest.value());
-            try (ResultSet rs = ps.executeQuery()) {
-              return rs.next();
-            }
+        ARTIFACT_REFERENCED,
+        ps -> {
+          ps.setString(1, artifactDigest.value());
+          try (ResultSet rs = ps.executeQuery()) {
+            return rs.next();
           }
         });
   }

@@ -26,7 +26,7 @@ import java.util.function.LongSupplier;
 import javax.sql.DataSource;
 
 /**
- * {@link ManagementQuotaStore} over JDBC: the dialect's single ADR 000 statement ({@link
+ * {@link ManagementQuotaStore} over JDBC: the dialect's single decision statement ({@link
  * JdbcDialect#decideStatement}) decides and classifies every outcome in auto-commit, on the
  * database clock ({@link JdbcDialect#nowMs}), never the application's; {@link BucketReading} checks
  * the row it returns. There is no read-back statement: a refusal or a replay is answered from the
@@ -37,14 +37,15 @@ import javax.sql.DataSource;
  * still goes to the database. Use one instance per process, so that the fast path has something to
  * remember.
  *
- * <p>Coalescing (issue 12): when the dialect has a {@link JdbcDialect#decideBatchStatement batch
- * form}, concurrent decisions of one instance are grouped by a {@link Coalescer}: a caller that
- * finds fewer than {@link Coalescing#maxInFlight} batches running decides at once, alone; the
- * others queue, and the next batch decides everything queued in one statement, committed once, so
- * one commit's flush serves many decisions and a small pool is enough. A bucket's requests in one
- * batch go into successive statements (rounds), in arrival order, each committed on its own: no
- * lock is held from one round to the next. A batch whose statement fails fails exactly the requests
- * of that statement and of the rounds after it, with {@link StoreUnavailableException}.
+ * <p>Coalescing (docs/stores.md#coalescing-postgresql): when the dialect has a {@link
+ * JdbcDialect#decideBatchStatement batch form}, concurrent decisions of one instance are grouped by
+ * a {@link Coalescer}: a caller that finds fewer than {@link Coalescing#maxInFlight} batches
+ * running decides at once, alone; the others queue, and the next batch decides everything queued in
+ * one statement, committed once, so one commit's flush serves many decisions and a small pool is
+ * enough. A bucket's requests in one batch go into successive statements (rounds), in arrival
+ * order, each committed on its own: no lock is held from one round to the next. A batch whose
+ * statement fails fails exactly the requests of that statement and of the rounds after it, with
+ * {@link StoreUnavailableException}.
  */
 public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
   /**
@@ -162,34 +163,31 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
 
   @Override
   public BucketsSnapshot buckets(String projectId, SubjectType subjectType, String subjectId) {
-    return jdbc.autoCommit(
+    return jdbc.statement(
         "quota read",
-        c -> {
-          try (PreparedStatement ps = c.prepareStatement(buckets)) {
-            ps.setString(1, projectId);
-            ps.setString(2, subjectType.wireName());
-            ps.setString(3, subjectId);
-            try (ResultSet rs = ps.executeQuery()) {
-              long now = 0;
-              Map<QuotaOperation, BucketsSnapshot.Bucket> found =
-                  new EnumMap<>(QuotaOperation.class);
-              boolean any = false;
-              while (rs.next()) {
-                any = true;
-                now = rs.getLong(1);
-                String operation = rs.getString(2);
-                if (operation == null) {
-                  continue;
-                }
-                found.put(
-                    operationOf(operation),
-                    new BucketsSnapshot.Bucket(rs.getLong(3), rs.getInt(4)));
+        buckets,
+        ps -> {
+          ps.setString(1, projectId);
+          ps.setString(2, subjectType.wireName());
+          ps.setString(3, subjectId);
+          try (ResultSet rs = ps.executeQuery()) {
+            long now = 0;
+            Map<QuotaOperation, BucketsSnapshot.Bucket> found = new EnumMap<>(QuotaOperation.class);
+            boolean any = false;
+            while (rs.next()) {
+              any = true;
+              now = rs.getLong(1);
+              String operation = rs.getString(2);
+              if (operation == null) {
+                continue;
               }
-              if (!any) {
-                throw new StoreUnavailableException("quota read returned no clock");
-              }
-              return new BucketsSnapshot(now, found);
+              found.put(
+                  operationOf(operation), new BucketsSnapshot.Bucket(rs.getLong(3), rs.getInt(4)));
             }
+            if (!any) {
+              throw new StoreUnavailableException("quota read returned no clock");
+            }
+            return new BucketsSnapshot(now, found);
           }
         });
   }

@@ -30,34 +30,40 @@ import javax.sql.DataSource;
  * receipts atomically. The clock is the database's own ({@link JdbcDialect#nowMs}).
  *
  * <p>Policy writes that race (two writers of the next revision) meet a unique constraint (SQLState
- * {@code 23505}); the transaction is then retried and sees the winner.
+ * {@code 23505}); the transaction is then retried and sees the winner. They may run over a login of
+ * their own: on PostgreSQL the runtime's login may read policies but not write them, so the runtime
+ * cannot raise the budget that fences it.
  */
 public final class JdbcModelQuotaStore implements ModelQuotaStore {
-  /** A transaction that met a unique constraint is retried this often. */
-  private static final int ATTEMPTS = 3;
-
   private final JdbcDialect dialect;
   private final JdbcTransactions jdbc;
+  private final JdbcTransactions policyWrites;
   private final ModelLifecycle lifecycle;
 
+  /** Everything, policy writes included, over {@code dataSource}. */
   public JdbcModelQuotaStore(DataSource dataSource, JdbcDialect dialect) {
-    this.dialect = Objects.requireNonNull(dialect, "dialect");
-    this.jdbc = new JdbcTransactions(dataSource, dialect);
-    this.lifecycle = Objects.requireNonNull(dialect.modelLifecycle(jdbc), "modelLifecycle");
+    this(dataSource, dataSource, dialect);
   }
 
   /**
-   * Runs {@code work} in one transaction, retried when a unique constraint shows that a concurrent
-   * writer won.
+   * @param dataSource admission, completion and every read
+   * @param policyWrites only the policy writes
    */
+  public JdbcModelQuotaStore(DataSource dataSource, DataSource policyWrites, JdbcDialect dialect) {
+    this.dialect = Objects.requireNonNull(dialect, "dialect");
+    this.jdbc = new JdbcTransactions(dataSource, dialect);
+    this.policyWrites = new JdbcTransactions(policyWrites, dialect);
+    this.lifecycle = Objects.requireNonNull(dialect.modelLifecycle(jdbc), "modelLifecycle");
+  }
+
   private <T> T transaction(String operation, JdbcTransactions.Work<T> work) {
-    return jdbc.retryingTransaction(operation, ATTEMPTS, Connection.TRANSACTION_NONE, work);
+    return jdbc.retryingTransaction(operation, work);
   }
 
   @Override
   public ModelInvocationPolicy putModelPolicy(
       String projectId, String modelId, long maxTotalTokens, Long maxCostMicros) {
-    return transaction(
+    return policyWrites.retryingTransaction(
         "model policy write",
         c -> {
           Optional<ModelInvocationPolicy> latest =
@@ -73,7 +79,7 @@ public final class JdbcModelQuotaStore implements ModelQuotaStore {
                   maxTotalTokens,
                   maxCostMicros,
                   now(c));
-          ModelPolicyRows.insert(c, next);
+          ModelPolicyRows.MODEL_POLICIES.insert(c, next);
           return next;
         });
   }
@@ -91,7 +97,7 @@ public final class JdbcModelQuotaStore implements ModelQuotaStore {
       long maxInvocations,
       long maxTokens,
       Long maxCostMicros) {
-    return transaction(
+    return policyWrites.retryingTransaction(
         "project quota write",
         c -> {
           Optional<ProjectQuotaPolicy> latest = ModelPolicyRows.latestQuotaPolicy(c, projectId);
@@ -108,7 +114,7 @@ public final class JdbcModelQuotaStore implements ModelQuotaStore {
                   maxTokens,
                   maxCostMicros,
                   now(c));
-          ModelPolicyRows.insert(c, next);
+          ModelPolicyRows.QUOTA_POLICIES.insert(c, next);
           return next;
         });
   }

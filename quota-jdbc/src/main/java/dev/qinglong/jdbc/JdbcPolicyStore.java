@@ -3,7 +3,6 @@ package dev.qinglong.jdbc;
 import dev.qinglong.core.policy.Permission;
 import dev.qinglong.core.policy.ProjectMember;
 import dev.qinglong.core.policy.ProjectPolicyStore;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -16,7 +15,8 @@ import javax.sql.DataSource;
  * {@link ProjectPolicyStore} over JDBC; the permissions column is encoded by the dialect ({@link
  * JdbcDialect#setPermissions}: a sorted {@code text[]} on PostgreSQL, a sorted JSON array of wire
  * names on SQLite). Every call is one auto-commit statement. On PostgreSQL reads work for {@code
- * ql3_package_manager}; {@link #replaceMember} needs {@code ql3_admin}.
+ * ql3_package_manager}; {@link #replaceMember} needs {@code ql3_admin}, so memberships may be
+ * written over a login of their own.
  */
 public final class JdbcPolicyStore implements ProjectPolicyStore {
   private static final String PERMISSIONS_OF =
@@ -30,9 +30,6 @@ public final class JdbcPolicyStore implements ProjectPolicyStore {
         permissions = excluded.permissions, updated_at_ms = excluded.updated_at_ms
       """;
 
-  private static final String MEMBERS =
-      "SELECT user_id, permissions FROM project_members WHERE project_id = ? ORDER BY user_id";
-
   private static final String MEMBERS_PAGE =
       """
       SELECT user_id, permissions FROM project_members
@@ -43,64 +40,59 @@ public final class JdbcPolicyStore implements ProjectPolicyStore {
 
   private final JdbcDialect dialect;
   private final JdbcTransactions jdbc;
+  private final JdbcTransactions memberWrites;
   private final String replaceMember;
 
+  /** Reads and membership writes over {@code dataSource}. */
   public JdbcPolicyStore(DataSource dataSource, JdbcDialect dialect) {
+    this(dataSource, dataSource, dialect);
+  }
+
+  /**
+   * @param dataSource the reads
+   * @param memberWrites only {@link #replaceMember}
+   */
+  public JdbcPolicyStore(DataSource dataSource, DataSource memberWrites, JdbcDialect dialect) {
     this.dialect = Objects.requireNonNull(dialect, "dialect");
     this.jdbc = new JdbcTransactions(dataSource, dialect);
+    this.memberWrites = new JdbcTransactions(memberWrites, dialect);
     this.replaceMember = REPLACE_MEMBER.formatted(dialect.nowMs());
   }
 
   @Override
   public Set<Permission> permissionsOf(String projectId, String userId) {
-    return jdbc.autoCommit(
+    return jdbc.statement(
         "policy read",
-        c -> {
-          try (PreparedStatement ps = c.prepareStatement(PERMISSIONS_OF)) {
-            ps.setString(1, projectId);
-            ps.setString(2, userId);
-            try (ResultSet rs = ps.executeQuery()) {
-              return rs.next()
-                  ? decode(dialect.getPermissions(rs, 1))
-                  : EnumSet.noneOf(Permission.class);
-            }
+        PERMISSIONS_OF,
+        ps -> {
+          ps.setString(1, projectId);
+          ps.setString(2, userId);
+          try (ResultSet rs = ps.executeQuery()) {
+            return rs.next()
+                ? decode(dialect.getPermissions(rs, 1))
+                : EnumSet.noneOf(Permission.class);
           }
         });
   }
 
   @Override
   public void replaceMember(ProjectMember member) {
-    jdbc.autoCommit(
+    memberWrites.statement(
         "policy write",
-        c -> {
-          try (PreparedStatement ps = c.prepareStatement(replaceMember)) {
-            ps.setString(1, member.projectId());
-            ps.setString(2, member.userId());
-            dialect.setPermissions(
-                ps, 3, member.permissions().stream().map(Permission::wireName).sorted().toList());
-            return ps.executeUpdate();
-          }
+        replaceMember,
+        ps -> {
+          ps.setString(1, member.projectId());
+          ps.setString(2, member.userId());
+          dialect.setPermissions(
+              ps, 3, member.permissions().stream().map(Permission::wireName).sorted().toList());
+          return ps.executeUpdate();
         });
   }
 
+  /** Every member: the one page that holds them all. */
   @Override
   public List<ProjectMember> members(String projectId) {
-    return jdbc.autoCommit(
-        "policy list",
-        c -> {
-          try (PreparedStatement ps = c.prepareStatement(MEMBERS)) {
-            ps.setString(1, projectId);
-            List<ProjectMember> members = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-              while (rs.next()) {
-                members.add(
-                    new ProjectMember(
-                        projectId, rs.getString(1), decode(dialect.getPermissions(rs, 2))));
-              }
-            }
-            return members;
-          }
-        });
+    return members(projectId, null, Integer.MAX_VALUE);
   }
 
   @Override
@@ -108,24 +100,23 @@ public final class JdbcPolicyStore implements ProjectPolicyStore {
     if (limit < 1) {
       throw new IllegalArgumentException("limit must be >= 1, was " + limit);
     }
-    return jdbc.autoCommit(
+    return jdbc.statement(
         "policy list",
-        c -> {
-          try (PreparedStatement ps = c.prepareStatement(MEMBERS_PAGE)) {
-            ps.setString(1, projectId);
-            ps.setString(2, afterUserId);
-            ps.setString(3, afterUserId);
-            ps.setInt(4, limit);
-            List<ProjectMember> members = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-              while (rs.next()) {
-                members.add(
-                    new ProjectMember(
-                        projectId, rs.getString(1), decode(dialect.getPermissions(rs, 2))));
-              }
+        MEMBERS_PAGE,
+        ps -> {
+          ps.setString(1, projectId);
+          ps.setString(2, afterUserId);
+          ps.setString(3, afterUserId);
+          ps.setInt(4, limit);
+          List<ProjectMember> members = new ArrayList<>();
+          try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+              members.add(
+                  new ProjectMember(
+                      projectId, rs.getString(1), decode(dialect.getPermissions(rs, 2))));
             }
-            return members;
           }
+          return members;
         });
   }
 

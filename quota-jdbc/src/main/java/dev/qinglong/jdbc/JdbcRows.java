@@ -101,9 +101,4 @@ public final class JdbcRows {
   public static String parameters(int n) {
     return String.join(", ", java.util.Collections.nCopies(n, "?"));
   }
-
-  /** The column names of a comma-separated list, in order. */
-  public static List<String> columns(String commaSeparated) {
-    return List.of(commaSeparated.strip().split("\\s*,\\s*"));
-  }
 }

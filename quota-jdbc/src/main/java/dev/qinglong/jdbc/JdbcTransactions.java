@@ -1,6 +1,7 @@
 package dev.qinglong.jdbc;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.Objects;
 import javax.sql.DataSource;
@@ -14,6 +15,9 @@ public final class JdbcTransactions {
   /** SQLState of a unique violation: a concurrent writer won. */
   private static final String UNIQUE_VIOLATION = "23505";
 
+  /** A transaction that met a unique constraint is tried this often in all. */
+  private static final int ATTEMPTS = 3;
+
   @FunctionalInterface
   public interface Work<T> {
     T run(Connection connection) throws SQLException;
@@ -25,6 +29,22 @@ public final class JdbcTransactions {
   public JdbcTransactions(DataSource dataSource, JdbcDialect dialect) {
     this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
     this.store = Objects.requireNonNull(dialect, "dialect").name();
+  }
+
+  @FunctionalInterface
+  public interface StatementWork<T> {
+    T run(PreparedStatement statement) throws SQLException;
+  }
+
+  /** Prepares {@code sql} on one connection in auto-commit and runs {@code work} on it. */
+  public <T> T statement(String operation, String sql, StatementWork<T> work) {
+    return autoCommit(
+        operation,
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(sql)) {
+            return work.run(ps);
+          }
+        });
   }
 
   /** Runs {@code work} on one connection in auto-commit: each statement commits on its own. */
@@ -69,16 +89,16 @@ public final class JdbcTransactions {
   }
 
   /**
-   * Runs {@code work} in one transaction at {@code isolation} ({@link Connection#TRANSACTION_NONE}:
-   * the connection's own), retried up to {@code attempts} times in all while a unique constraint
-   * (SQLState {@value #UNIQUE_VIOLATION}) shows that a concurrent writer won; a driver that reports
-   * no SQLState is never retried. Each attempt has its own connection.
+   * Runs {@code work} in one transaction at the connection's isolation level, tried up to {@value
+   * #ATTEMPTS} times in all while a unique constraint (SQLState {@value #UNIQUE_VIOLATION}) shows
+   * that a concurrent writer won (the next attempt sees the winner); a driver that reports no
+   * SQLState is never retried. Each attempt has its own connection.
    */
-  public <T> T retryingTransaction(String operation, int attempts, int isolation, Work<T> work) {
+  public <T> T retryingTransaction(String operation, Work<T> work) {
     SQLException last = null;
-    for (int attempt = 0; attempt < attempts; attempt++) {
+    for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
       try (Connection c = dataSource.getConnection()) {
-        return commitOrRollback(c, isolation, work);
+        return commitOrRollback(c, Connection.TRANSACTION_NONE, work);
       } catch (SQLException e) {
         if (!UNIQUE_VIOLATION.equals(e.getSQLState())) {
           throw SqlFailures.unavailable(store, operation, e);

@@ -1,13 +1,12 @@
 package dev.qinglong.jdbc;
 
+import dev.qinglong.core.kernel.StoreUnavailableException;
 import dev.qinglong.core.modelquota.AdmissionRequest;
 import dev.qinglong.core.modelquota.InvocationOutcome;
 import dev.qinglong.core.modelquota.Reservation;
 import dev.qinglong.core.modelquota.StepRun;
-import dev.qinglong.core.modelquota.StepRunState;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Optional;
@@ -20,13 +19,8 @@ import java.util.Optional;
 public final class StepRunRows {
   private StepRunRows() {}
 
-  /** The columns of {@code model_step_runs} in the order this class maps and binds them. */
-  public static final List<String> STEP_RUN_COLUMNS =
-      JdbcRows.columns(
-          """
-          project_id, step_run_id, run_id, model_id, state, invocation_id, created_at_ms,
-          updated_at_ms
-          """);
+  public static final RecordTable<StepRun> STEP_RUNS =
+      RecordTable.of("model_step_runs", StepRun.class);
 
   private static final String INSERT_STEP_RUN =
       """
@@ -52,16 +46,21 @@ public final class StepRunRows {
     }
   }
 
-  private static final String STEP_RUN =
-      """
-      SELECT %s FROM model_step_runs WHERE project_id = ? AND step_run_id = ?
-      """
-          .formatted(String.join(", ", STEP_RUN_COLUMNS));
-
   public static Optional<StepRun> stepRun(Connection c, String projectId, String stepRunId)
       throws SQLException {
     return Optional.ofNullable(
-        JdbcRows.byKey(c, STEP_RUN, projectId, stepRunId, "step run", rs -> stepRun(rs, 1)));
+        STEP_RUNS.byKey(c, "WHERE project_id = ? AND step_run_id = ?", projectId, stepRunId));
+  }
+
+  /**
+   * The StepRun just inserted or found to exist.
+   *
+   * @throws StoreUnavailableException if it is not there
+   */
+  public static StepRun existing(Connection c, String projectId, String stepRunId)
+      throws SQLException {
+    return stepRun(c, projectId, stepRunId)
+        .orElseThrow(() -> new StoreUnavailableException("step run vanished"));
   }
 
   private static final String START_STEP_RUN =
@@ -104,16 +103,15 @@ public final class StepRunRows {
   }
 
   private static final String STALE_RUNNING =
-      """
-      SELECT %s FROM model_step_runs
+      STEP_RUNS.select()
+          + """
       WHERE state = 'running' AND updated_at_ms <= ?
         AND (updated_at_ms > ?
              OR (updated_at_ms = ? AND (project_id > ?
                                         OR (project_id = ? AND step_run_id > ?))))
       ORDER BY updated_at_ms, project_id, step_run_id
       LIMIT ?
-      """
-          .formatted(String.join(", ", STEP_RUN_COLUMNS));
+      """;
 
   /**
    * Running StepRuns last changed at or before {@code cutoffMs}, oldest first, after the given key
@@ -136,20 +134,7 @@ public final class StepRunRows {
       ps.setString(5, first ? "" : afterProjectId);
       ps.setString(6, first ? "" : afterStepRunId);
       ps.setInt(7, limit);
-      return JdbcRows.all(ps, "step run", rs -> stepRun(rs, 1));
+      return STEP_RUNS.all(ps);
     }
-  }
-
-  /** The StepRun in the columns from {@code at} on, in {@link #STEP_RUN} order. */
-  public static StepRun stepRun(ResultSet rs, int at) throws SQLException {
-    return new StepRun(
-        rs.getString(at),
-        rs.getString(at + 1),
-        rs.getString(at + 2),
-        rs.getString(at + 3),
-        StepRunState.fromWire(rs.getString(at + 4)),
-        rs.getString(at + 5),
-        rs.getLong(at + 6),
-        rs.getLong(at + 7));
   }
 }

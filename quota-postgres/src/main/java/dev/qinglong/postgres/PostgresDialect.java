@@ -22,9 +22,46 @@ public final class PostgresDialect implements JdbcDialect {
   /** The one instance; the dialect has no state. */
   public static final PostgresDialect INSTANCE = new PostgresDialect();
 
-  /** clock_timestamp(), not now(): ADR 000 wants the clock of the statement, not of the BEGIN. */
+  /**
+   * clock_timestamp(), not now(): a quota window runs on the clock of the statement, not of the
+   * BEGIN (docs/design.md#fixed-windows-on-the-database-clock).
+   */
   private static final String NOW_MS =
       "floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint";
+
+  /** Each request of {@code input} as a new bucket: its window starts now with its receipt. */
+  private static final String FIRST_RECEIPT =
+      """
+      INSERT INTO plugin_package_management_quota_buckets AS b
+        (project_id, subject_type, subject_id, operation,
+         window_started_at_ms, consumed_count, receipt_ids, updated_at_ms)
+      SELECT project_id, subject_type, subject_id, operation, now_ms, 1,
+             jsonb_build_array(jsonb_build_object('id', receipt_id, 'd', digest)), now_ms
+      FROM input""";
+
+  /**
+   * How a bucket {@code found} (locked, not counted) answers the request {@code i}: its receipt
+   * count and the verdict, a replay, a reused key, a full window or a corrupt bucket.
+   */
+  private static final String VERDICT =
+      """
+      jsonb_array_length(f.receipt_ids) AS receipt_count,
+      CASE WHEN f.consumed_count NOT BETWEEN 1 AND 1000
+             OR jsonb_array_length(f.receipt_ids) <> f.consumed_count THEN 'corrupt'
+           WHEN f.receipt_ids @> jsonb_build_array(
+                                   jsonb_build_object('id', i.receipt_id, 'd', i.digest))
+             THEN 'replayed'
+           WHEN f.receipt_ids @> jsonb_build_array(jsonb_build_object('id', i.receipt_id))
+             THEN 'key_reused'
+           WHEN f.consumed_count >= i.max_count THEN 'rejected'
+           ELSE 'corrupt' END AS verdict""";
+
+  /** The receipt ids of a full window {@code d}, space-separated, for the hot-bucket cache. */
+  private static final String FULL_WINDOW_RECEIPTS =
+      """
+      CASE WHEN d.consumed_count >= i.max_count AND d.outcome <> 'corrupt'
+           THEN (SELECT string_agg(e ->> 'id', ' ')
+                 FROM jsonb_array_elements(d.receipt_ids) e) END""";
 
   private PostgresDialect() {}
 
@@ -35,16 +72,17 @@ public final class PostgresDialect implements JdbcDialect {
 
   /**
    * The parameters enter once through {@code input}: JDBC binds each {@code ?} once, and the window
-   * and limit are needed in several places. {@code counted} is the ADR 000 upsert: it inserts the
-   * bucket, restarts an ended window or appends the receipt, and otherwise writes nothing, but
-   * ({@code ON CONFLICT DO UPDATE}) still locks the bucket. Only when it wrote nothing, {@code
-   * found} reads the bucket {@code FOR NO KEY UPDATE}: at READ COMMITTED that is the latest
-   * committed version, the one {@code counted} locked (the lock is this transaction's own, so it
-   * does not wait), and the final {@code SELECT} classifies it: a replay, a reused key, a full
-   * window or a corrupt bucket. A receipt is {@code {"id": …, "d": …}}; containment ({@code @>})
-   * with {@code {"id": …}} finds the id whatever its digest. If another transaction created the
-   * bucket after this statement's snapshot and {@code counted} wrote nothing, {@code found} cannot
-   * see it: the outcome is NULL (decide again).
+   * and limit are needed in several places. {@code counted} is the one-statement decision of
+   * docs/design.md#fixed-windows-on-the-database-clock, an upsert: it inserts the bucket, restarts
+   * an ended window or appends the receipt, and otherwise writes nothing, but ({@code ON CONFLICT
+   * DO UPDATE}) still locks the bucket. Only when it wrote nothing, {@code found} reads the bucket
+   * {@code FOR NO KEY UPDATE}: at READ COMMITTED that is the latest committed version, the one
+   * {@code counted} locked (the lock is this transaction's own, so it does not wait), and the final
+   * {@code SELECT} classifies it: a replay, a reused key, a full window or a corrupt bucket. A
+   * receipt is {@code {"id": …, "d": …}}; containment ({@code @>}) with {@code {"id": …}} finds the
+   * id whatever its digest. If another transaction created the bucket after this statement's
+   * snapshot and {@code counted} wrote nothing, {@code found} cannot see it: the outcome is NULL
+   * (decide again).
    */
   @Override
   public String decideStatement() {
@@ -52,15 +90,10 @@ public final class PostgresDialect implements JdbcDialect {
         WITH input AS (
           SELECT ?::text AS project_id, ?::text AS subject_type, ?::text AS subject_id,
                  ?::text AS operation, ?::text AS receipt_id, ?::text AS digest,
-                 ?::bigint AS window_ms, ?::integer AS max_count, %s AS now_ms
+                 ?::bigint AS window_ms, ?::integer AS max_count, %1$s AS now_ms
         ),
         counted AS (
-          INSERT INTO plugin_package_management_quota_buckets AS b
-            (project_id, subject_type, subject_id, operation,
-             window_started_at_ms, consumed_count, receipt_ids, updated_at_ms)
-          SELECT project_id, subject_type, subject_id, operation, now_ms, 1,
-                 jsonb_build_array(jsonb_build_object('id', receipt_id, 'd', digest)), now_ms
-          FROM input
+          %4$s
           ON CONFLICT (project_id, subject_type, subject_id, operation) DO UPDATE SET
             window_started_at_ms =
               CASE WHEN b.window_started_at_ms + (SELECT window_ms FROM input)
@@ -96,16 +129,7 @@ public final class PostgresDialect implements JdbcDialect {
         ),
         verdict AS (
           SELECT f.window_started_at_ms, f.consumed_count, f.receipt_ids,
-                 jsonb_array_length(f.receipt_ids) AS receipt_count,
-                 CASE WHEN f.consumed_count NOT BETWEEN 1 AND 1000
-                        OR jsonb_array_length(f.receipt_ids) <> f.consumed_count THEN 'corrupt'
-                      WHEN f.receipt_ids @> jsonb_build_array(
-                                              jsonb_build_object('id', i.receipt_id, 'd', i.digest))
-                        THEN 'replayed'
-                      WHEN f.receipt_ids @> jsonb_build_array(jsonb_build_object('id', i.receipt_id))
-                        THEN 'key_reused'
-                      WHEN f.consumed_count >= i.max_count THEN 'rejected'
-                      ELSE 'corrupt' END AS verdict
+                 %2$s
           FROM found f, input i
         ),
         decided AS (
@@ -118,13 +142,11 @@ public final class PostgresDialect implements JdbcDialect {
           FROM verdict v
         )
         SELECT d.outcome, d.window_started_at_ms, d.consumed_count, d.receipt_count, i.now_ms,
-               CASE WHEN d.consumed_count >= i.max_count AND d.outcome <> 'corrupt'
-                    THEN (SELECT string_agg(e ->> 'id', ' ')
-                          FROM jsonb_array_elements(d.receipt_ids) e) END
+               %3$s
         FROM input i
         LEFT JOIN decided d ON true
         """
-        .formatted(NOW_MS);
+        .formatted(NOW_MS, VERDICT, FULL_WINDOW_RECEIPTS, FIRST_RECEIPT);
   }
 
   /**
@@ -148,15 +170,10 @@ public final class PostgresDialect implements JdbcDialect {
                       ?::bigint[], ?::integer[])
                  WITH ORDINALITY AS u(project_id, subject_type, subject_id, operation, receipt_id,
                                       digest, window_ms, max_count, ord),
-               (SELECT %s AS now_ms) n
+               (SELECT %1$s AS now_ms) n
         ),
         counted AS (
-          INSERT INTO plugin_package_management_quota_buckets AS b
-            (project_id, subject_type, subject_id, operation,
-             window_started_at_ms, consumed_count, receipt_ids, updated_at_ms)
-          SELECT project_id, subject_type, subject_id, operation, now_ms, 1,
-                 jsonb_build_array(jsonb_build_object('id', receipt_id, 'd', digest)), now_ms
-          FROM input
+          %4$s
           ORDER BY project_id, subject_type, subject_id, operation
           ON CONFLICT (project_id, subject_type, subject_id, operation) DO UPDATE SET
             (window_started_at_ms, consumed_count, receipt_ids, updated_at_ms) = (
@@ -199,16 +216,7 @@ public final class PostgresDialect implements JdbcDialect {
         ),
         verdict AS (
           SELECT f.ord, f.window_started_at_ms, f.consumed_count, f.receipt_ids,
-                 jsonb_array_length(f.receipt_ids) AS receipt_count,
-                 CASE WHEN f.consumed_count NOT BETWEEN 1 AND 1000
-                        OR jsonb_array_length(f.receipt_ids) <> f.consumed_count THEN 'corrupt'
-                      WHEN f.receipt_ids @> jsonb_build_array(
-                                              jsonb_build_object('id', i.receipt_id, 'd', i.digest))
-                        THEN 'replayed'
-                      WHEN f.receipt_ids @> jsonb_build_array(jsonb_build_object('id', i.receipt_id))
-                        THEN 'key_reused'
-                      WHEN f.consumed_count >= i.max_count THEN 'rejected'
-                      ELSE 'corrupt' END AS verdict
+                 %2$s
           FROM found f JOIN input i ON i.ord = f.ord
         ),
         decided AS (
@@ -225,14 +233,12 @@ public final class PostgresDialect implements JdbcDialect {
         )
         SELECT i.ord, d.outcome, d.window_started_at_ms, d.consumed_count, d.receipt_count,
                i.now_ms,
-               CASE WHEN d.consumed_count >= i.max_count AND d.outcome <> 'corrupt'
-                    THEN (SELECT string_agg(e ->> 'id', ' ')
-                          FROM jsonb_array_elements(d.receipt_ids) e) END
+               %3$s
         FROM input i
         LEFT JOIN decided d ON d.ord = i.ord
         ORDER BY i.ord
         """
-        .formatted(NOW_MS);
+        .formatted(NOW_MS, VERDICT, FULL_WINDOW_RECEIPTS, FIRST_RECEIPT);
   }
 
   @Override

@@ -1,9 +1,16 @@
 package dev.qinglong.postgres;
 
+import static dev.qinglong.jdbc.AdmissionRows.RESERVATIONS;
+import static dev.qinglong.jdbc.AdmissionRows.STARTS;
+import static dev.qinglong.jdbc.CompletionRows.COMPLETIONS;
+import static dev.qinglong.jdbc.CompletionRows.LEDGER;
+import static dev.qinglong.jdbc.CompletionRows.SETTLEMENTS;
 import static dev.qinglong.jdbc.JdbcRows.setNullableLong;
+import static dev.qinglong.jdbc.ModelPolicyRows.MODEL_POLICIES;
+import static dev.qinglong.jdbc.ModelPolicyRows.QUOTA_POLICIES;
+import static dev.qinglong.jdbc.StepRunRows.STEP_RUNS;
 
 import dev.qinglong.core.kernel.StoreUnavailableException;
-import dev.qinglong.core.kernel.ValidationException;
 import dev.qinglong.core.modelquota.AdmissionOutcome;
 import dev.qinglong.core.modelquota.AdmissionRequest;
 import dev.qinglong.core.modelquota.AdmissionSnapshot;
@@ -12,6 +19,7 @@ import dev.qinglong.core.modelquota.CompletionOutcome;
 import dev.qinglong.core.modelquota.CompletionRequest;
 import dev.qinglong.core.modelquota.CompletionSnapshot;
 import dev.qinglong.core.modelquota.InvocationStart;
+import dev.qinglong.core.modelquota.ModelInvocationPolicy;
 import dev.qinglong.core.modelquota.ModelQuotaRules;
 import dev.qinglong.core.modelquota.ProjectQuotaPolicy;
 import dev.qinglong.core.modelquota.QuotaWindow;
@@ -22,22 +30,20 @@ import dev.qinglong.core.modelquota.StepRunCreation;
 import dev.qinglong.core.modelquota.UsageLedgerEntry;
 import dev.qinglong.core.modelquota.WindowRef;
 import dev.qinglong.core.modelquota.WindowUsageReading;
-import dev.qinglong.jdbc.AdmissionRows;
-import dev.qinglong.jdbc.CompletionRows;
 import dev.qinglong.jdbc.JdbcDialect;
 import dev.qinglong.jdbc.JdbcRows;
 import dev.qinglong.jdbc.JdbcTransactions;
 import dev.qinglong.jdbc.ModelLifecycle;
-import dev.qinglong.jdbc.ModelPolicyRows;
+import dev.qinglong.jdbc.RecordTable;
 import dev.qinglong.jdbc.StepRunRows;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Supplier;
 
 /**
  * PostgreSQL's model lifecycle (migration {@code db/postgres-ai/V4}): one statement reads
@@ -88,7 +94,8 @@ final class PostgresModelLifecycle implements ModelLifecycle {
     this.admissionRead = admissionRead(dialect);
     this.completionRead = completionRead(dialect);
     this.windowRead = windowRead(dialect);
-    this.insertReady = INSERT_READY.formatted(String.join(", ", STEP_RUN), dialect.nowMs());
+    this.insertReady =
+        INSERT_READY.formatted(String.join(", ", STEP_RUNS.columns()), dialect.nowMs());
   }
 
   /** One statement in auto-commit; the stored row is read back only if it existed already. */
@@ -102,80 +109,94 @@ final class PostgresModelLifecycle implements ModelLifecycle {
           if (inserted != null) {
             return new StepRunCreation(inserted, true);
           }
-          StepRun stored =
-              StepRunRows.stepRun(c, projectId, stepRunId)
-                  .orElseThrow(() -> new StoreUnavailableException("step run vanished"));
-          return new StepRunCreation(stored, false);
+          return new StepRunCreation(StepRunRows.existing(c, projectId, stepRunId), false);
         });
   }
 
   @Override
   public AdmissionOutcome admit(AdmissionRequest request) {
-    return queued(
-        request.projectId(), () -> jdbc.autoCommit("model admission", c -> admit(c, request)));
-  }
-
-  private AdmissionOutcome admit(Connection c, AdmissionRequest request) throws SQLException {
-    for (int round = 0; round < ROUNDS; round++) {
-      AdmissionSnapshot v = readAdmission(c, request);
-      AdmissionOutcome outcome = ModelQuotaRules.admit(request, v);
-      if (!(outcome instanceof AdmissionOutcome.Admitted admitted)) {
-        return outcome;
-      }
-      try {
-        if (admit(
-            c,
-            AdvisoryLockKeys.window(v.window()),
-            v.windowHead() == null ? 0 : v.windowHead().windowSeq(),
-            v.settledHead() == null ? 0 : v.settledHead().windowSettleSeq(),
-            admitted.reservation(),
-            admitted.start())) {
-          return outcome;
-        }
-      } catch (SQLException e) {
-        if (!UNIQUE_VIOLATION.equals(e.getSQLState())) {
-          throw e;
-        }
-        // A concurrent admission of this invocation or StepRun won: the next read shows it.
-      }
-    }
-    throw new StoreUnavailableException("model admission: window still contended");
+    return rounds(
+        "model admission",
+        request.projectId(),
+        c -> {
+          AdmissionSnapshot v = readAdmission(c, request);
+          AdmissionOutcome outcome = ModelQuotaRules.admit(request, v);
+          if (!(outcome instanceof AdmissionOutcome.Admitted admitted)) {
+            return outcome;
+          }
+          boolean written =
+              admit(
+                  c,
+                  AdvisoryLockKeys.window(v.window()),
+                  v.windowHead() == null ? 0 : v.windowHead().windowSeq(),
+                  v.settledHead() == null ? 0 : v.settledHead().windowSettleSeq(),
+                  admitted.reservation(),
+                  admitted.start());
+          return written ? outcome : null;
+        });
   }
 
   @Override
   public CompletionOutcome complete(CompletionRequest request) {
-    return queued(
-        request.projectId(), () -> jdbc.autoCommit("model completion", c -> complete(c, request)));
+    return rounds(
+        "model completion",
+        request.projectId(),
+        c -> {
+          CompletionSnapshot v = readCompletion(c, request);
+          CompletionOutcome outcome = ModelQuotaRules.complete(request, v);
+          if (!(outcome instanceof CompletionOutcome.Completed done)) {
+            return outcome;
+          }
+          boolean written =
+              complete(
+                  c,
+                  AdvisoryLockKeys.window(done.reservation().window()),
+                  AdvisoryLockKeys.ledger(request.projectId()),
+                  v.settledHead() == null ? 0 : v.settledHead().windowSettleSeq(),
+                  v.lastLedgerSeq(),
+                  request.outcome().terminalState().wireName(),
+                  done.completion(),
+                  done.ledgerEntry(),
+                  done.settlement());
+          return written ? outcome : null;
+        });
   }
 
-  private CompletionOutcome complete(Connection c, CompletionRequest request) throws SQLException {
-    for (int round = 0; round < ROUNDS; round++) {
-      CompletionSnapshot v = readCompletion(c, request);
-      CompletionOutcome outcome = ModelQuotaRules.complete(request, v);
-      if (!(outcome instanceof CompletionOutcome.Completed done)) {
-        return outcome;
-      }
-      try {
-        if (complete(
-            c,
-            AdvisoryLockKeys.window(done.reservation().window()),
-            AdvisoryLockKeys.ledger(request.projectId()),
-            v.settledHead() == null ? 0 : v.settledHead().windowSettleSeq(),
-            v.lastLedgerSeq(),
-            request.outcome().terminalState().wireName(),
-            done.completion(),
-            done.ledgerEntry(),
-            done.settlement())) {
-          return outcome;
-        }
-      } catch (SQLException e) {
-        if (!UNIQUE_VIOLATION.equals(e.getSQLState())) {
-          throw e;
-        }
-        // A concurrent completion of this invocation won: the next read shows it.
-      }
+  /** One round of read, decide and conditional write: its outcome, or null if it was stale. */
+  private interface Round<T> {
+    T run(Connection c) throws SQLException;
+  }
+
+  /**
+   * Runs {@code round} in the queue of {@code projectId}, on one connection in auto-commit, until
+   * it is not stale, at most {@value #ROUNDS} times. A write that meets a unique constraint (a
+   * concurrent admission or completion of the same invocation or StepRun won) is stale too: the
+   * next read shows the winner.
+   */
+  private <T> T rounds(String operation, String projectId, Round<T> round) {
+    ReentrantLock queue = projectQueues[Math.floorMod(projectId.hashCode(), PROJECT_QUEUES)];
+    queue.lock();
+    try {
+      return jdbc.autoCommit(
+          operation,
+          c -> {
+            for (int i = 0; i < ROUNDS; i++) {
+              try {
+                T outcome = round.run(c);
+                if (outcome != null) {
+                  return outcome;
+                }
+              } catch (SQLException e) {
+                if (!UNIQUE_VIOLATION.equals(e.getSQLState())) {
+                  throw e;
+                }
+              }
+            }
+            throw new StoreUnavailableException(operation + ": window still contended");
+          });
+    } finally {
+      queue.unlock();
     }
-    throw new StoreUnavailableException("model completion: window still contended");
   }
 
   /** One statement is one snapshot: no transaction at another isolation level needed. */
@@ -194,33 +215,65 @@ final class PostgresModelLifecycle implements ModelLifecycle {
         });
   }
 
-  /** Runs {@code work} holding the process-local queue of {@code projectId}. */
-  private <T> T queued(String projectId, Supplier<T> work) {
-    ReentrantLock queue = projectQueues[Math.floorMod(projectId.hashCode(), PROJECT_QUEUES)];
-    queue.lock();
-    try {
-      return work.get();
-    } finally {
-      queue.unlock();
+  /**
+   * A table of a one-row read under its alias, its columns from {@code at} on, joined as {@code
+   * LEFT JOIN LATERAL} of its rows {@code where} selects (null: joined by a clause of its own).
+   */
+  private record Slot<R extends Record>(String alias, RecordTable<R> table, int at, String where) {
+    /** The row, or null if the LEFT JOIN found none (its first column, a NOT NULL id, is null). */
+    R read(ResultSet rs) throws SQLException {
+      return rs.getString(at) == null ? null : table.read(rs, at);
     }
   }
 
-  private static final List<String> QUOTA = ModelPolicyRows.QUOTA_POLICY_COLUMNS;
-  private static final List<String> RESERVATION = AdmissionRows.RESERVATION_COLUMNS;
-  private static final List<String> START = AdmissionRows.START_COLUMNS;
-  private static final List<String> STEP_RUN = StepRunRows.STEP_RUN_COLUMNS;
-  private static final List<String> MODEL_POLICY = ModelPolicyRows.MODEL_POLICY_COLUMNS;
-  private static final List<String> COMPLETION = CompletionRows.COMPLETION_COLUMNS;
-  private static final List<String> LEDGER = CompletionRows.LEDGER_COLUMNS;
-  private static final List<String> SETTLEMENT = CompletionRows.SETTLEMENT_COLUMNS;
+  /** The slots of one read, in select-list order after its first {@code first - 1} columns. */
+  private static final class Slots {
+    private final List<Slot<?>> slots = new ArrayList<>();
+    private int next;
 
-  /** {@code alias.c1, alias.c2, …} */
-  private static String columns(String alias, List<String> names) {
-    StringBuilder out = new StringBuilder();
-    for (String name : names) {
-      out.append(", ").append(alias).append('.').append(name);
+    Slots(int first) {
+      next = first;
     }
-    return out.toString();
+
+    <R extends Record> Slot<R> add(String alias, RecordTable<R> table, String where) {
+      Slot<R> slot = new Slot<>(alias, table, next, where);
+      slots.add(slot);
+      next += table.columns().size();
+      return slot;
+    }
+
+    /** The {@code LEFT JOIN LATERAL} of every slot that has a {@code where}, in order. */
+    String joins() {
+      StringBuilder out = new StringBuilder();
+      for (Slot<?> slot : slots) {
+        if (slot.where() != null) {
+          out.append("LEFT JOIN LATERAL (SELECT * FROM ")
+              .append(slot.table().name())
+              .append(" WHERE ")
+              .append(slot.where())
+              .append(") ")
+              .append(slot.alias())
+              .append(" ON true\n");
+        }
+      }
+      return out.toString();
+    }
+
+    /** {@code , alias.c1, alias.c2, …} for every slot, in order. */
+    String columns() {
+      StringBuilder out = new StringBuilder();
+      for (Slot<?> slot : slots) {
+        for (String name : slot.table().columns()) {
+          out.append(", ").append(slot.alias()).append('.').append(name);
+        }
+      }
+      return out.toString();
+    }
+
+    /** The index of the column after the last slot's. */
+    int next() {
+      return next;
+    }
   }
 
   /**
@@ -239,29 +292,38 @@ final class PostgresModelLifecycle implements ModelLifecycle {
       """
           .formatted(QuotaWindow.UNFENCED.millis());
 
-  /** The heads of window {@code w}: the last reservation {@code rh} and settlement {@code sh}. */
-  private static final String WINDOW_HEADS =
-      """
-      LEFT JOIN LATERAL (SELECT * FROM model_invocation_reservations
-                         WHERE project_id = k.project_id AND window_start_ms = w.window_start_ms
-                           AND window_ms = w.window_ms
-                         ORDER BY window_seq DESC LIMIT 1) rh
-        ON true
-      LEFT JOIN LATERAL (SELECT * FROM model_invocation_settlements
-                         WHERE project_id = k.project_id AND window_start_ms = w.window_start_ms
-                           AND window_ms = w.window_ms
-                         ORDER BY window_settle_seq DESC LIMIT 1) sh
-        ON true
-      """;
+  private static final String OF_INVOCATION =
+      "project_id = k.project_id AND invocation_id = k.invocation_id";
 
-  private static final int A_QUOTA = 4;
-  private static final int A_EXISTING = A_QUOTA + QUOTA.size();
-  private static final int A_START = A_EXISTING + RESERVATION.size();
-  private static final int A_STEP = A_START + START.size();
-  private static final int A_POLICY = A_STEP + STEP_RUN.size();
-  private static final int A_OF_STEP = A_POLICY + MODEL_POLICY.size();
-  private static final int A_HEAD = A_OF_STEP + RESERVATION.size();
-  private static final int A_SETTLED = A_HEAD + RESERVATION.size();
+  private static final String OF_STEP_RUN =
+      "project_id = k.project_id AND step_run_id = k.step_run_id";
+
+  /** The window {@code w}'s latest reservation, its head. */
+  private static final String RESERVATION_HEAD =
+      "project_id = k.project_id AND window_start_ms = w.window_start_ms"
+          + " AND window_ms = w.window_ms ORDER BY window_seq DESC LIMIT 1";
+
+  /** The window {@code w}'s latest settlement, its settled head. */
+  private static final String SETTLEMENT_HEAD =
+      "project_id = k.project_id AND window_start_ms = w.window_start_ms"
+          + " AND window_ms = w.window_ms ORDER BY window_settle_seq DESC LIMIT 1";
+
+  private static final Slots ADMISSION = new Slots(4);
+  private static final Slot<ProjectQuotaPolicy> A_QUOTA = ADMISSION.add("q", QUOTA_POLICIES, null);
+  private static final Slot<Reservation> A_EXISTING =
+      ADMISSION.add("r", RESERVATIONS, OF_INVOCATION);
+  private static final Slot<InvocationStart> A_START = ADMISSION.add("s", STARTS, OF_INVOCATION);
+  private static final Slot<StepRun> A_STEP = ADMISSION.add("sr", STEP_RUNS, OF_STEP_RUN);
+  private static final Slot<ModelInvocationPolicy> A_POLICY =
+      ADMISSION.add(
+          "mp",
+          MODEL_POLICIES,
+          "project_id = k.project_id AND model_id = sr.model_id ORDER BY revision DESC LIMIT 1");
+  private static final Slot<Reservation> A_OF_STEP = ADMISSION.add("rs", RESERVATIONS, OF_STEP_RUN);
+  private static final Slot<Reservation> A_HEAD =
+      ADMISSION.add("rh", RESERVATIONS, RESERVATION_HEAD);
+  private static final Slot<Settlement> A_SETTLED =
+      ADMISSION.add("sh", SETTLEMENTS, SETTLEMENT_HEAD);
 
   /**
    * Parameters 1 project, 2 invocation, 3 StepRun. The window ({@code now - now % length} of the
@@ -271,66 +333,55 @@ final class PostgresModelLifecycle implements ModelLifecycle {
    */
   private static String admissionRead(JdbcDialect dialect) {
     return "SELECT k.now_ms, w.window_start_ms, w.window_ms"
-        + columns("q", QUOTA)
-        + columns("r", RESERVATION)
-        + columns("s", START)
-        + columns("sr", STEP_RUN)
-        + columns("mp", MODEL_POLICY)
-        + columns("rs", RESERVATION)
-        + columns("rh", RESERVATION)
-        + columns("sh", SETTLEMENT)
+        + ADMISSION.columns()
         + "\nFROM (SELECT CAST(? AS text) AS project_id, CAST(? AS text) AS invocation_id,"
         + " CAST(? AS text) AS step_run_id, "
         + dialect.nowMs()
         + " AS now_ms) k"
         + WINDOW
-        + """
-        LEFT JOIN LATERAL (SELECT * FROM model_invocation_reservations
-                           WHERE project_id = k.project_id AND invocation_id = k.invocation_id) r
-          ON true
-        LEFT JOIN LATERAL (SELECT * FROM model_invocation_starts
-                           WHERE project_id = k.project_id AND invocation_id = k.invocation_id) s
-          ON true
-        LEFT JOIN LATERAL (SELECT * FROM model_step_runs
-                           WHERE project_id = k.project_id AND step_run_id = k.step_run_id) sr
-          ON true
-        LEFT JOIN LATERAL (SELECT * FROM model_invocation_policies
-                           WHERE project_id = k.project_id AND model_id = sr.model_id
-                           ORDER BY revision DESC LIMIT 1) mp
-          ON true
-        LEFT JOIN LATERAL (SELECT * FROM model_invocation_reservations
-                           WHERE project_id = k.project_id AND step_run_id = k.step_run_id) rs
-          ON true
-        """
-        + WINDOW_HEADS;
+        + ADMISSION.joins();
   }
 
   private AdmissionSnapshot readAdmission(Connection c, AdmissionRequest request)
       throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(admissionRead)) {
-      ps.setString(1, request.projectId());
-      ps.setString(2, request.invocationId());
-      ps.setString(3, request.stepRunId());
-      try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next()) {
-          throw new StoreUnavailableException("admission read returned no row");
-        }
-        try {
-          return new AdmissionSnapshot(
-              rs.getLong(1),
-              new WindowRef(request.projectId(), rs.getLong(2), rs.getLong(3)),
-              present(rs, A_QUOTA) ? ModelPolicyRows.quotaPolicy(rs, A_QUOTA) : null,
-              present(rs, A_EXISTING) ? AdmissionRows.reservation(rs, A_EXISTING) : null,
-              present(rs, A_START) ? AdmissionRows.start(rs, A_START) : null,
-              present(rs, A_STEP) ? StepRunRows.stepRun(rs, A_STEP) : null,
-              present(rs, A_POLICY) ? ModelPolicyRows.modelPolicy(rs, A_POLICY) : null,
-              present(rs, A_OF_STEP) ? AdmissionRows.reservation(rs, A_OF_STEP) : null,
-              present(rs, A_HEAD) ? AdmissionRows.reservation(rs, A_HEAD) : null,
-              present(rs, A_SETTLED) ? CompletionRows.settlement(rs, A_SETTLED) : null);
-        } catch (ValidationException | IllegalStateException | IllegalArgumentException e) {
-          throw new StoreUnavailableException("corrupt model quota row", e);
-        }
+    return snapshot(
+        c,
+        admissionRead,
+        "admission read",
+        rs ->
+            new AdmissionSnapshot(
+                rs.getLong(1),
+                new WindowRef(request.projectId(), rs.getLong(2), rs.getLong(3)),
+                A_QUOTA.read(rs),
+                A_EXISTING.read(rs),
+                A_START.read(rs),
+                A_STEP.read(rs),
+                A_POLICY.read(rs),
+                A_OF_STEP.read(rs),
+                A_HEAD.read(rs),
+                A_SETTLED.read(rs)),
+        request.projectId(),
+        request.invocationId(),
+        request.stepRunId());
+  }
+
+  /**
+   * The one row of {@code sql} for the text parameters {@code parameters}, mapped.
+   *
+   * @throws StoreUnavailableException if there is no row, or the domain refuses it (corrupt)
+   */
+  private static <T> T snapshot(
+      Connection c, String sql, String what, JdbcRows.RowMapper<T> mapper, String... parameters)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      for (int i = 0; i < parameters.length; i++) {
+        ps.setString(i + 1, parameters[i]);
       }
+      T row = JdbcRows.one(ps, "model quota", mapper);
+      if (row == null) {
+        throw new StoreUnavailableException(what + " returned no row");
+      }
+      return row;
     }
   }
 
@@ -342,93 +393,73 @@ final class PostgresModelLifecycle implements ModelLifecycle {
       Reservation windowHead,
       Settlement settledHead) {}
 
-  private static final int W_QUOTA = 4;
-  private static final int W_HEAD = W_QUOTA + QUOTA.size();
-  private static final int W_SETTLED = W_HEAD + RESERVATION.size();
+  private static final Slots WINDOW_READ = new Slots(4);
+  private static final Slot<ProjectQuotaPolicy> W_QUOTA =
+      WINDOW_READ.add("q", QUOTA_POLICIES, null);
+  private static final Slot<Reservation> W_HEAD =
+      WINDOW_READ.add("rh", RESERVATIONS, RESERVATION_HEAD);
+  private static final Slot<Settlement> W_SETTLED =
+      WINDOW_READ.add("sh", SETTLEMENTS, SETTLEMENT_HEAD);
 
   /** Parameter 1 project; the window as in {@link #admissionRead}. */
   private static String windowRead(JdbcDialect dialect) {
     return "SELECT k.now_ms, w.window_start_ms, w.window_ms"
-        + columns("q", QUOTA)
-        + columns("rh", RESERVATION)
-        + columns("sh", SETTLEMENT)
+        + WINDOW_READ.columns()
         + "\nFROM (SELECT CAST(? AS text) AS project_id, "
         + dialect.nowMs()
         + " AS now_ms) k"
         + WINDOW
-        + WINDOW_HEADS;
+        + WINDOW_READ.joins();
   }
 
   /** The current window's quota policy and heads, in one statement (one snapshot). */
   private WindowView readWindow(Connection c, String projectId) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(windowRead)) {
-      ps.setString(1, projectId);
-      try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next()) {
-          throw new StoreUnavailableException("window read returned no row");
-        }
-        try {
-          return new WindowView(
-              rs.getLong(1),
-              new WindowRef(projectId, rs.getLong(2), rs.getLong(3)),
-              present(rs, W_QUOTA) ? ModelPolicyRows.quotaPolicy(rs, W_QUOTA) : null,
-              present(rs, W_HEAD) ? AdmissionRows.reservation(rs, W_HEAD) : null,
-              present(rs, W_SETTLED) ? CompletionRows.settlement(rs, W_SETTLED) : null);
-        } catch (ValidationException | IllegalStateException | IllegalArgumentException e) {
-          throw new StoreUnavailableException("corrupt model quota row", e);
-        }
-      }
-    }
+    return snapshot(
+        c,
+        windowRead,
+        "window read",
+        rs ->
+            new WindowView(
+                rs.getLong(1),
+                new WindowRef(projectId, rs.getLong(2), rs.getLong(3)),
+                W_QUOTA.read(rs),
+                W_HEAD.read(rs),
+                W_SETTLED.read(rs)),
+        projectId);
   }
 
-  private static final int C_RESERVATION = 2;
-  private static final int C_COMPLETION = C_RESERVATION + RESERVATION.size();
-  private static final int C_LEDGER = C_COMPLETION + COMPLETION.size();
-  private static final int C_SETTLEMENT = C_LEDGER + LEDGER.size();
-  private static final int C_START = C_SETTLEMENT + SETTLEMENT.size();
-  private static final int C_STEP = C_START + START.size();
-  private static final int C_SETTLED = C_STEP + STEP_RUN.size();
-  private static final int C_LAST_SEQ = C_SETTLED + SETTLEMENT.size();
+  private static final Slots COMPLETION = new Slots(2);
+  private static final Slot<Reservation> C_RESERVATION =
+      COMPLETION.add("r", RESERVATIONS, OF_INVOCATION);
+  private static final Slot<Completion> C_COMPLETION =
+      COMPLETION.add("c", COMPLETIONS, OF_INVOCATION);
+  private static final Slot<UsageLedgerEntry> C_LEDGER = COMPLETION.add("l", LEDGER, OF_INVOCATION);
+  private static final Slot<Settlement> C_SETTLEMENT =
+      COMPLETION.add("st", SETTLEMENTS, OF_INVOCATION);
+  private static final Slot<InvocationStart> C_START = COMPLETION.add("s", STARTS, OF_INVOCATION);
+  private static final Slot<StepRun> C_STEP =
+      COMPLETION.add("sr", STEP_RUNS, "project_id = k.project_id AND step_run_id = r.step_run_id");
+
+  /** The settled head of the reservation's window. */
+  private static final Slot<Settlement> C_SETTLED =
+      COMPLETION.add(
+          "sh",
+          SETTLEMENTS,
+          "project_id = k.project_id AND window_start_ms = r.window_start_ms"
+              + " AND window_ms = r.window_ms ORDER BY window_settle_seq DESC LIMIT 1");
+
+  private static final int C_LAST_SEQ = COMPLETION.next();
 
   /** Parameters 1 project, 2 invocation. */
   private static String completionRead(JdbcDialect dialect) {
     return "SELECT k.now_ms"
-        + columns("r", RESERVATION)
-        + columns("c", COMPLETION)
-        + columns("l", LEDGER)
-        + columns("st", SETTLEMENT)
-        + columns("s", START)
-        + columns("sr", STEP_RUN)
-        + columns("sh", SETTLEMENT)
+        + COMPLETION.columns()
         + ", lg.ledger_seq"
         + "\nFROM (SELECT CAST(? AS text) AS project_id, CAST(? AS text) AS invocation_id, "
         + dialect.nowMs()
-        + " AS now_ms) k"
+        + " AS now_ms) k\n"
+        + COMPLETION.joins()
         + """
-
-        LEFT JOIN LATERAL (SELECT * FROM model_invocation_reservations
-                           WHERE project_id = k.project_id AND invocation_id = k.invocation_id) r
-          ON true
-        LEFT JOIN LATERAL (SELECT * FROM model_invocation_completions
-                           WHERE project_id = k.project_id AND invocation_id = k.invocation_id) c
-          ON true
-        LEFT JOIN LATERAL (SELECT * FROM model_usage_ledger
-                           WHERE project_id = k.project_id AND invocation_id = k.invocation_id) l
-          ON true
-        LEFT JOIN LATERAL (SELECT * FROM model_invocation_settlements
-                           WHERE project_id = k.project_id AND invocation_id = k.invocation_id) st
-          ON true
-        LEFT JOIN LATERAL (SELECT * FROM model_invocation_starts
-                           WHERE project_id = k.project_id AND invocation_id = k.invocation_id) s
-          ON true
-        LEFT JOIN LATERAL (SELECT * FROM model_step_runs
-                           WHERE project_id = k.project_id AND step_run_id = r.step_run_id) sr
-          ON true
-        LEFT JOIN LATERAL (SELECT * FROM model_invocation_settlements
-                           WHERE project_id = k.project_id AND window_start_ms = r.window_start_ms
-                             AND window_ms = r.window_ms
-                           ORDER BY window_settle_seq DESC LIMIT 1) sh
-          ON true
         LEFT JOIN LATERAL (SELECT ledger_seq FROM model_usage_ledger
                            WHERE project_id = k.project_id ORDER BY ledger_seq DESC LIMIT 1) lg
           ON true
@@ -437,34 +468,23 @@ final class PostgresModelLifecycle implements ModelLifecycle {
 
   private CompletionSnapshot readCompletion(Connection c, CompletionRequest request)
       throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(completionRead)) {
-      ps.setString(1, request.projectId());
-      ps.setString(2, request.invocationId());
-      try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next()) {
-          throw new StoreUnavailableException("completion read returned no row");
-        }
-        try {
-          return new CompletionSnapshot(
-              rs.getLong(1),
-              present(rs, C_RESERVATION) ? AdmissionRows.reservation(rs, C_RESERVATION) : null,
-              present(rs, C_COMPLETION) ? CompletionRows.completion(rs, C_COMPLETION) : null,
-              present(rs, C_LEDGER) ? CompletionRows.ledgerEntry(rs, C_LEDGER) : null,
-              present(rs, C_SETTLEMENT) ? CompletionRows.settlement(rs, C_SETTLEMENT) : null,
-              present(rs, C_START) ? AdmissionRows.start(rs, C_START) : null,
-              present(rs, C_STEP) ? StepRunRows.stepRun(rs, C_STEP) : null,
-              present(rs, C_SETTLED) ? CompletionRows.settlement(rs, C_SETTLED) : null,
-              rs.getLong(C_LAST_SEQ));
-        } catch (ValidationException | IllegalStateException | IllegalArgumentException e) {
-          throw new StoreUnavailableException("corrupt model quota row", e);
-        }
-      }
-    }
-  }
-
-  /** A row of a LEFT JOIN is present when its first column (a NOT NULL project id) is set. */
-  private static boolean present(ResultSet rs, int first) throws SQLException {
-    return rs.getString(first) != null;
+    return snapshot(
+        c,
+        completionRead,
+        "completion read",
+        rs ->
+            new CompletionSnapshot(
+                rs.getLong(1),
+                C_RESERVATION.read(rs),
+                C_COMPLETION.read(rs),
+                C_LEDGER.read(rs),
+                C_SETTLEMENT.read(rs),
+                C_START.read(rs),
+                C_STEP.read(rs),
+                C_SETTLED.read(rs),
+                rs.getLong(C_LAST_SEQ)),
+        request.projectId(),
+        request.invocationId());
   }
 
   private static final String ADMIT = "CALL model_lifecycle_admit(" + "?, ".repeat(26) + "NULL)";
@@ -488,7 +508,7 @@ final class PostgresModelLifecycle implements ModelLifecycle {
       ps.setLong(++i, windowKey);
       ps.setLong(++i, expectedSeq);
       ps.setLong(++i, expectedSettleSeq);
-      i = AdmissionRows.bind(ps, i + 1, r) - 1;
+      i = RESERVATIONS.bind(ps, i + 1, r) - 1;
       ps.setString(++i, s.reservationDigest().value());
       ps.setLong(++i, s.startedAtMs());
       ps.setString(++i, s.digest().value());
@@ -592,7 +612,7 @@ final class PostgresModelLifecycle implements ModelLifecycle {
       ps.setString(2, stepRunId);
       ps.setString(3, runId);
       ps.setString(4, modelId);
-      return JdbcRows.one(ps, "step run", rs -> StepRunRows.stepRun(rs, 1));
+      return STEP_RUNS.one(ps);
     }
   }
 }

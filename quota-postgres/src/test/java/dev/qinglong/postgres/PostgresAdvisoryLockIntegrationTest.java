@@ -30,9 +30,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Model admission really takes the window's advisory lock on PostgreSQL (ADR 001): with the lock
- * held from another session, an admission of that window waits (seen in {@code pg_locks}) and goes
- * through once the lock is released.
+ * Model admission really takes the window's advisory lock on PostgreSQL
+ * (docs/design.md#atomic-admission-and-completion): with the lock held from another session, an
+ * admission of that window waits (seen in {@code pg_locks}) and goes through once the lock is
+ * released.
  */
 class PostgresAdvisoryLockIntegrationTest {
   private static final Principal ADMIN = new Principal("admin");

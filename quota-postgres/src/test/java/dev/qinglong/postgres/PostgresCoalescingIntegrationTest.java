@@ -40,11 +40,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * Coalescing (issue 12) on PostgreSQL: concurrent decisions of one {@link JdbcManagementQuotaStore}
- * share one statement (the dialect's batch form) and one commit, with every caller's outcome
- * exactly what deciding alone gives. Real threads, two independent store instances with pools of
- * their own on one database, exact counts; batches are made deterministic by holding a leader's
- * connection at a gate until the callers behind it are queued.
+ * Coalescing (docs/stores.md#coalescing-postgresql) on PostgreSQL: concurrent decisions of one
+ * {@link JdbcManagementQuotaStore} share one statement (the dialect's batch form) and one commit,
+ * with every caller's outcome exactly what deciding alone gives. Real threads, two independent
+ * store instances with pools of their own on one database, exact counts; batches are made
+ * deterministic by holding a leader's connection at a gate until the callers behind it are queued.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PostgresCoalescingIntegrationTest {

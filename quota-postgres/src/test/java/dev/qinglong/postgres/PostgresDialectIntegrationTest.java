@@ -30,7 +30,10 @@ class PostgresDialectIntegrationTest {
     pool.close();
   }
 
-  /** ADR 000: clock_timestamp() moves on inside a transaction, unlike now(). */
+  /**
+   * Quota windows run on the statement clock: clock_timestamp() moves on inside a transaction,
+   * unlike now().
+   */
   @Test
   void clockIsTheStatementsNotTheTransactionStart() throws SQLException {
     try (Connection c = pool.getConnection()) {

@@ -12,7 +12,6 @@ import dev.qinglong.jdbc.JdbcGovernanceStore;
 import dev.qinglong.jdbc.JdbcManagementQuotaStore;
 import dev.qinglong.jdbc.JdbcModelQuotaStore;
 import dev.qinglong.jdbc.JdbcPolicyStore;
-import dev.qinglong.postgres.backend.SplitModelQuotaStore;
 import dev.qinglong.testkit.ModelQuotaFixture;
 import dev.qinglong.testkit.postgres.PostgresTestServer;
 import dev.qinglong.testkit.postgres.TestDatabase;
@@ -65,11 +64,9 @@ final class PostgresFixture implements ModelQuotaFixture {
   public ModelQuotaStore modelQuotaStore(DataSource dataSource) {
     // Policy writes belong to ql3_admin (as PostgresBackend wires it); a foreign data source (e.g.
     // unreachable) is used as is.
-    ModelQuotaStore runtime = new JdbcModelQuotaStore(dataSource, PostgresDialect.INSTANCE);
     return ours(dataSource)
-        ? new SplitModelQuotaStore(
-            runtime, new JdbcModelQuotaStore(admin, PostgresDialect.INSTANCE))
-        : runtime;
+        ? new JdbcModelQuotaStore(dataSource, admin, PostgresDialect.INSTANCE)
+        : new JdbcModelQuotaStore(dataSource, PostgresDialect.INSTANCE);
   }
 
   private boolean ours(DataSource dataSource) {

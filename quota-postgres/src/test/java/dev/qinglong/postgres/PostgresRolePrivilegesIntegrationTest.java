@@ -34,7 +34,10 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** Connects as each ql3_* role and proves what it can and cannot do (DESIGN §4). */
+/**
+ * Connects as each ql3_* role and proves what it can and cannot do
+ * (docs/design.md#least-privilege-logins).
+ */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PostgresRolePrivilegesIntegrationTest {
   private static final String BUCKETS = "plugin_package_management_quota_buckets";

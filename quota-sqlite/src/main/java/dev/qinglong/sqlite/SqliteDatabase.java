@@ -12,7 +12,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Properties;
 import org.flywaydb.core.Flyway;
-import org.flywaydb.core.api.output.MigrateResult;
+import org.flywaydb.core.api.configuration.FluentConfiguration;
 import org.sqlite.SQLiteConfig;
 import org.sqlite.SQLiteDataSource;
 
@@ -98,14 +98,7 @@ public final class SqliteDatabase {
 
   /** Applies the base migrations; returns how many were applied. */
   public static int migrate(javax.sql.DataSource dataSource) {
-    MigrateResult result =
-        Flyway.configure()
-            .dataSource(dataSource)
-            .locations(MIGRATIONS)
-            .failOnMissingLocations(true)
-            .load()
-            .migrate();
-    return result.migrationsExecuted;
+    return migrate(dataSource, Flyway.configure().locations(MIGRATIONS));
   }
 
   /**
@@ -117,16 +110,21 @@ public final class SqliteDatabase {
    * @return how many AI migrations were applied
    */
   public static int migrateAi(javax.sql.DataSource dataSource) {
-    MigrateResult result =
+    return migrate(
+        dataSource,
         Flyway.configure()
-            .dataSource(dataSource)
             .locations(AI_MIGRATIONS)
             .table(AI_HISTORY_TABLE)
             .baselineOnMigrate(true)
-            .baselineVersion("0")
-            .failOnMissingLocations(true)
-            .load()
-            .migrate();
-    return result.migrationsExecuted;
+            .baselineVersion("0"));
+  }
+
+  private static int migrate(javax.sql.DataSource dataSource, FluentConfiguration flyway) {
+    return flyway
+        .dataSource(dataSource)
+        .failOnMissingLocations(true)
+        .load()
+        .migrate()
+        .migrationsExecuted;
   }
 }

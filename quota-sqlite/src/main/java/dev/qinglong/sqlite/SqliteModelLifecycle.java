@@ -1,6 +1,5 @@
 package dev.qinglong.sqlite;
 
-import dev.qinglong.core.kernel.StoreUnavailableException;
 import dev.qinglong.core.modelquota.AdmissionOutcome;
 import dev.qinglong.core.modelquota.AdmissionRequest;
 import dev.qinglong.core.modelquota.AdmissionSnapshot;
@@ -33,9 +32,6 @@ import java.util.Objects;
  * it commits, across connections and processes, and no other lock is needed.
  */
 final class SqliteModelLifecycle implements ModelLifecycle {
-  /** A transaction that met a unique constraint is retried this often (never fires here). */
-  private static final int ATTEMPTS = 3;
-
   private final JdbcTransactions jdbc;
   private final SqliteDialect dialect;
 
@@ -44,29 +40,22 @@ final class SqliteModelLifecycle implements ModelLifecycle {
     this.dialect = Objects.requireNonNull(dialect, "dialect");
   }
 
-  private <T> T transaction(String operation, JdbcTransactions.Work<T> work) {
-    return jdbc.retryingTransaction(operation, ATTEMPTS, Connection.TRANSACTION_NONE, work);
-  }
-
   @Override
   public StepRunCreation createStepRun(
       String projectId, String stepRunId, String runId, String modelId) {
-    return transaction(
+    return jdbc.retryingTransaction(
         "step run create",
         c -> {
           boolean inserted =
               StepRunRows.insertReady(
                   c, projectId, stepRunId, runId, modelId, JdbcRows.nowMs(c, dialect));
-          StepRun stored =
-              StepRunRows.stepRun(c, projectId, stepRunId)
-                  .orElseThrow(() -> new StoreUnavailableException("step run vanished"));
-          return new StepRunCreation(stored, inserted);
+          return new StepRunCreation(StepRunRows.existing(c, projectId, stepRunId), inserted);
         });
   }
 
   @Override
   public AdmissionOutcome admit(AdmissionRequest request) {
-    return transaction(
+    return jdbc.retryingTransaction(
         "model admission",
         c -> {
           AdmissionOutcome outcome = ModelQuotaRules.admit(request, admissionSnapshot(c, request));
@@ -74,8 +63,8 @@ final class SqliteModelLifecycle implements ModelLifecycle {
             if (!StepRunRows.start(c, request, admitted.reservation().reservedAtMs())) {
               return new AdmissionOutcome.Rejected(AdmissionOutcome.Reason.STEP_RUN_NOT_READY);
             }
-            AdmissionRows.insert(c, admitted.reservation());
-            AdmissionRows.insert(c, admitted.start());
+            AdmissionRows.RESERVATIONS.insert(c, admitted.reservation());
+            AdmissionRows.STARTS.insert(c, admitted.start());
           }
           return outcome;
         });
@@ -84,14 +73,13 @@ final class SqliteModelLifecycle implements ModelLifecycle {
   private AdmissionSnapshot admissionSnapshot(Connection c, AdmissionRequest request)
       throws SQLException {
     String project = request.projectId();
-    long now = JdbcRows.nowMs(c, dialect);
-    ProjectQuotaPolicy quota = ModelPolicyRows.latestQuotaPolicy(c, project).orElse(null);
-    WindowRef window = WindowRef.containing(project, quota, now);
+    Current current = current(c, project);
+    WindowRef window = current.window();
     StepRun step = StepRunRows.stepRun(c, project, request.stepRunId()).orElse(null);
     return new AdmissionSnapshot(
-        now,
+        current.nowMs(),
         window,
-        quota,
+        current.quota(),
         AdmissionRows.reservationOfInvocation(c, project, request.invocationId()),
         AdmissionRows.startOfInvocation(c, project, request.invocationId()),
         step,
@@ -105,16 +93,16 @@ final class SqliteModelLifecycle implements ModelLifecycle {
 
   @Override
   public CompletionOutcome complete(CompletionRequest request) {
-    return transaction(
+    return jdbc.retryingTransaction(
         "model completion",
         c -> {
           CompletionSnapshot snapshot = completionSnapshot(c, request);
           CompletionOutcome outcome = ModelQuotaRules.complete(request, snapshot);
           if (outcome instanceof CompletionOutcome.Completed done) {
-            CompletionRows.insert(c, done.completion());
-            CompletionRows.insert(c, done.ledgerEntry());
+            CompletionRows.COMPLETIONS.insert(c, done.completion());
+            CompletionRows.LEDGER.insert(c, done.ledgerEntry());
             // The settlement goes before the StepRun ends: the database refuses the reverse.
-            CompletionRows.insert(c, done.settlement());
+            CompletionRows.SETTLEMENTS.insert(c, done.settlement());
             StepRunRows.end(c, done.reservation(), request.outcome(), snapshot.nowMs());
           }
           return outcome;
@@ -142,19 +130,27 @@ final class SqliteModelLifecycle implements ModelLifecycle {
 
   @Override
   public WindowUsageReading currentWindowUsage(String projectId) {
-    return transaction(
+    return jdbc.retryingTransaction(
         "window usage read",
         c -> {
-          long now = JdbcRows.nowMs(c, dialect);
-          ProjectQuotaPolicy quota = ModelPolicyRows.latestQuotaPolicy(c, projectId).orElse(null);
-          WindowRef window = WindowRef.containing(projectId, quota, now);
+          Current current = current(c, projectId);
+          WindowRef window = current.window();
           return new WindowUsageReading(
               ModelQuotaRules.usage(
                   window,
                   AdmissionRows.windowHead(c, window),
                   CompletionRows.windowHead(c, window)),
-              quota,
-              now);
+              current.quota(),
+              current.nowMs());
         });
+  }
+
+  /** The database clock, the Project's quota policy (null: none) and the window they select. */
+  private record Current(long nowMs, ProjectQuotaPolicy quota, WindowRef window) {}
+
+  private Current current(Connection c, String projectId) throws SQLException {
+    long now = JdbcRows.nowMs(c, dialect);
+    ProjectQuotaPolicy quota = ModelPolicyRows.latestQuotaPolicy(c, projectId).orElse(null);
+    return new Current(now, quota, WindowRef.containing(projectId, quota, now));
   }
 }

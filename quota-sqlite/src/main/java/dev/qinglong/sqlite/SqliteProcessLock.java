@@ -14,10 +14,11 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
 
 /**
- * The one-process rule of the embedded store (DESIGN §1: SQLite is one process): an exclusive OS
- * lock on {@code <database file>.lock}, held for as long as the process uses the file. A second
- * process on the same file is refused at start with {@link SqliteInUseException} instead of running
- * a second completion worker and a second whole download budget on the same data.
+ * The one-process rule of the embedded store (SQLite is for one process, see
+ * docs/design.md#stores): an exclusive OS lock on {@code <database file>.lock}, held for as long as
+ * the process uses the file. A second process on the same file is refused at start with {@link
+ * SqliteInUseException} instead of running a second completion worker and a second whole download
+ * budget on the same data.
  *
  * <p>Hand-written on purpose: SQLite's own locks serialise statements, not processes, and a lock
  * file that merely exists would outlive a killed process. An OS lock ({@link FileChannel#tryLock},

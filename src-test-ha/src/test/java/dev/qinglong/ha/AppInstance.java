@@ -14,7 +14,6 @@ import dev.qinglong.jdbc.JdbcPolicyStore;
 import dev.qinglong.postgres.PostgresDialect;
 import dev.qinglong.postgres.PostgresLogins;
 import dev.qinglong.postgres.PostgresMigrations;
-import dev.qinglong.postgres.backend.SplitModelQuotaStore;
 import dev.qinglong.testkit.TcpProxy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -45,10 +44,7 @@ final class AppInstance implements AutoCloseable {
     this.admin = pool(name + "-admin", PostgresLogins.ADMIN, 1);
     this.runtime = pool(name + "-runtime", PostgresLogins.RUNTIME, 2);
     // Policy writes as ql3_admin, as PostgresBackend wires them (the runtime may only read them).
-    this.modelQuota =
-        new SplitModelQuotaStore(
-            new JdbcModelQuotaStore(runtime, PostgresDialect.INSTANCE),
-            new JdbcModelQuotaStore(admin, PostgresDialect.INSTANCE));
+    this.modelQuota = new JdbcModelQuotaStore(runtime, admin, PostgresDialect.INSTANCE);
     this.policy =
         new ProjectPolicy(new JdbcPolicyStore(admin, PostgresDialect.INSTANCE), Set.of("admin"));
     this.quotaPolicy = quotaPolicy;

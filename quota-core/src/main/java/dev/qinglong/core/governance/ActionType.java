@@ -1,31 +1,21 @@
 package dev.qinglong.core.governance;
 
 import dev.qinglong.core.kernel.ValidationException;
-import java.util.Arrays;
+import dev.qinglong.core.kernel.WireNamed;
 
-/** What a plugin-package action does. */
-public enum ActionType {
-  INSTALL("install"),
-  UPGRADE("upgrade"),
-  REMOVE("remove");
-
-  private final String wireName;
-
-  ActionType(String wireName) {
-    this.wireName = wireName;
-  }
-
-  public String wireName() {
-    return wireName;
-  }
+/**
+ * What a plugin-package action does; wire names {@code install}, {@code upgrade}, {@code remove}.
+ */
+public enum ActionType implements WireNamed {
+  INSTALL,
+  UPGRADE,
+  REMOVE;
 
   /**
    * @throws ValidationException if {@code name} is not install, upgrade or remove
    */
   public static ActionType fromWire(String name) {
-    return Arrays.stream(values())
-        .filter(t -> t.wireName.equals(name))
-        .findFirst()
+    return WireNamed.lookup(ActionType.class, name)
         .orElseThrow(
             () -> new ValidationException("action.type", "must be install, upgrade or remove"));
   }

@@ -17,17 +17,11 @@ public record PluginPackageAction(
 
   public PluginPackageAction {
     Objects.requireNonNull(type, "type");
-    if (packageName == null) {
-      throw new ValidationException("action.package", "is required");
-    }
-    if (!PACKAGE.matcher(packageName).matches()) {
+    if (!PACKAGE.matcher(ValidationException.required("action.package", packageName)).matches()) {
       throw new ValidationException(
           "action.package", "must be 1-128 characters of a-z 0-9 @ / . _ -");
     }
-    if (version == null) {
-      throw new ValidationException("action.version", "is required");
-    }
-    if (!VERSION.matcher(version).matches()) {
+    if (!VERSION.matcher(ValidationException.required("action.version", version)).matches()) {
       throw new ValidationException(
           "action.version", "must be 1-64 characters of A-Z a-z 0-9 . + -");
     }
@@ -46,10 +40,7 @@ public record PluginPackageAction(
    */
   public static PluginPackageAction of(
       String type, String packageName, String version, String artifactDigest) {
-    if (type == null) {
-      throw new ValidationException("action.type", "is required");
-    }
-    ActionType actionType = ActionType.fromWire(type);
+    ActionType actionType = ActionType.fromWire(ValidationException.required("action.type", type));
     Sha256Digest digest =
         artifactDigest == null ? null : Sha256Digest.parse("action.artifactDigest", artifactDigest);
     return new PluginPackageAction(actionType, packageName, version, digest);

@@ -20,11 +20,14 @@ import dev.qinglong.core.quota.RequestDigest;
 import java.time.Clock;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.UUID;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 
 /**
- * Plugin-package governance (ADR 000): propose, decide (four eyes) and inspect.
+ * Plugin-package governance (docs/design.md#four-eyes-governance): propose, decide (four eyes) and
+ * inspect.
  *
  * <p>Every operation runs in the same order: validate and normalise → Project Policy → durable
  * quota under the request's own idempotency identity → mutate or read. So a malformed or
@@ -73,19 +76,12 @@ public final class PluginPackageGovernance {
       Principal caller, String projectId, String actionRef, PluginPackageAction action) {
     Identifiers.require("projectId", projectId);
     Identifiers.require("actionRef", actionRef);
-    if (action == null) {
-      throw new ValidationException("action", "is required");
-    }
+    ValidationException.required("action", action);
     policy.requireAny(caller, projectId, Permission.PACKAGE_MANAGE);
     Sha256Digest digest = action.digest();
     // The actionRef names this action: the same ref with another action is a reused key.
     List<RateLimit> limits =
-        consume(
-            caller,
-            projectId,
-            QuotaOperation.PROPOSE,
-            actionRef,
-            RequestDigest.of(QuotaOperation.PROPOSE, digest.value()));
+        consume(caller, projectId, QuotaOperation.PROPOSE, actionRef, digest.value());
 
     long now = clock.millis();
     String suffix = randomIds.get();
@@ -146,10 +142,7 @@ public final class PluginPackageGovernance {
     Identifiers.require("projectId", projectId);
     Identifiers.require("approvalId", approvalId);
     Identifiers.require("decisionId", decisionId);
-    if (decision == null) {
-      throw new ValidationException("decision", "is required");
-    }
-    Decision verdict = Decision.fromWire(decision);
+    Decision verdict = Decision.fromWire(ValidationException.required("decision", decision));
     Sha256Digest digest = Sha256Digest.parse("actionDigest", actionDigest);
 
     policy.requireAny(caller, projectId, Permission.APPROVAL_DECIDE);
@@ -165,8 +158,9 @@ public final class PluginPackageGovernance {
             projectId,
             QuotaOperation.DECIDE,
             decisionId,
-            RequestDigest.of(
-                QuotaOperation.DECIDE, approvalId, verdict.wireName(), digest.value()));
+            approvalId,
+            verdict.wireName(),
+            digest.value());
 
     if (decisionId.equals(current.decisionId())) {
       // Decided under this id before: an exact replay, or the id reused for another request.
@@ -217,12 +211,7 @@ public final class PluginPackageGovernance {
     policy.requireAny(caller, projectId, Permission.PACKAGE_MANAGE, Permission.APPROVAL_DECIDE);
     // The inspectionId names one read of one proposal: not a pass for reading others.
     List<RateLimit> limits =
-        consume(
-            caller,
-            projectId,
-            QuotaOperation.INSPECT,
-            inspectionId,
-            RequestDigest.of(QuotaOperation.INSPECT, proposalId));
+        consume(caller, projectId, QuotaOperation.INSPECT, inspectionId, proposalId);
 
     Inspection found =
         store.findProposalWithApproval(projectId, proposalId).orElseThrow(ProposalsOnly::gone);
@@ -277,12 +266,10 @@ public final class PluginPackageGovernance {
             projectId,
             QuotaOperation.INSPECT,
             requestId,
-            RequestDigest.of(
-                QuotaOperation.INSPECT,
-                "list",
-                String.valueOf(state),
-                Integer.toString(size),
-                cursor));
+            "list",
+            String.valueOf(state),
+            Integer.toString(size),
+            cursor);
     List<Proposal> rows = store.listProposals(projectId, wanted, after, size + 1);
     for (Proposal p : rows) {
       if (!p.projectId().equals(projectId) || (wanted != null && p.state() != wanted)) {
@@ -305,18 +292,7 @@ public final class PluginPackageGovernance {
    */
   public Limited<Proposal> proposal(
       Principal caller, String projectId, String proposalId, String requestId) {
-    Identifiers.require("projectId", projectId);
-    Identifiers.require("proposalId", proposalId);
-    requireReader(caller, projectId);
-    List<RateLimit> limits =
-        consume(
-            caller,
-            projectId,
-            QuotaOperation.INSPECT,
-            requestId,
-            RequestDigest.of(QuotaOperation.INSPECT, "proposal", proposalId));
-    return new Limited<>(
-        store.findProposal(projectId, proposalId).orElseThrow(ProposalsOnly::gone), limits);
+    return inspect(caller, projectId, "proposal", proposalId, requestId, store::findProposal);
   }
 
   /**
@@ -327,27 +303,36 @@ public final class PluginPackageGovernance {
    */
   public Limited<Approval> approval(
       Principal caller, String projectId, String approvalId, String requestId) {
-    Identifiers.require("projectId", projectId);
-    Identifiers.require("approvalId", approvalId);
-    requireReader(caller, projectId);
-    List<RateLimit> limits =
-        consume(
-            caller,
-            projectId,
-            QuotaOperation.INSPECT,
-            requestId,
-            RequestDigest.of(QuotaOperation.INSPECT, "approval", approvalId));
-    return new Limited<>(
-        store.findApproval(projectId, approvalId).orElseThrow(ProposalsOnly::gone), limits);
+    return inspect(caller, projectId, "approval", approvalId, requestId, store::findApproval);
   }
 
-  /** One unit of {@code operation} for the caller under {@code receipt}: the limits it leaves. */
+  /** One {@code kind} object by its id, after the reader's permission and one inspect unit. */
+  private <T> Limited<T> inspect(
+      Principal caller,
+      String projectId,
+      String kind,
+      String id,
+      String requestId,
+      BiFunction<String, String, Optional<T>> find) {
+    Identifiers.require("projectId", projectId);
+    Identifiers.require(kind + "Id", id);
+    requireReader(caller, projectId);
+    List<RateLimit> limits =
+        consume(caller, projectId, QuotaOperation.INSPECT, requestId, kind, id);
+    return new Limited<>(find.apply(projectId, id).orElseThrow(ProposalsOnly::gone), limits);
+  }
+
+  /**
+   * One unit of {@code operation} for the caller under {@code receipt}, spent on the request that
+   * {@code target} names: the limits it leaves.
+   */
   private List<RateLimit> consume(
       Principal caller,
       String projectId,
       QuotaOperation operation,
       String receipt,
-      RequestDigest request) {
+      String... target) {
+    RequestDigest request = RequestDigest.of(operation, target);
     return quota
         .consume(projectId, caller.userId(), operation, new ReceiptId(receipt), request)
         .rateLimits();

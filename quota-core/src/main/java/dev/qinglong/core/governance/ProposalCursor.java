@@ -1,9 +1,8 @@
 package dev.qinglong.core.governance;
 
+import dev.qinglong.core.kernel.Cursors;
 import dev.qinglong.core.kernel.Identifiers;
 import dev.qinglong.core.kernel.ValidationException;
-import java.nio.charset.StandardCharsets;
-import java.util.Base64;
 import java.util.regex.Pattern;
 
 /**
@@ -18,11 +17,7 @@ final class ProposalCursor {
   private ProposalCursor() {}
 
   static String encode(ProposalKey key) {
-    return Base64.getUrlEncoder()
-        .withoutPadding()
-        .encodeToString(
-            (PREFIX + key.createdAtMs() + ":" + key.proposalId())
-                .getBytes(StandardCharsets.US_ASCII));
+    return Cursors.encode(PREFIX, key.createdAtMs() + ":" + key.proposalId());
   }
 
   /**
@@ -30,29 +25,18 @@ final class ProposalCursor {
    * @throws ValidationException if the cursor was not issued by {@link #encode}
    */
   static ProposalKey decode(String cursor) {
-    if (cursor == null) {
-      return null;
+    return Cursors.decode(cursor, PREFIX, 256, ProposalCursor::position);
+  }
+
+  private static ProposalKey position(String rest) {
+    int colon = rest.indexOf(':');
+    if (colon < 0 || !MS.matcher(rest.substring(0, colon)).matches()) {
+      throw new IllegalArgumentException("position");
     }
-    try {
-      if (cursor.isEmpty() || cursor.length() > 256) {
-        throw new IllegalArgumentException("length");
-      }
-      String text = new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.US_ASCII);
-      if (!text.startsWith(PREFIX)) {
-        throw new IllegalArgumentException("prefix");
-      }
-      String rest = text.substring(PREFIX.length());
-      int colon = rest.indexOf(':');
-      if (colon < 0 || !MS.matcher(rest.substring(0, colon)).matches()) {
-        throw new IllegalArgumentException("position");
-      }
-      String proposalId = rest.substring(colon + 1);
-      if (!Identifiers.isValid(proposalId)) {
-        throw new IllegalArgumentException("id");
-      }
-      return new ProposalKey(Long.parseLong(rest.substring(0, colon)), proposalId);
-    } catch (IllegalArgumentException e) {
-      throw new ValidationException("cursor", "is not a cursor this server issued");
+    String proposalId = rest.substring(colon + 1);
+    if (!Identifiers.isValid(proposalId)) {
+      throw new IllegalArgumentException("id");
     }
+    return new ProposalKey(Long.parseLong(rest.substring(0, colon)), proposalId);
   }
 }

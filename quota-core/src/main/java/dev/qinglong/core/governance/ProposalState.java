@@ -1,28 +1,22 @@
 package dev.qinglong.core.governance;
 
-/** Lifecycle of a proposal: decided once by its approval, published later by the worker. */
-public enum ProposalState {
-  PENDING("pending"),
-  APPROVED("approved"),
-  REJECTED("rejected"),
-  PUBLISHED("published");
+import dev.qinglong.core.kernel.WireNamed;
 
-  private final String wireName;
-
-  ProposalState(String wireName) {
-    this.wireName = wireName;
-  }
-
-  public String wireName() {
-    return wireName;
-  }
+/**
+ * Lifecycle of a proposal: decided once by its approval, published later by the worker. Wire names
+ * are the lower-case constant names.
+ */
+public enum ProposalState implements WireNamed {
+  PENDING,
+  APPROVED,
+  REJECTED,
+  PUBLISHED;
 
   public static ProposalState fromWire(String name) {
-    for (ProposalState s : values()) {
-      if (s.wireName.equals(name)) {
-        return s;
-      }
-    }
-    throw new IllegalStateException("unknown stored proposal state " + name + ". Indicates a bug.");
+    return WireNamed.lookup(ProposalState.class, name)
+        .orElseThrow(
+            () ->
+                new IllegalStateException(
+                    "unknown stored proposal state " + name + ". Indicates a bug."));
   }
 }

@@ -16,10 +16,7 @@ public final class Identifiers {
    *     character outside the grammar
    */
   public static String require(String field, String value) {
-    if (value == null) {
-      throw new ValidationException(field, "is required");
-    }
-    if (value.isEmpty() || value.length() > MAX_LENGTH) {
+    if (ValidationException.required(field, value).isEmpty() || value.length() > MAX_LENGTH) {
       throw new ValidationException(field, "must be 1-" + MAX_LENGTH + " characters");
     }
     if (!GRAMMAR.matcher(value).matches()) {

@@ -23,10 +23,7 @@ public record Sha256Digest(String value) {
    * @throws ValidationException naming {@code field} if it is not of the contract's form
    */
   public static Sha256Digest parse(String field, String value) {
-    if (value == null) {
-      throw new ValidationException(field, "is required");
-    }
-    if (!GRAMMAR.matcher(value).matches()) {
+    if (!GRAMMAR.matcher(ValidationException.required(field, value)).matches()) {
       throw new ValidationException(field, "must be sha256: followed by 64 lowercase hex digits");
     }
     return new Sha256Digest(value);

@@ -12,6 +12,18 @@ public final class ValidationException extends QingLongException {
     this.field = field;
   }
 
+  /**
+   * Returns {@code value}.
+   *
+   * @throws ValidationException naming {@code field} ("is required") if it is null
+   */
+  public static <T> T required(String field, T value) {
+    if (value == null) {
+      throw new ValidationException(field, "is required");
+    }
+    return value;
+  }
+
   /** The name of the offending field, as the wire contract spells it. */
   public String field() {
     return field;

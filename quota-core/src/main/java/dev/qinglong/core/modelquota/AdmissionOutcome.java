@@ -65,7 +65,10 @@ public sealed interface AdmissionOutcome {
     STEP_RUN_NOT_READY,
     /** The StepRun's model has no invocation policy in the Project. */
     NO_MODEL_POLICY,
-    /** The Project limits cost but the model policy has no cost cap (fail closed, ADR 001). */
+    /**
+     * The Project limits cost but the model policy has no cost cap (fail closed: unknown cost must
+     * not get through).
+     */
     COST_CAP_MISSING,
     /** A ready StepRun already has a reservation: a receipt that must not exist. */
     UNEXPECTED_RECEIPT

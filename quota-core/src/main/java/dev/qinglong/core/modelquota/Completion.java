@@ -16,47 +16,19 @@ public record Completion(
     TokenUsage usage,
     Long costMicros,
     long completedAtMs,
-    Sha256Digest digest) {
+    Sha256Digest digest)
+    implements Receipt {
   public static final String TYPE = "qinglong/model-invocation-completion@v1";
 
   public Completion {
-    Identifiers.require("projectId", projectId);
-    Identifiers.require("invocationId", invocationId);
+    Receipts.requireIds(projectId, invocationId);
     Identifiers.require("stepRunId", stepRunId);
     Objects.requireNonNull(outcome, "outcome");
     Limits.requireNullable("costMicros", costMicros, 0, Limits.MAX_AMOUNT);
     Objects.requireNonNull(digest, "digest");
   }
 
-  public static Completion create(
-      String projectId,
-      String invocationId,
-      String stepRunId,
-      InvocationOutcome outcome,
-      TokenUsage usage,
-      Long costMicros,
-      long completedAtMs) {
-    Completion draft =
-        new Completion(
-            projectId,
-            invocationId,
-            stepRunId,
-            outcome,
-            usage,
-            costMicros,
-            completedAtMs,
-            Receipts.PLACEHOLDER);
-    return new Completion(
-        projectId,
-        invocationId,
-        stepRunId,
-        outcome,
-        usage,
-        costMicros,
-        completedAtMs,
-        Sha256Digest.ofUtf8(draft.canonicalJson()));
-  }
-
+  @Override
   public String type() {
     return TYPE;
   }
@@ -68,20 +40,14 @@ public record Completion(
         && Objects.equals(this.costMicros, costMicros);
   }
 
+  @Override
   public String canonicalJson() {
-    return CanonicalJson.object()
-        .put("type", TYPE)
-        .put("projectId", projectId)
-        .put("invocationId", invocationId)
+    return Receipts.json(TYPE, projectId, invocationId)
         .put("stepRunId", stepRunId)
         .put("outcome", outcome.wireName())
         .put("usage", TokenUsage.canonical(usage))
         .put("costMicros", costMicros)
         .put("completedAtMs", completedAtMs)
         .encode();
-  }
-
-  public boolean digestMatches() {
-    return digest.equals(Sha256Digest.ofUtf8(canonicalJson()));
   }
 }

@@ -1,8 +1,7 @@
 package dev.qinglong.core.modelquota;
 
+import dev.qinglong.core.kernel.Cursors;
 import dev.qinglong.core.kernel.ValidationException;
-import java.nio.charset.StandardCharsets;
-import java.util.Base64;
 import java.util.regex.Pattern;
 
 /**
@@ -17,9 +16,7 @@ final class LedgerCursor {
   private LedgerCursor() {}
 
   static String encode(long afterSeq) {
-    return Base64.getUrlEncoder()
-        .withoutPadding()
-        .encodeToString((PREFIX + afterSeq).getBytes(StandardCharsets.US_ASCII));
+    return Cursors.encode(PREFIX, Long.toString(afterSeq));
   }
 
   /**
@@ -27,21 +24,17 @@ final class LedgerCursor {
    * @throws ValidationException if the cursor was not issued by {@link #encode}
    */
   static long decode(String cursor) {
-    if (cursor == null) {
-      return 0;
-    }
-    String text;
-    try {
-      if (cursor.length() > 64) {
-        throw new IllegalArgumentException("too long");
-      }
-      text = new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.US_ASCII);
-    } catch (IllegalArgumentException e) {
-      throw new ValidationException("cursor", "is not a cursor this server issued");
-    }
-    if (!text.startsWith(PREFIX) || !SEQ.matcher(text.substring(PREFIX.length())).matches()) {
-      throw new ValidationException("cursor", "is not a cursor this server issued");
-    }
-    return Long.parseLong(text.substring(PREFIX.length()));
+    Long after =
+        Cursors.decode(
+            cursor,
+            PREFIX,
+            64,
+            seq -> {
+              if (!SEQ.matcher(seq).matches()) {
+                throw new IllegalArgumentException("sequence");
+              }
+              return Long.parseLong(seq);
+            });
+    return after == null ? 0 : after;
   }
 }

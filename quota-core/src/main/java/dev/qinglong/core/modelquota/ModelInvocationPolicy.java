@@ -3,8 +3,9 @@ package dev.qinglong.core.modelquota;
 import dev.qinglong.core.kernel.Identifiers;
 
 /**
- * One immutable revision of the per-invocation limits of a model in a Project (ADR 001 §1).
- * Admission reserves exactly these worst-case amounts, never a caller's estimate.
+ * One immutable revision of the per-invocation limits of a model in a Project
+ * (docs/design.md#windows). Admission reserves exactly these worst-case amounts, never a caller's
+ * estimate.
  *
  * @param revision 1 for the first policy of (Project, model), +1 for each change
  * @param maxTotalTokens tokens reserved per invocation

@@ -17,10 +17,11 @@ import dev.qinglong.core.quota.RequestDigest;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.BiFunction;
 
 /**
- * Model-invocation quota (ADR 001, DESIGN §5): policies, StepRuns, atomic admission and settlement,
- * and the usage reads.
+ * Model-invocation quota (docs/design.md#model-invocation-quota): policies, StepRuns, atomic
+ * admission and settlement, and the usage reads.
  *
  * <p>Every operation runs in the same order: validate → Project Policy → (reads only) durable
  * management quota {@code model-usage.read} under the request's id → store. A malformed or
@@ -93,10 +94,7 @@ public final class ModelQuota {
       long maxTokens,
       Long maxCostMicros) {
     Identifiers.require("projectId", projectId);
-    if (window == null) {
-      throw new ValidationException("window", "is required");
-    }
-    QuotaWindow w = QuotaWindow.fromWire(window);
+    QuotaWindow w = QuotaWindow.fromWire(ValidationException.required("window", window));
     Limits.require("maxInvocations", maxInvocations, 1, Limits.MAX_INVOCATIONS);
     Limits.require("maxTokens", maxTokens, 1, Limits.MAX_AMOUNT);
     Limits.requireNullable("maxCostMicros", maxCostMicros, 0, Limits.MAX_AMOUNT);
@@ -133,12 +131,7 @@ public final class ModelQuota {
    *     alike)
    */
   public StepRun stepRun(Principal caller, String projectId, String stepRunId) {
-    Identifiers.require("projectId", projectId);
-    Identifiers.require("stepRunId", stepRunId);
-    policy.requireAny(caller, projectId, Permission.MODEL_INVOKE);
-    StepRun found =
-        observe(() -> store.stepRun(projectId, stepRunId))
-            .orElseThrow(() -> new ConflictException("no such object in this project"));
+    StepRun found = read(caller, projectId, "stepRunId", stepRunId, store::stepRun);
     if (!found.projectId().equals(projectId) || !found.stepRunId().equals(stepRunId)) {
       throw new StoreUnavailableException("step run read returned a row it was not asked for");
     }
@@ -153,12 +146,7 @@ public final class ModelQuota {
    *     alike), or a receipt is missing or drifted
    */
   public Admission invocation(Principal caller, String projectId, String invocationId) {
-    Identifiers.require("projectId", projectId);
-    Identifiers.require("invocationId", invocationId);
-    policy.requireAny(caller, projectId, Permission.MODEL_INVOKE);
-    Admission found =
-        observe(() -> store.invocation(projectId, invocationId))
-            .orElseThrow(() -> new ConflictException("no such object in this project"));
+    Admission found = read(caller, projectId, "invocationId", invocationId, store::invocation);
     Reservation r = found.reservation();
     InvocationStart s = found.start();
     if (r == null || s == null) {
@@ -263,12 +251,10 @@ public final class ModelQuota {
       Long costMicros) {
     Identifiers.require("projectId", projectId);
     Identifiers.require("invocationId", invocationId);
-    if (outcome == null) {
-      throw new ValidationException("outcome", "is required");
-    }
+    InvocationOutcome reported =
+        InvocationOutcome.fromWire(ValidationException.required("outcome", outcome));
     CompletionRequest request =
-        new CompletionRequest(
-            projectId, invocationId, InvocationOutcome.fromWire(outcome), usage, costMicros);
+        new CompletionRequest(projectId, invocationId, reported, usage, costMicros);
     policy.requireAny(caller, projectId, Permission.MODEL_INVOKE);
     return complete(request);
   }
@@ -285,16 +271,7 @@ public final class ModelQuota {
     Identifiers.require("projectId", projectId);
     Identifiers.require("stepRunId", stepRunId);
     policy.requireAny(caller, projectId, Permission.MODEL_INVOKE);
-    StepRun step =
-        store
-            .stepRun(projectId, stepRunId)
-            .orElseThrow(() -> new ConflictException("no such step run in this project"));
-    if (step.invocationId() == null) {
-      throw new ConflictException("step run was never admitted");
-    }
-    return complete(
-        new CompletionRequest(
-            projectId, step.invocationId(), InvocationOutcome.UNKNOWN, null, null));
+    return recover(projectId, stepRunId);
   }
 
   /**
@@ -446,13 +423,18 @@ public final class ModelQuota {
     Identifiers.require("projectId", projectId);
     ReceiptId receipt = new ReceiptId(requestId);
     policy.requireAny(caller, projectId, Permission.MODEL_USAGE_READ);
+    usageRead(caller, projectId, receipt, "window");
+    return store.currentWindowUsage(projectId);
+  }
+
+  /** One {@code model-usage.read} unit for the caller, spent on the read {@code target} names. */
+  private void usageRead(Principal caller, String projectId, ReceiptId receipt, String... target) {
     managementQuota.consume(
         projectId,
         caller.userId(),
         QuotaOperation.MODEL_USAGE_READ,
         receipt,
-        RequestDigest.of(QuotaOperation.MODEL_USAGE_READ, "window"));
-    return store.currentWindowUsage(projectId);
+        RequestDigest.of(QuotaOperation.MODEL_USAGE_READ, target));
   }
 
   /**
@@ -472,13 +454,7 @@ public final class ModelQuota {
     long after = LedgerCursor.decode(cursor);
     ReceiptId receipt = new ReceiptId(requestId);
     policy.requireAny(caller, projectId, Permission.MODEL_USAGE_READ);
-    managementQuota.consume(
-        projectId,
-        caller.userId(),
-        QuotaOperation.MODEL_USAGE_READ,
-        receipt,
-        RequestDigest.of(
-            QuotaOperation.MODEL_USAGE_READ, "ledger", Integer.toString(size), cursor));
+    usageRead(caller, projectId, receipt, "ledger", Integer.toString(size), cursor);
     List<UsageLedgerEntry> rows = store.ledger(projectId, after, size + 1);
     for (UsageLedgerEntry entry : rows) {
       if (!entry.digestMatches() || !entry.projectId().equals(projectId)) {
@@ -490,6 +466,24 @@ public final class ModelQuota {
     }
     List<UsageLedgerEntry> page = rows.subList(0, size);
     return new LedgerPage(page, LedgerCursor.encode(page.get(size - 1).ledgerSeq()));
+  }
+
+  /**
+   * One object of the Project by its id, for a caller with {@code model.invoke}.
+   *
+   * @throws ConflictException if it does not exist in the Project (absent and foreign alike)
+   */
+  private <T> T read(
+      Principal caller,
+      String projectId,
+      String idField,
+      String id,
+      BiFunction<String, String, Optional<T>> find) {
+    Identifiers.require("projectId", projectId);
+    Identifiers.require(idField, id);
+    policy.requireAny(caller, projectId, Permission.MODEL_INVOKE);
+    return observe(() -> find.apply(projectId, id))
+        .orElseThrow(() -> new ConflictException("no such object in this project"));
   }
 
   private <T> T observe(java.util.function.Supplier<T> call) {

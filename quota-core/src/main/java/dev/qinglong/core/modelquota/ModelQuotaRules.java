@@ -3,10 +3,11 @@ package dev.qinglong.core.modelquota;
 import dev.qinglong.core.kernel.ConflictException;
 
 /**
- * The decisions of ADR 001, as pure functions over what a store read. A store reads one {@link
- * AdmissionSnapshot} or {@link CompletionSnapshot}, calls {@link #admit(AdmissionRequest,
- * AdmissionSnapshot)} or {@link #complete(CompletionRequest, CompletionSnapshot)} once, and writes
- * exactly the receipts the outcome carries (or nothing), so the stores cannot disagree on a rule.
+ * The decisions of the model-invocation quota (docs/design.md#model-invocation-quota), as pure
+ * functions over what a store read. A store reads one {@link AdmissionSnapshot} or {@link
+ * CompletionSnapshot}, calls {@link #admit(AdmissionRequest, AdmissionSnapshot)} or {@link
+ * #complete(CompletionRequest, CompletionSnapshot)} once, and writes exactly the receipts the
+ * outcome carries (or nothing), so the stores cannot disagree on a rule.
  */
 public final class ModelQuotaRules {
   private ModelQuotaRules() {}
@@ -158,8 +159,9 @@ public final class ModelQuotaRules {
     }
     WindowUsage usage = usage(window, head, settledHead);
     long tokens = policy.maxTotalTokens();
-    // Cost is reserved only under a Project cost limit (ADR 001 §2): without a cost quota the
-    // settlement's cost stays null and the real cost lives only in the UsageLedger.
+    // Cost is reserved only under a Project cost limit (docs/design.md#why-reserve-the-worst-case):
+    // without a cost quota the settlement's cost stays null and the real cost lives only in the
+    // UsageLedger.
     Long cost = quota != null && quota.maxCostMicros() != null ? policy.maxCostMicros() : null;
     long costOrZero = cost == null ? 0 : cost;
     if (quota != null) {
@@ -178,24 +180,27 @@ public final class ModelQuotaRules {
     long previousTokens = head == null ? 0 : head.windowReservedTokens();
     long previousCost = head == null ? 0 : head.windowReservedCostMicros();
     Reservation reservation =
-        Reservation.create(
-            request.projectId(),
-            request.invocationId(),
-            stepRun.stepRunId(),
-            stepRun.runId(),
-            stepRun.modelId(),
-            policy.revision(),
-            quota == null ? 0 : quota.revision(),
-            window.windowStartMs(),
-            window.windowMs(),
-            WindowBudget.of(quota),
-            tokens,
-            cost,
-            seq,
-            Math.addExact(previousInvocations, 1),
-            Math.addExact(previousTokens, tokens),
-            Math.addExact(previousCost, costOrZero),
-            nowMs);
+        Receipt.sealed(
+            digest ->
+                new Reservation(
+                    request.projectId(),
+                    request.invocationId(),
+                    stepRun.stepRunId(),
+                    stepRun.runId(),
+                    stepRun.modelId(),
+                    policy.revision(),
+                    quota == null ? 0 : quota.revision(),
+                    window.windowStartMs(),
+                    window.windowMs(),
+                    WindowBudget.of(quota),
+                    tokens,
+                    cost,
+                    seq,
+                    Math.addExact(previousInvocations, 1),
+                    Math.addExact(previousTokens, tokens),
+                    Math.addExact(previousCost, costOrZero),
+                    nowMs,
+                    digest));
     WindowUsage after =
         new WindowUsage(
             window,
@@ -209,7 +214,7 @@ public final class ModelQuotaRules {
   }
 
   /**
-   * Decides a completion of a reserved invocation (ADR 001 §2 settlement rules).
+   * Decides a completion of a reserved invocation (docs/design.md#reservation-and-settlement).
    *
    * <ul>
    *   <li>Outcome {@code unknown}, or usage unknown: every reserved token stays.
@@ -277,14 +282,17 @@ public final class ModelQuotaRules {
           "settlement");
     }
     Completion completion =
-        Completion.create(
-            reservation.projectId(),
-            reservation.invocationId(),
-            reservation.stepRunId(),
-            request.outcome(),
-            request.usage(),
-            request.costMicros(),
-            nowMs);
+        Receipt.sealed(
+            digest ->
+                new Completion(
+                    reservation.projectId(),
+                    reservation.invocationId(),
+                    reservation.stepRunId(),
+                    request.outcome(),
+                    request.usage(),
+                    request.costMicros(),
+                    nowMs,
+                    digest));
     UsageLedgerEntry entry = UsageLedgerEntry.create(ledgerSeq, reservation, completion, nowMs);
     Settlement settlement =
         Settlement.create(

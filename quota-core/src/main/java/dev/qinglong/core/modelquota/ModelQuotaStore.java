@@ -5,8 +5,9 @@ import dev.qinglong.core.kernel.StoreUnavailableException;
 import java.util.Optional;
 
 /**
- * Durable model-invocation quota (ADR 001): policy revisions, StepRuns and the append-only receipts
- * (reservation, start, completion, ledger entry, settlement).
+ * Durable model-invocation quota (docs/design.md#atomic-admission-and-completion): policy
+ * revisions, StepRuns and the append-only receipts (reservation, start, completion, ledger entry,
+ * settlement).
  *
  * <p>Windows are always chosen by the database clock. Admission and completion each read one
  * consistent {@link AdmissionSnapshot} / {@link CompletionSnapshot}, decide once through {@link

@@ -4,8 +4,8 @@ import dev.qinglong.core.kernel.Identifiers;
 import java.util.Objects;
 
 /**
- * One immutable revision of a Project's model quota (ADR 001 §1): a fixed, epoch-aligned window and
- * the most the window may hold across all of the Project's invocations.
+ * One immutable revision of a Project's model quota (docs/design.md#windows): a fixed,
+ * epoch-aligned window and the most the window may hold across all of the Project's invocations.
  *
  * @param maxCostMicros the window's cost limit, or {@code null} for none; when set, every model
  *     policy of the Project must cap cost or admission fails closed

@@ -1,9 +1,10 @@
 package dev.qinglong.core.modelquota;
 
 import dev.qinglong.core.kernel.ValidationException;
+import dev.qinglong.core.kernel.WireNamed;
 
-/** The fixed, epoch-aligned window lengths a Project quota may use (ADR 001 §1). */
-public enum QuotaWindow {
+/** The fixed, epoch-aligned window lengths a Project quota may use (see docs/design.md#windows). */
+public enum QuotaWindow implements WireNamed {
   ONE_MINUTE("1m", 60_000L),
   ONE_HOUR("1h", 3_600_000L),
   ONE_DAY("1d", 86_400_000L);
@@ -22,6 +23,7 @@ public enum QuotaWindow {
     this.millis = millis;
   }
 
+  @Override
   public String wireName() {
     return wireName;
   }
@@ -39,12 +41,8 @@ public enum QuotaWindow {
    * @throws ValidationException if {@code name} is not 1m, 1h or 1d
    */
   public static QuotaWindow fromWire(String name) {
-    for (QuotaWindow w : values()) {
-      if (w.wireName.equals(name)) {
-        return w;
-      }
-    }
-    throw new ValidationException("window", "must be 1m, 1h or 1d");
+    return WireNamed.lookup(QuotaWindow.class, name)
+        .orElseThrow(() -> new ValidationException("window", "must be 1m, 1h or 1d"));
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.qinglong.core.modelquota;
 
+import dev.qinglong.core.kernel.Identifiers;
 import dev.qinglong.core.kernel.Sha256Digest;
 
 /** Shared pieces of the receipt records. */
@@ -8,4 +9,41 @@ final class Receipts {
   static final Sha256Digest PLACEHOLDER = new Sha256Digest("sha256:" + "0".repeat(64));
 
   private Receipts() {}
+
+  /** Checks the identifiers every receipt of one invocation names. */
+  static void requireIds(String projectId, String invocationId) {
+    Identifiers.require("projectId", projectId);
+    Identifiers.require("invocationId", invocationId);
+  }
+
+  /** Checks the identifiers of a receipt that also names its StepRun, run and model. */
+  static void requireIds(
+      String projectId, String invocationId, String stepRunId, String runId, String modelId) {
+    requireIds(projectId, invocationId);
+    Identifiers.require("stepRunId", stepRunId);
+    Identifiers.require("runId", runId);
+    Identifiers.require("modelId", modelId);
+  }
+
+  /** The canonical encoding's members of a receipt that names its StepRun, run and model. */
+  static CanonicalJson.Obj json(
+      String type,
+      String projectId,
+      String invocationId,
+      String stepRunId,
+      String runId,
+      String modelId) {
+    return json(type, projectId, invocationId)
+        .put("stepRunId", stepRunId)
+        .put("runId", runId)
+        .put("modelId", modelId);
+  }
+
+  /** The canonical encoding's members every receipt starts with. */
+  static CanonicalJson.Obj json(String type, String projectId, String invocationId) {
+    return CanonicalJson.object()
+        .put("type", type)
+        .put("projectId", projectId)
+        .put("invocationId", invocationId);
+  }
 }

@@ -1,22 +1,22 @@
 package dev.qinglong.core.modelquota;
 
-import dev.qinglong.core.kernel.Identifiers;
 import dev.qinglong.core.kernel.Sha256Digest;
 import java.util.Objects;
 
 /**
  * The reservation receipt ({@value #TYPE}): the worst case of one invocation, held against one
- * Project window until settled (ADR 001 §2). Immutable and append-only.
+ * Project window until settled (docs/design.md#reservation-and-settlement). Immutable and
+ * append-only.
  *
  * <p>Besides its own amounts it carries the window's running totals <em>after</em> it ({@code
  * windowSeq}, {@code windowInvocations}, {@code windowReservedTokens}, {@code
  * windowReservedCostMicros}), written under the window's lock, so the next admission reads the
  * window's usage from the latest receipt alone instead of summing the window. They are inside the
- * digest, so a tampered total is detected like any other drift.
+ * digest, so a tampered total is detected like any other drift. Built by {@link Receipt#sealed}.
  *
  * @param quotaPolicyRevision 0 when the Project had no quota policy
  * @param reservedCostMicros {@code null} when no cost is reserved: the Project has no cost limit
- *     (then a model cost cap is not reserved either, ADR 001 §2)
+ *     (then a model cost cap is not reserved either: only a Project cost limit needs cost fenced)
  */
 public record Reservation(
     String projectId,
@@ -36,83 +36,17 @@ public record Reservation(
     long windowReservedTokens,
     long windowReservedCostMicros,
     long reservedAtMs,
-    Sha256Digest digest) {
+    Sha256Digest digest)
+    implements Receipt {
   public static final String TYPE = "qinglong/model-invocation-quota-reservation@v1";
 
   public Reservation {
-    Identifiers.require("projectId", projectId);
-    Identifiers.require("invocationId", invocationId);
-    Identifiers.require("stepRunId", stepRunId);
-    Identifiers.require("runId", runId);
-    Identifiers.require("modelId", modelId);
+    Receipts.requireIds(projectId, invocationId, stepRunId, runId, modelId);
     Objects.requireNonNull(budget, "budget");
     Objects.requireNonNull(digest, "digest");
   }
 
-  /** Builds the receipt and computes its digest. */
-  public static Reservation create(
-      String projectId,
-      String invocationId,
-      String stepRunId,
-      String runId,
-      String modelId,
-      long modelPolicyRevision,
-      long quotaPolicyRevision,
-      long windowStartMs,
-      long windowMs,
-      WindowBudget budget,
-      long reservedTokens,
-      Long reservedCostMicros,
-      long windowSeq,
-      long windowInvocations,
-      long windowReservedTokens,
-      long windowReservedCostMicros,
-      long reservedAtMs) {
-    Reservation draft =
-        new Reservation(
-            projectId,
-            invocationId,
-            stepRunId,
-            runId,
-            modelId,
-            modelPolicyRevision,
-            quotaPolicyRevision,
-            windowStartMs,
-            windowMs,
-            budget,
-            reservedTokens,
-            reservedCostMicros,
-            windowSeq,
-            windowInvocations,
-            windowReservedTokens,
-            windowReservedCostMicros,
-            reservedAtMs,
-            Receipts.PLACEHOLDER);
-    return draft.withDigest(Sha256Digest.ofUtf8(draft.canonicalJson()));
-  }
-
-  private Reservation withDigest(Sha256Digest d) {
-    return new Reservation(
-        projectId,
-        invocationId,
-        stepRunId,
-        runId,
-        modelId,
-        modelPolicyRevision,
-        quotaPolicyRevision,
-        windowStartMs,
-        windowMs,
-        budget,
-        reservedTokens,
-        reservedCostMicros,
-        windowSeq,
-        windowInvocations,
-        windowReservedTokens,
-        windowReservedCostMicros,
-        reservedAtMs,
-        d);
-  }
-
+  @Override
   public String type() {
     return TYPE;
   }
@@ -121,15 +55,9 @@ public record Reservation(
     return new WindowRef(projectId, windowStartMs, windowMs);
   }
 
-  /** The canonical encoding of every member but the digest. */
+  @Override
   public String canonicalJson() {
-    return CanonicalJson.object()
-        .put("type", TYPE)
-        .put("projectId", projectId)
-        .put("invocationId", invocationId)
-        .put("stepRunId", stepRunId)
-        .put("runId", runId)
-        .put("modelId", modelId)
+    return Receipts.json(TYPE, projectId, invocationId, stepRunId, runId, modelId)
         .put("modelPolicyRevision", modelPolicyRevision)
         .put("quotaPolicyRevision", quotaPolicyRevision)
         .put("windowStartMs", windowStartMs)
@@ -146,10 +74,5 @@ public record Reservation(
                 .put("reservedCostMicros", windowReservedCostMicros))
         .put("reservedAtMs", reservedAtMs)
         .encode();
-  }
-
-  /** True if the stored digest is the digest of the stored members (no drift). */
-  public boolean digestMatches() {
-    return digest.equals(Sha256Digest.ofUtf8(canonicalJson()));
   }
 }

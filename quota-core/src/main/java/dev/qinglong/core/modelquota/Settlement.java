@@ -1,6 +1,5 @@
 package dev.qinglong.core.modelquota;
 
-import dev.qinglong.core.kernel.Identifiers;
 import dev.qinglong.core.kernel.Sha256Digest;
 import java.util.Objects;
 
@@ -29,12 +28,12 @@ public record Settlement(
     long windowReleasedTokens,
     long windowReleasedCostMicros,
     long settledAtMs,
-    Sha256Digest digest) {
+    Sha256Digest digest)
+    implements Receipt {
   public static final String TYPE = "qinglong/model-invocation-quota-settlement@v1";
 
   public Settlement {
-    Identifiers.require("projectId", projectId);
-    Identifiers.require("invocationId", invocationId);
+    Receipts.requireIds(projectId, invocationId);
     Objects.requireNonNull(reservationDigest, "reservationDigest");
     Objects.requireNonNull(completionDigest, "completionDigest");
     Objects.requireNonNull(digest, "digest");
@@ -51,41 +50,27 @@ public record Settlement(
       long windowReleasedTokens,
       long windowReleasedCostMicros,
       long settledAtMs) {
-    Settlement draft =
-        new Settlement(
-            r.projectId(),
-            r.invocationId(),
-            r.windowStartMs(),
-            r.windowMs(),
-            r.digest(),
-            c.digest(),
-            settledTokens,
-            settledCostMicros,
-            releasedTokens,
-            releasedCostMicros,
-            windowSettleSeq,
-            windowReleasedTokens,
-            windowReleasedCostMicros,
-            settledAtMs,
-            Receipts.PLACEHOLDER);
-    return new Settlement(
-        draft.projectId,
-        draft.invocationId,
-        draft.windowStartMs,
-        draft.windowMs,
-        draft.reservationDigest,
-        draft.completionDigest,
-        draft.settledTokens,
-        draft.settledCostMicros,
-        draft.releasedTokens,
-        draft.releasedCostMicros,
-        draft.windowSettleSeq,
-        draft.windowReleasedTokens,
-        draft.windowReleasedCostMicros,
-        draft.settledAtMs,
-        Sha256Digest.ofUtf8(draft.canonicalJson()));
+    return Receipt.sealed(
+        digest ->
+            new Settlement(
+                r.projectId(),
+                r.invocationId(),
+                r.windowStartMs(),
+                r.windowMs(),
+                r.digest(),
+                c.digest(),
+                settledTokens,
+                settledCostMicros,
+                releasedTokens,
+                releasedCostMicros,
+                windowSettleSeq,
+                windowReleasedTokens,
+                windowReleasedCostMicros,
+                settledAtMs,
+                digest));
   }
 
+  @Override
   public String type() {
     return TYPE;
   }
@@ -94,11 +79,9 @@ public record Settlement(
     return new WindowRef(projectId, windowStartMs, windowMs);
   }
 
+  @Override
   public String canonicalJson() {
-    return CanonicalJson.object()
-        .put("type", TYPE)
-        .put("projectId", projectId)
-        .put("invocationId", invocationId)
+    return Receipts.json(TYPE, projectId, invocationId)
         .put("windowStartMs", windowStartMs)
         .put("windowMs", windowMs)
         .put("reservationDigest", reservationDigest.value())
@@ -115,9 +98,5 @@ public record Settlement(
                 .put("releasedCostMicros", windowReleasedCostMicros))
         .put("settledAtMs", settledAtMs)
         .encode();
-  }
-
-  public boolean digestMatches() {
-    return digest.equals(Sha256Digest.ofUtf8(canonicalJson()));
   }
 }

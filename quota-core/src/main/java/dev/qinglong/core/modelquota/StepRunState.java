@@ -1,26 +1,19 @@
 package dev.qinglong.core.modelquota;
 
+import dev.qinglong.core.kernel.WireNamed;
+
 /**
- * Execution state of a StepRun, the one authority on whether a step runs (ADR 001 §2): {@code ready
- * → running → succeeded | failed | unknown}. Admission takes {@code ready → running}; only the
- * quota-aware completion takes {@code running} to a terminal state.
+ * Execution state of a StepRun, the one authority on whether a step runs (see
+ * docs/design.md#reservation-and-settlement): {@code ready → running → succeeded | failed |
+ * unknown} (the wire names). Admission takes {@code ready → running}; only the quota-aware
+ * completion takes {@code running} to a terminal state.
  */
-public enum StepRunState {
-  READY("ready"),
-  RUNNING("running"),
-  SUCCEEDED("succeeded"),
-  FAILED("failed"),
-  UNKNOWN("unknown");
-
-  private final String wireName;
-
-  StepRunState(String wireName) {
-    this.wireName = wireName;
-  }
-
-  public String wireName() {
-    return wireName;
-  }
+public enum StepRunState implements WireNamed {
+  READY,
+  RUNNING,
+  SUCCEEDED,
+  FAILED,
+  UNKNOWN;
 
   public boolean terminal() {
     return this == SUCCEEDED || this == FAILED || this == UNKNOWN;
@@ -41,11 +34,7 @@ public enum StepRunState {
    * @throws IllegalStateException for a name that is not a state (a corrupt row)
    */
   public static StepRunState fromWire(String name) {
-    for (StepRunState s : values()) {
-      if (s.wireName.equals(name)) {
-        return s;
-      }
-    }
-    throw new IllegalStateException("unknown stored step run state " + name);
+    return WireNamed.lookup(StepRunState.class, name)
+        .orElseThrow(() -> new IllegalStateException("unknown stored step run state " + name));
   }
 }

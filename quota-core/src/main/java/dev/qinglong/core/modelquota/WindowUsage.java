@@ -4,7 +4,7 @@ import java.util.Objects;
 
 /**
  * Usage of one window: invocations = number of reservations; tokens and cost = settled amounts
- * where settled, reserved amounts otherwise (DESIGN §5).
+ * where settled, reserved amounts otherwise (docs/design.md#windows).
  */
 public record WindowUsage(WindowRef window, long invocations, long tokens, long costMicros) {
   public WindowUsage {

@@ -1,9 +1,8 @@
 package dev.qinglong.core.policy;
 
+import dev.qinglong.core.kernel.Cursors;
 import dev.qinglong.core.kernel.Identifiers;
 import dev.qinglong.core.kernel.ValidationException;
-import java.nio.charset.StandardCharsets;
-import java.util.Base64;
 import java.util.List;
 
 /**
@@ -18,9 +17,7 @@ public record MemberPage(List<ProjectMember> items, String nextCursor) {
   }
 
   static String encode(String afterUserId) {
-    return Base64.getUrlEncoder()
-        .withoutPadding()
-        .encodeToString((PREFIX + afterUserId).getBytes(StandardCharsets.US_ASCII));
+    return Cursors.encode(PREFIX, afterUserId);
   }
 
   /**
@@ -28,20 +25,15 @@ public record MemberPage(List<ProjectMember> items, String nextCursor) {
    * @throws ValidationException if the cursor was not issued by {@link #encode}
    */
   static String decode(String cursor) {
-    if (cursor == null) {
-      return null;
-    }
-    try {
-      if (cursor.isEmpty() || cursor.length() > 256) {
-        throw new IllegalArgumentException("length");
-      }
-      String text = new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.US_ASCII);
-      if (!text.startsWith(PREFIX) || !Identifiers.isValid(text.substring(PREFIX.length()))) {
-        throw new IllegalArgumentException("content");
-      }
-      return text.substring(PREFIX.length());
-    } catch (IllegalArgumentException e) {
-      throw new ValidationException("cursor", "is not a cursor this server issued");
-    }
+    return Cursors.decode(
+        cursor,
+        PREFIX,
+        256,
+        userId -> {
+          if (!Identifiers.isValid(userId)) {
+            throw new IllegalArgumentException("content");
+          }
+          return userId;
+        });
   }
 }

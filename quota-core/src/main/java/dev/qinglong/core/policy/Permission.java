@@ -1,34 +1,33 @@
 package dev.qinglong.core.policy;
 
 import dev.qinglong.core.kernel.ValidationException;
-import java.util.Arrays;
+import dev.qinglong.core.kernel.WireNamed;
+import java.util.Locale;
 
-/** A permission a user holds in one Project. Wire names are part of the contract. */
-public enum Permission {
-  PACKAGE_MANAGE("package.manage"),
-  APPROVAL_DECIDE("approval.decide"),
-  PACKAGE_READ("package.read"),
-  MODEL_INVOKE("model.invoke"),
-  MODEL_USAGE_READ("model.usage.read"),
-  PROJECT_ADMIN("project.admin");
+/**
+ * A permission a user holds in one Project. Wire names are part of the contract: {@code
+ * package.manage}, {@code approval.decide}, {@code package.read}, {@code model.invoke}, {@code
+ * model.usage.read}, {@code project.admin}.
+ */
+public enum Permission implements WireNamed {
+  PACKAGE_MANAGE,
+  APPROVAL_DECIDE,
+  PACKAGE_READ,
+  MODEL_INVOKE,
+  MODEL_USAGE_READ,
+  PROJECT_ADMIN;
 
-  private final String wireName;
-
-  Permission(String wireName) {
-    this.wireName = wireName;
-  }
-
+  /** The constant's name in lower case with dots for underscores. */
+  @Override
   public String wireName() {
-    return wireName;
+    return name().toLowerCase(Locale.ROOT).replace('_', '.');
   }
 
   /**
    * @throws ValidationException if {@code name} is not one of the contract's permission names
    */
   public static Permission fromWire(String name) {
-    return Arrays.stream(values())
-        .filter(p -> p.wireName.equals(name))
-        .findFirst()
+    return WireNamed.lookup(Permission.class, name)
         .orElseThrow(() -> new ValidationException("permissions", "unknown permission"));
   }
 }

@@ -1,13 +1,14 @@
 package dev.qinglong.core.quota;
 
 import dev.qinglong.core.kernel.StoreUnavailableException;
+import dev.qinglong.core.kernel.WireNamed;
 import java.time.Duration;
 
 /**
- * The row the single ADR 000 decision statement returns: what it decided, and the bucket as it
- * stands after the decision (locked while the statement ran), with the database clock the statement
- * decided on. Adapters share this check so both stores answer alike, and no answer is ever given
- * from a row that disagrees with itself.
+ * The row the single quota decision statement returns (docs/design.md#management-quota): what it
+ * decided, and the bucket as it stands after the decision (locked while the statement ran), with
+ * the database clock the statement decided on. Adapters share this check so both stores answer
+ * alike, and no answer is ever given from a row that disagrees with itself.
  *
  * @param outcome what the statement decided
  * @param windowStartedAtMs the bucket's window start after the decision
@@ -24,32 +25,21 @@ public record BucketReading(
   /** The most a bucket ever counts (the highest limit; the table CHECKs the same range). */
   public static final int MAX_COUNT = 1000;
 
-  /** What the decision statement did. */
-  public enum Outcome {
+  /** What the decision statement did; its wire name is what the outcome column holds. */
+  public enum Outcome implements WireNamed {
     /** The receipt was counted (a new bucket, a restarted window or one more in it). */
-    ALLOWED("allowed"),
+    ALLOWED,
     /** The receipt id was in the window with this request's digest. */
-    REPLAYED("replayed"),
+    REPLAYED,
     /** The receipt id was in the window with another request's digest. */
-    KEY_REUSED("key_reused"),
+    KEY_REUSED,
     /** The window was full and the receipt id not in it. */
-    REJECTED("rejected"),
+    REJECTED,
     /**
      * The statement found the bucket corrupt (count outside 1..1000, or not the receipt array's
      * length) and changed nothing.
      */
-    CORRUPT("corrupt");
-
-    private final String wireName;
-
-    Outcome(String wireName) {
-      this.wireName = wireName;
-    }
-
-    /** The value the decision statements return in their outcome column. */
-    public String wireName() {
-      return wireName;
-    }
+    CORRUPT;
 
     /**
      * The outcome a statement returned.
@@ -57,12 +47,9 @@ public record BucketReading(
      * @throws StoreUnavailableException for anything else (fail closed)
      */
     public static Outcome fromWire(String wireName) {
-      for (Outcome outcome : values()) {
-        if (outcome.wireName.equals(wireName)) {
-          return outcome;
-        }
-      }
-      throw new StoreUnavailableException("quota decision returned no known outcome");
+      return WireNamed.lookup(Outcome.class, wireName)
+          .orElseThrow(
+              () -> new StoreUnavailableException("quota decision returned no known outcome"));
     }
   }
 

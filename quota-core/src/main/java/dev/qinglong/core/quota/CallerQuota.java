@@ -11,9 +11,9 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Reads the caller's own management quota (DESIGN §4 {@code GET …/management-quota}). Reading it
- * consumes none of it: a client that polls its budget must not change what it reads. The read is
- * one statement per request after the Project Policy check, like every other route.
+ * Reads the caller's own management quota ({@code GET …/management-quota}). Reading it consumes
+ * none of it: a client that polls its budget must not change what it reads. The read is one
+ * statement per request after the Project Policy check, like every other route.
  */
 public final class CallerQuota {
   private final ProjectPolicy policy;

@@ -6,8 +6,9 @@ import java.util.EnumMap;
 import java.util.Map;
 
 /**
- * Window and per-operation limits of the management quota. The bounds come from ADR 000: a window
- * of at most 5 minutes and at most 1000 receipts per bucket.
+ * Window and per-operation limits of the management quota. The bounds keep a bucket one small row
+ * (docs/design.md#fixed-windows-on-the-database-clock): a window of at most 5 minutes and at most
+ * 1000 receipts per bucket.
  */
 public record ManagementQuotaPolicy(
     boolean enabled, Duration window, Map<QuotaOperation, Integer> limits) {
@@ -20,7 +21,7 @@ public record ManagementQuotaPolicy(
       throw new ValidationException("window", "must be at least 1s");
     }
     if (window.compareTo(MAX_WINDOW) > 0) {
-      throw new ValidationException("window", "must be at most 5m (ADR 000 hard bound)");
+      throw new ValidationException("window", "must be at most 5m (a hard bound)");
     }
     if (window.getNano() % 1_000_000 != 0) {
       throw new ValidationException("window", "must be a whole number of milliseconds");

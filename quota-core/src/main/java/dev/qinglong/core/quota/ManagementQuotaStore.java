@@ -4,9 +4,10 @@ import dev.qinglong.core.kernel.StoreUnavailableException;
 import java.time.Duration;
 
 /**
- * Durable fixed-window quota buckets (ADR 000). One bucket per {@link QuotaKey} holds the window
- * start, the consumed count and the receipts (id + request digest) of the current window, all
- * decided on the database's clock; the application clock never chooses a window.
+ * Durable fixed-window quota buckets (docs/design.md#fixed-windows-on-the-database-clock). One
+ * bucket per {@link QuotaKey} holds the window start, the consumed count and the receipts (id +
+ * request digest) of the current window, all decided on the database's clock; the application clock
+ * never chooses a window.
  */
 public interface ManagementQuotaStore {
 

@@ -13,7 +13,7 @@ public record QuotaKey(
     Objects.requireNonNull(operation, "operation");
   }
 
-  /** A bucket for a User, the only subject type ADR 000 allows. */
+  /** A bucket for a User, the only subject type there is: quotas count people. */
   public static QuotaKey user(String projectId, String userId, QuotaOperation operation) {
     return new QuotaKey(projectId, SubjectType.USER, userId, operation);
   }

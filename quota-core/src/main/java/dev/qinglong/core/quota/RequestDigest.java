@@ -10,8 +10,8 @@ import java.util.regex.Pattern;
 /**
  * What a receipt id was first spent on: the SHA-256 of the operation, the route target and the
  * request body's meaning, as 64 lowercase hex digits (the bucket stores it next to the receipt id).
- * The same receipt id with the same digest is a replay; with another digest it is a reused key
- * (DESIGN §3, 409 {@code idempotency_key_reused}).
+ * The same receipt id with the same digest is a replay; with another digest it is a reused key (409
+ * {@code idempotency_key_reused}, see docs/design.md#idempotency-ids).
  */
 public record RequestDigest(String hex) {
   private static final Pattern HEX = Pattern.compile("[0-9a-f]{64}");

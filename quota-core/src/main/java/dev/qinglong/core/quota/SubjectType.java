@@ -1,16 +1,11 @@
 package dev.qinglong.core.quota;
 
-/** Whose consumption a bucket counts. ADR 000 fixes the subject to the authenticated User. */
-public enum SubjectType {
-  USER("user");
+import dev.qinglong.core.kernel.WireNamed;
 
-  private final String wireName;
-
-  SubjectType(String wireName) {
-    this.wireName = wireName;
-  }
-
-  public String wireName() {
-    return wireName;
-  }
+/**
+ * Whose consumption a bucket counts (wire name {@code user}). The subject is always the
+ * authenticated User: see docs/design.md#fixed-windows-on-the-database-clock.
+ */
+public enum SubjectType implements WireNamed {
+  USER
 }

@@ -114,7 +114,10 @@ class ModelQuotaRulesTest {
         .isEqualTo(new CompletionOutcome.Rejected(CompletionOutcome.Reason.NO_RESERVATION));
     Reservation r = admitted(admit("i1", CAPPED, quota(10, 10_000, null), null));
     Completion earlier =
-        Completion.create(P, "i1", r.stepRunId(), InvocationOutcome.UNKNOWN, null, null, NOW);
+        Receipt.sealed(
+            digest ->
+                new Completion(
+                    P, "i1", r.stepRunId(), InvocationOutcome.UNKNOWN, null, null, NOW, digest));
     assertThat(
             ModelQuotaRules.complete(
                 request, new CompletionSnapshot(NOW, r, earlier, null, null, null, null, null, 0)))
@@ -269,7 +272,7 @@ class ModelQuotaRulesTest {
 
   @Test
   void aModelCostCapWithoutAProjectCostLimitReservesAndSettlesNoCost() {
-    // ADR 001 §2: no cost quota → settlement cost stays null, however the model policy caps cost.
+    // No cost quota → settlement cost stays null, however the model policy caps cost.
     for (ProjectQuotaPolicy q : new ProjectQuotaPolicy[] {quota(10, 10_000, null), null}) {
       Reservation r = admitted(admit("i1", CAPPED, q, null));
       assertThat(r.reservedCostMicros()).isNull();
@@ -303,24 +306,27 @@ class ModelQuotaRulesTest {
   @Test
   void canonicalEncodingIsSortedAndDigestIsStable() {
     Reservation r =
-        Reservation.create(
-            "p",
-            "i",
-            "s",
-            "r",
-            "m",
-            1,
-            0,
-            0,
-            86_400_000L,
-            WindowBudget.UNFENCED,
-            10,
-            null,
-            1,
-            1,
-            10,
-            0,
-            5);
+        Receipt.sealed(
+            digest ->
+                new Reservation(
+                    "p",
+                    "i",
+                    "s",
+                    "r",
+                    "m",
+                    1,
+                    0,
+                    0,
+                    86_400_000L,
+                    WindowBudget.UNFENCED,
+                    10,
+                    null,
+                    1,
+                    1,
+                    10,
+                    0,
+                    5,
+                    digest));
     assertThat(r.canonicalJson())
         .isEqualTo(
             "{\"invocationId\":\"i\",\"modelId\":\"m\",\"modelPolicyRevision\":1,"

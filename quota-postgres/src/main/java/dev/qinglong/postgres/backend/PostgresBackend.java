@@ -115,8 +115,8 @@ public final class PostgresBackend {
       admin = pool(PostgresSettings.ADMIN, settings.adminPoolSize());
       catalog =
           new OpenedStore.Catalog(
-              new SplitPolicyStore(
-                  new JdbcPolicyStore(manager, DIALECT), new JdbcPolicyStore(admin, DIALECT)),
+              // Policy reads as the package manager, membership writes as the admin.
+              new JdbcPolicyStore(manager, admin, DIALECT),
               new JdbcGovernanceStore(manager, DIALECT));
       // Concurrent decisions share statements and commits, at most one batch per connection.
       quota =
@@ -132,10 +132,10 @@ public final class PostgresBackend {
     }
     if (parts.modelQuota()) {
       DataSource runtime = pool(PostgresSettings.RUNTIME, settings.runtimePoolSize());
-      // BackendParts opens the model quota only with governance, so the admin pool is open.
-      modelQuota =
-          new SplitModelQuotaStore(
-              new JdbcModelQuotaStore(runtime, DIALECT), new JdbcModelQuotaStore(admin, DIALECT));
+      // BackendParts opens the model quota only with governance, so the admin pool is open. Policy
+      // writes go through ql3_admin: the runtime may read policies but must not raise the budget
+      // that fences it (migration db/postgres-ai/V2).
+      modelQuota = new JdbcModelQuotaStore(runtime, admin, DIALECT);
       probes.add(
           new SchemaProbe("runtime", runtime, AI_HISTORY, PostgresMigrations.AI_REQUIRED_VERSION));
     }

@@ -8,9 +8,9 @@ import java.util.Objects;
 import java.util.Properties;
 
 /**
- * Opens dedicated PostgreSQL connections that no pool ever sees (ADR 002 addendum: a saturated pool
- * must never delay a lease renewal). Each connection is held by one lease, barrier or lock from
- * start to stop and then closed.
+ * Opens dedicated PostgreSQL connections that no pool ever sees (a saturated pool must never delay
+ * a lease renewal: docs/design.md#leases). Each connection is held by one lease, barrier or lock
+ * from start to stop and then closed.
  */
 @FunctionalInterface
 public interface DedicatedConnectionFactory {

@@ -8,7 +8,7 @@ final class GatewaySql {
 
   /**
    * Advisory locks use the two-integer key space, which never overlaps the single-bigint keys that
-   * other parts of QingLong hash into (ADR 001 window locks). Class id: "QL".
+   * other parts of QingLong hash into (the model quota's window locks). Class id: "QL".
    */
   static final int LOCK_CLASS = 0x514C;
 

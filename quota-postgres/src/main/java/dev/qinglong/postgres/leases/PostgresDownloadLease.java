@@ -19,9 +19,9 @@ import dev.qinglong.gateway.lease.SlotLease;
 import java.util.UUID;
 
 /**
- * A shared-download slot lease in PostgreSQL (ADR 002 and its 2026-10-03 addendum), and the {@link
- * ServingGate} of the process's download governor: the {@link SlotLease} state machine over a
- * {@link PostgresLeaseStorage}, kept going by a {@link LeaseKeepAlive}.
+ * A shared-download slot lease in PostgreSQL (docs/design.md#leases), and the {@link ServingGate}
+ * of the process's download governor: the {@link SlotLease} state machine over a {@link
+ * PostgresLeaseStorage}, kept going by a {@link LeaseKeepAlive}.
  *
  * <p>Start-up, on one dedicated connection that the lease keeps until it stops: takes the mode
  * barrier in shared mode (a standalone process holding it → {@link ModeConflictException}); slot 0

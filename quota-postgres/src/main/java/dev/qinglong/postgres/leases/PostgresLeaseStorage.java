@@ -18,9 +18,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The shared-download lease storage in PostgreSQL: one dedicated connection per session (never a
- * pool, ADR 002 addendum), the mode barrier as a session advisory lock in shared mode, and the
- * tables of {@code db/postgres-downloads}. Every expiry is computed with {@code clock_timestamp()}.
- * Statements are in {@link GatewaySql}.
+ * pool, whose saturation must not delay a renewal), the mode barrier as a session advisory lock in
+ * shared mode, and the tables of {@code db/postgres-downloads}. Every expiry is computed with
+ * {@code clock_timestamp()}. Statements are in {@link GatewaySql}.
  */
 public final class PostgresLeaseStorage implements LeaseStorage {
   private static final Logger log = LoggerFactory.getLogger(PostgresLeaseStorage.class);
@@ -49,15 +49,10 @@ public final class PostgresLeaseStorage implements LeaseStorage {
     } catch (SQLException e) {
       throw unavailable("opening a lease connection", e);
     }
-    try (PreparedStatement ps = c.prepareStatement(GatewaySql.TRY_SHARED_LOCK)) {
-      ps.setInt(1, GatewaySql.LOCK_CLASS);
-      ps.setInt(2, GatewaySql.MODE_BARRIER);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        if (!rs.getBoolean(1)) {
-          closeQuietly(c);
-          return false;
-        }
+    try {
+      if (!AdvisoryLocks.tryLock(c, GatewaySql.TRY_SHARED_LOCK, GatewaySql.MODE_BARRIER)) {
+        closeQuietly(c);
+        return false;
       }
     } catch (SQLException e) {
       closeQuietly(c);
@@ -187,10 +182,6 @@ public final class PostgresLeaseStorage implements LeaseStorage {
   }
 
   private static void closeQuietly(Connection c) {
-    try {
-      c.close();
-    } catch (SQLException | RuntimeException e) {
-      log.debug("closing a lease connection failed", e);
-    }
+    AdvisoryLocks.closeQuietly(c, "lease");
   }
 }

@@ -12,11 +12,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The standalone side of the download mode barrier (ADR 002): a standalone process that serves
- * downloads from a PostgreSQL-backed deployment holds the barrier <em>exclusively</em> on a
- * dedicated connection, while shared gateways hold it in shared mode ({@link
- * PostgresDownloadLease}). So standalone and shared never serve at the same time, and at most one
- * standalone process serves per database: its local governor is the whole budget.
+ * The standalone side of the download mode barrier
+ * (docs/design.md#standalone-and-shared-downloads): a standalone process that serves downloads from
+ * a PostgreSQL-backed deployment holds the barrier <em>exclusively</em> on a dedicated connection,
+ * while shared gateways hold it in shared mode ({@link PostgresDownloadLease}). So standalone and
+ * shared never serve at the same time, and at most one standalone process serves per database: its
+ * local governor is the whole budget.
  *
  * <p>A stored shared policy means the deployment was set up for shared gateways; a standalone
  * process would silently take the whole budget, so it refuses to start unless explicitly told to
@@ -52,15 +53,8 @@ public final class PostgresStandaloneDownloadBarrier implements AutoCloseable {
     Connection c = null;
     try {
       c = connections.open();
-      try (PreparedStatement ps = c.prepareStatement(GatewaySql.TRY_EXCLUSIVE_LOCK)) {
-        ps.setInt(1, GatewaySql.LOCK_CLASS);
-        ps.setInt(2, GatewaySql.MODE_BARRIER);
-        try (ResultSet rs = ps.executeQuery()) {
-          rs.next();
-          if (!rs.getBoolean(1)) {
-            throw heldBy(c);
-          }
-        }
+      if (!AdvisoryLocks.tryLock(c, GatewaySql.TRY_EXCLUSIVE_LOCK, GatewaySql.MODE_BARRIER)) {
+        throw heldBy(c);
       }
       try (PreparedStatement ps = c.prepareStatement(GatewaySql.READ_POLICY);
           ResultSet rs = ps.executeQuery()) {
@@ -103,17 +97,9 @@ public final class PostgresStandaloneDownloadBarrier implements AutoCloseable {
    * exclusively, i.e. when the holders are shared gateways.
    */
   private static RuntimeException heldBy(Connection c) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(GatewaySql.TRY_SHARED_LOCK)) {
-      ps.setInt(1, GatewaySql.LOCK_CLASS);
-      ps.setInt(2, GatewaySql.MODE_BARRIER);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        if (!rs.getBoolean(1)) {
-          return new StandaloneBarrierHeldException(
-              "another standalone download server holds the download mode barrier of this"
-                  + " database");
-        }
-      }
+    if (!AdvisoryLocks.tryLock(c, GatewaySql.TRY_SHARED_LOCK, GatewaySql.MODE_BARRIER)) {
+      return new StandaloneBarrierHeldException(
+          "another standalone download server holds the download mode barrier of this database");
     }
     // Shared gateways hold it. The connection is closed by the caller, which ends the lock too.
     return new ModeConflictException(
@@ -137,13 +123,6 @@ public final class PostgresStandaloneDownloadBarrier implements AutoCloseable {
   }
 
   private static void closeQuietly(Connection c) {
-    if (c == null) {
-      return;
-    }
-    try {
-      c.close();
-    } catch (SQLException | RuntimeException e) {
-      log.debug("closing the barrier connection failed", e);
-    }
+    AdvisoryLocks.closeQuietly(c, "barrier");
   }
 }

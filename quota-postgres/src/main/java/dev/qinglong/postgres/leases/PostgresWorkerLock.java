@@ -3,12 +3,8 @@ package dev.qinglong.postgres.leases;
 import dev.qinglong.core.kernel.StoreUnavailableException;
 import dev.qinglong.gateway.worker.WorkerLock;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Objects;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The completion-worker lock in PostgreSQL: a session advisory lock ({@code pg_try_advisory_lock})
@@ -18,8 +14,6 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe (used by one {@code WorkerLease} thread plus {@link #close()}).
  */
 public final class PostgresWorkerLock implements WorkerLock {
-  private static final Logger log = LoggerFactory.getLogger(PostgresWorkerLock.class);
-
   private final DedicatedConnectionFactory connections;
   private Connection connection; // guarded by this
 
@@ -39,16 +33,9 @@ public final class PostgresWorkerLock implements WorkerLock {
     Connection c = null;
     try {
       c = connections.open();
-      try (PreparedStatement ps = c.prepareStatement(GatewaySql.TRY_EXCLUSIVE_LOCK)) {
-        ps.setInt(1, GatewaySql.LOCK_CLASS);
-        ps.setInt(2, GatewaySql.WORKER_LOCK);
-        try (ResultSet rs = ps.executeQuery()) {
-          rs.next();
-          if (rs.getBoolean(1)) {
-            connection = c;
-            return true;
-          }
-        }
+      if (AdvisoryLocks.tryLock(c, GatewaySql.TRY_EXCLUSIVE_LOCK, GatewaySql.WORKER_LOCK)) {
+        connection = c;
+        return true;
       }
       closeQuietly(c);
       return false;
@@ -76,13 +63,6 @@ public final class PostgresWorkerLock implements WorkerLock {
   }
 
   private static void closeQuietly(Connection c) {
-    if (c == null) {
-      return;
-    }
-    try {
-      c.close();
-    } catch (SQLException | RuntimeException e) {
-      log.debug("closing the worker-lock connection failed", e);
-    }
+    AdvisoryLocks.closeQuietly(c, "worker-lock");
   }
 }

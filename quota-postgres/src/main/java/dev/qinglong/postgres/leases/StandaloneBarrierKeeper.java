@@ -11,11 +11,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps a standalone process's download mode barrier (ADR 002) while the process runs: a background
- * check every {@code period} asks the barrier's session whether it still holds it, and re-takes it
- * on a new session when the old one died (terminated, database restarted, network reset). A process
- * that started while another standalone server held the barrier keeps trying too, so it takes over
- * when that server stops. Payload may flow only in {@link State#HELD}.
+ * Keeps a standalone process's download mode barrier
+ * (docs/design.md#standalone-and-shared-downloads) while the process runs: a background check every
+ * {@code period} asks the barrier's session whether it still holds it, and re-takes it on a new
+ * session when the old one died (terminated, database restarted, network reset). A process that
+ * started while another standalone server held the barrier keeps trying too, so it takes over when
+ * that server stops. Payload may flow only in {@link State#HELD}.
  */
 public final class StandaloneBarrierKeeper implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(StandaloneBarrierKeeper.class);

@@ -191,7 +191,7 @@ class PostgresDownloadLeaseIntegrationTest {
     PostgresDownloadLease stopped =
         start(POLICY, 0, timings, db.reader(timings), LeaseListener.NONE);
     long oldGeneration = stopped.generation();
-    // A stopped process: no more renewals, the reservation stays (ADR 002: shutdown keeps it).
+    // A stopped process: no more renewals, the reservation stays (a shutdown keeps it).
     stopped.close();
     Timestamp oldExpiry =
         (Timestamp)

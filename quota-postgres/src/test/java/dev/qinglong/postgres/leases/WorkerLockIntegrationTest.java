@@ -200,9 +200,12 @@ class WorkerLockIntegrationTest {
   }
 
   private long standbyLogLines() {
-    return logs.list.stream()
-        .filter(e -> e.getFormattedMessage().startsWith("worker.standby"))
-        .count();
+    // The workers keep logging: AppenderBase appends while holding the appender's monitor.
+    synchronized (logs) {
+      return logs.list.stream()
+          .filter(e -> e.getFormattedMessage().startsWith("worker.standby"))
+          .count();
+    }
   }
 
   private static dev.qinglong.gateway.worker.PublicationPass counting(AtomicInteger passes) {
