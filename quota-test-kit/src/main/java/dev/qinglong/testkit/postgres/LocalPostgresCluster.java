@@ -133,21 +133,23 @@ public final class LocalPostgresCluster {
 
   /** Starts the server stopped by {@link #stopServer()} again, on the same port. */
   public synchronized void startServer() {
-    runChecked(
-        "pg_ctl start",
-        List.of(
-            pgCtl.toString(),
-            "-D",
-            dataDir.toString(),
-            "-l",
-            logFile.toString(),
-            "-w",
-            "-t",
-            "60",
-            "-o",
-            serverOptions(port),
-            "start"),
-        true);
+    runChecked("pg_ctl start", startCommand(), true);
+  }
+
+  /** {@code pg_ctl start} on {@link #port}, waiting up to 60 s for the server to accept. */
+  private List<String> startCommand() {
+    return List.of(
+        pgCtl.toString(),
+        "-D",
+        dataDir.toString(),
+        "-l",
+        logFile.toString(),
+        "-w",
+        "-t",
+        "60",
+        "-o",
+        serverOptions(port),
+        "start");
   }
 
   private void initAndStart() {
@@ -172,21 +174,7 @@ public final class LocalPostgresCluster {
 
     for (int attempt = 1; ; attempt++) {
       port = freePort();
-      CommandResult result =
-          run(
-              List.of(
-                  pgCtl.toString(),
-                  "-D",
-                  dataDir.toString(),
-                  "-l",
-                  logFile.toString(),
-                  "-w",
-                  "-t",
-                  "60",
-                  "-o",
-                  serverOptions(port),
-                  "start"),
-              true);
+      CommandResult result = run(startCommand(), true);
       if (result.exitCode() == 0) {
         return;
       }
