@@ -7,9 +7,9 @@ import java.util.Optional;
 import java.util.function.ToDoubleFunction;
 
 /**
- * The targets of issue 12, as ratios inside one run (the machine is noisy, so absolute rates are
- * not targets, except where the issue names one). A target whose workloads did not both run is
- * reported as not measured.
+ * The targets of docs/benchmarks.md#targets, as ratios inside one run (the machine is noisy, so
+ * absolute rates are not targets, except the model lifecycles' rates and p99). A target whose
+ * workloads did not both run is reported as not measured.
  */
 final class Targets {
   private Targets() {}
@@ -58,7 +58,7 @@ final class Targets {
     ToDoubleFunction<Result> rate = Result::ratePerSecond;
     t.add(
         ratio(
-            "distinct users: store / raw seed statement",
+            "distinct users: store / raw statement",
             r,
             "distinct-users",
             "store",
@@ -77,7 +77,7 @@ final class Targets {
             "×"));
     t.add(
         ratio(
-            "exhausted hot bucket: store / raw seed statement",
+            "exhausted hot bucket: store / raw statement",
             r,
             "hot-bucket-exhausted",
             "store",
@@ -150,12 +150,7 @@ final class Targets {
     }
     t.add(
         ratio(
-            "SQLite: store / raw seed statement",
-            r,
-            "distinct-users-sqlite",
-            "store",
-            "raw-jdbc",
-            0.8));
+            "SQLite: store / raw statement", r, "distinct-users-sqlite", "store", "raw-jdbc", 0.8));
     t.add(
         ratio(
             "downloads: app / plain file-to-socket copy",

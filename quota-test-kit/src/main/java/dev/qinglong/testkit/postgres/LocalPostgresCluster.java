@@ -1,5 +1,6 @@
 package dev.qinglong.testkit.postgres;
 
+import dev.qinglong.testkit.TempDirectories;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -245,7 +246,7 @@ public final class LocalPostgresCluster {
         log.warn("Could not stop the test PostgreSQL cluster in {}", dataDir, e);
       }
     }
-    deleteRecursively(baseDir);
+    TempDirectories.deleteQuietly(baseDir);
   }
 
   private void removeShutdownHook() {
@@ -477,26 +478,6 @@ public final class LocalPostgresCluster {
 
   static String shellQuote(String argument) {
     return "'" + argument.replace("'", "'\\''") + "'";
-  }
-
-  private static void deleteRecursively(Path dir) {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(dir)) {
-      paths
-          .sorted(Comparator.reverseOrder())
-          .forEach(
-              path -> {
-                try {
-                  Files.deleteIfExists(path);
-                } catch (IOException e) {
-                  log.debug("Cannot delete {}", path, e);
-                }
-              });
-    } catch (IOException e) {
-      log.warn("Cannot delete the test PostgreSQL directory {}", dir, e);
-    }
   }
 
   private record CommandResult(int exitCode, String output) {}
