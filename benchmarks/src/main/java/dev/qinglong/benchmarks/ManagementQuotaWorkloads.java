@@ -414,7 +414,9 @@ final class ManagementQuotaWorkloads {
     void openOn(FreshDatabase db) {
       backend =
           PostgresBackend.open(
-              settings(db), new BackendParts(true, false, false, false), DataSourceDecorator.NONE);
+              settings(db, poolSize),
+              new BackendParts(true, false, false, false),
+              DataSourceDecorator.NONE);
       store = backend.managementQuota().orElseThrow();
     }
 
