@@ -377,11 +377,14 @@ final class ManagementQuotaWorkloads {
 
   /** Settings as the app builds them from its defaults, on the workload's database. */
   static PostgresSettings settings(FreshDatabase db) {
-    return settings(db, 2);
+    return settings(db, 2, 2);
   }
 
-  /** The same with {@code managerPoolSize} connections of {@code ql3_package_manager}. */
-  static PostgresSettings settings(FreshDatabase db, int managerPoolSize) {
+  /**
+   * The same with {@code managerPoolSize} connections of {@code ql3_package_manager} and {@code
+   * runtimePoolSize} of {@code ql3_runtime}.
+   */
+  static PostgresSettings settings(FreshDatabase db, int managerPoolSize, int runtimePoolSize) {
     return new PostgresSettings(
         db.database().jdbcUrl(),
         new PostgresSettings.Login(db.database().username(), db.database().password()),
@@ -390,7 +393,7 @@ final class ManagementQuotaWorkloads {
         true,
         managerPoolSize,
         1,
-        2,
+        runtimePoolSize,
         2,
         PostgresSettings.Timeouts.DEFAULTS);
   }
@@ -414,7 +417,7 @@ final class ManagementQuotaWorkloads {
     void openOn(FreshDatabase db) {
       backend =
           PostgresBackend.open(
-              settings(db, poolSize),
+              settings(db, poolSize, 2),
               new BackendParts(true, false, false, false),
               DataSourceDecorator.NONE);
       store = backend.managementQuota().orElseThrow();

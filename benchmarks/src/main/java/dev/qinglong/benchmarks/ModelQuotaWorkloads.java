@@ -18,7 +18,6 @@ import dev.qinglong.core.modelquota.TokenUsage;
 import dev.qinglong.core.modelquota.WindowBudget;
 import dev.qinglong.postgres.PostgresMigrations;
 import dev.qinglong.postgres.backend.PostgresBackend;
-import dev.qinglong.postgres.backend.PostgresSettings;
 import dev.qinglong.sqlite.SqliteDatabase;
 import dev.qinglong.sqlite.backend.SqliteBackend;
 import dev.qinglong.testkit.TempDirectories;
@@ -231,7 +230,7 @@ final class ModelQuotaWorkloads {
       db = new FreshDatabase("lifecycle_store");
       backend =
           PostgresBackend.open(
-              runtimePool(ManagementQuotaWorkloads.settings(db), runtimePoolSize),
+              ManagementQuotaWorkloads.settings(db, 2, runtimePoolSize),
               new BackendParts(true, true, false, false),
               DataSourceDecorator.NONE);
       store = backend.modelQuota().orElseThrow();
@@ -240,21 +239,6 @@ final class ModelQuotaWorkloads {
         store.putProjectQuota(
             project(p), QuotaWindow.ONE_DAY, WINDOW_INVOCATIONS, WINDOW_TOKENS, null);
       }
-    }
-
-    /** {@code settings} with {@code size} connections of {@code ql3_runtime}. */
-    private static PostgresSettings runtimePool(PostgresSettings s, int size) {
-      return new PostgresSettings(
-          s.url(),
-          s.owner(),
-          s.logins(),
-          s.bootstrapRoles(),
-          s.migrate(),
-          s.managerPoolSize(),
-          s.adminPoolSize(),
-          size,
-          s.readerPoolSize(),
-          s.timeouts());
     }
 
     @Override
