@@ -52,6 +52,9 @@ final class ManagementQuotaWorkloads {
   static final String PROJECT = "bench";
   static final String HOT_USER = "hot";
 
+  /** What the store workloads open: the management API's parts (governance and its quota). */
+  static final BackendParts GOVERNANCE = new BackendParts(true, false, false, false);
+
   private ManagementQuotaWorkloads() {}
 
   /** Every system on PostgreSQL for both shapes, then SQLite's store against raw SQLite. */
@@ -416,10 +419,7 @@ final class ManagementQuotaWorkloads {
     @Override
     void openOn(FreshDatabase db) {
       backend =
-          PostgresBackend.open(
-              settings(db, poolSize, 2),
-              new BackendParts(true, false, false, false),
-              DataSourceDecorator.NONE);
+          PostgresBackend.open(settings(db, poolSize, 2), GOVERNANCE, DataSourceDecorator.NONE);
       store = backend.managementQuota().orElseThrow();
     }
 
@@ -664,11 +664,7 @@ final class ManagementQuotaWorkloads {
     void open() throws Exception {
       dir = Files.createTempDirectory("qinglong-bench-sqlite");
       backend =
-          SqliteBackend.open(
-              SqliteBackend.file(dir),
-              false,
-              new BackendParts(true, false, false, false),
-              DataSourceDecorator.NONE);
+          SqliteBackend.open(SqliteBackend.file(dir), false, GOVERNANCE, DataSourceDecorator.NONE);
       store = backend.managementQuota().orElseThrow();
     }
 
