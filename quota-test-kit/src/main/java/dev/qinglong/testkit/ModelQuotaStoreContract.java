@@ -136,6 +136,12 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
     return s.admit(ALICE, project, id("inv"), step);
   }
 
+  /** Completes the invocation {@code a} admitted, as its caller alice, through the class's s. */
+  private Settled complete(Admission a, String outcome, TokenUsage usage, Long costMicros) {
+    Reservation r = a.reservation();
+    return s.complete(ALICE, r.projectId(), r.invocationId(), outcome, usage, costMicros);
+  }
+
   private WindowUsage usage(String project) {
     return s.windowUsage(ALICE, project, id("read")).usage();
   }
@@ -254,9 +260,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
   void unknownOutcomeKeepsTokensAndCostReserved() {
     String project = project(s, 1000, 50L, "1h", 10, 10_000, 500L);
     Admission a = admit(s, project, "m1");
-    Settled done =
-        s.complete(
-            ALICE, project, a.reservation().invocationId(), "unknown", new TokenUsage(1, 1, 2), 1L);
+    Settled done = complete(a, "unknown", new TokenUsage(1, 1, 2), 1L);
     assertThat(done.settlement().settledTokens()).isEqualTo(1000);
     assertThat(done.settlement().settledCostMicros()).isEqualTo(50L);
     assertThat(done.settlement().releasedTokens()).isZero();
@@ -267,7 +271,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
     // Failed with unknown usage keeps everything too.
     Admission b = admit(s, project, "m1");
-    s.complete(ALICE, project, b.reservation().invocationId(), "failed", null, null);
+    complete(b, "failed", null, null);
     assertThat(usage(project).tokens()).isEqualTo(2000);
     assertThat(usage(project).costMicros()).isEqualTo(100);
   }
@@ -278,14 +282,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
     Admission a = admit(s, project, "m1");
     assertThatThrownBy(() -> admit(s, project, "m1"))
         .isInstanceOf(ModelProjectQuotaExceededException.class);
-    Settled done =
-        s.complete(
-            ALICE,
-            project,
-            a.reservation().invocationId(),
-            "succeeded",
-            new TokenUsage(100, 200, 300),
-            20L);
+    Settled done = complete(a, "succeeded", new TokenUsage(100, 200, 300), 20L);
     assertThat(done.created()).isTrue();
     assertThat(done.settlement().type()).isEqualTo("qinglong/model-invocation-quota-settlement@v1");
     assertThat(done.settlement().reservationDigest()).isEqualTo(a.reservation().digest());
@@ -418,22 +415,14 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
       }
       Admission a = admit(s, project, "m1");
       assertThat(a.reservation().reservedCostMicros()).isNull();
-      Settled known =
-          s.complete(
-              ALICE,
-              project,
-              a.reservation().invocationId(),
-              "succeeded",
-              new TokenUsage(1, 1, 2),
-              20L);
+      Settled known = complete(a, "succeeded", new TokenUsage(1, 1, 2), 20L);
       assertThat(known.settlement().settledCostMicros()).isNull();
       assertThat(known.settlement().releasedCostMicros()).isZero();
       // The real cost lives in the UsageLedger.
       assertThat(known.ledgerEntry().costMicros()).isEqualTo(20L);
 
       Admission b = admit(s, project, "m1");
-      Settled unknown =
-          s.complete(ALICE, project, b.reservation().invocationId(), "unknown", null, null);
+      Settled unknown = complete(b, "unknown", null, null);
       assertThat(unknown.settlement().settledCostMicros()).isNull();
       if (quota) {
         assertThat(usage(project).costMicros()).isZero();
@@ -628,7 +617,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
     assertThat(again.settlement().digest()).isEqualTo(recovered.settlement().digest());
     // A StepRun completed by its runtime is not recovered: 409, nothing written.
     Admission b = admit(s, project, "m1");
-    s.complete(ALICE, project, b.reservation().invocationId(), "succeeded", null, null);
+    complete(b, "succeeded", null, null);
     assertThatThrownBy(() -> s.recoverStepRun(ADMIN, project, b.reservation().stepRunId()))
         .isInstanceOf(IdempotencyKeyReusedException.class);
     s.createStepRun(ALICE, project, "never", "r1", "m1");
