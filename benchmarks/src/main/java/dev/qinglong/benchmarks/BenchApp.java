@@ -1,6 +1,7 @@
 package dev.qinglong.benchmarks;
 
 import dev.qinglong.testkit.AppProcess;
+import dev.qinglong.testkit.TempDirectories;
 import java.io.IOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;

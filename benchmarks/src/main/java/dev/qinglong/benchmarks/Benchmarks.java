@@ -39,7 +39,8 @@ public final class Benchmarks {
       }
     }
     // A cluster the harness starts from the local binaries commits durably (fsync on, as in
-    // production and as in the figures) and counts statements, unless told otherwise
+    // production and as in the figures of docs/benchmarks.md) and counts statements, unless told
+    // otherwise
     // (-Dbench.pg.durable=false on the Maven command). A server from QINGLONG_TEST_PG_URL keeps its
     // own settings.
     if (System.getProperty(LocalPostgresCluster.DURABLE_PROPERTY) == null) {

@@ -22,10 +22,11 @@ import java.util.Random;
 import tools.jackson.databind.JsonNode;
 
 /**
- * Artifact downloads (ADR 002): a plain file-to-socket copy ({@link FileChannel#transferTo}) of the
- * same bytes as the baseline, the app's download route without a rate limit, and with a process
- * rate limit, whose achieved rate is compared with the configured one (the throttle's error). One
- * client thread reads each body to the end; the rate is in bytes per second.
+ * Artifact downloads (docs/downloads.md): a plain file-to-socket copy ({@link
+ * FileChannel#transferTo}) of the same bytes as the baseline, the app's download route without a
+ * rate limit, and with a process rate limit, whose achieved rate is compared with the configured
+ * one (the throttle's error). One client thread reads each body to the end; the rate is in bytes
+ * per second.
  */
 final class DownloadWorkloads {
   private DownloadWorkloads() {}
@@ -43,17 +44,15 @@ final class DownloadWorkloads {
     return (mode.quick() ? 16L : 32L) << 20;
   }
 
-  /** A file of random bytes and its digest. */
+  /** A file of random bytes. */
   static Path artifact(long bytes) throws Exception {
     Path file = Files.createTempFile("qinglong-bench-artifact", ".bin");
-    MessageDigest sha = MessageDigest.getInstance("SHA-256");
     byte[] chunk = new byte[1 << 20];
     Random random = new Random(42);
     try (OutputStream out = Files.newOutputStream(file)) {
       for (long written = 0; written < bytes; written += chunk.length) {
         random.nextBytes(chunk);
         out.write(chunk);
-        sha.update(chunk);
       }
     }
     return file;
@@ -117,6 +116,12 @@ final class DownloadWorkloads {
       notes.put("artifactBytes", bytes);
       return notes;
     }
+
+    void deleteFile() throws Exception {
+      if (file != null) {
+        Files.deleteIfExists(file);
+      }
+    }
   }
 
   /** The same file served by {@code transferTo} to each accepted socket: the floor for the app. */
@@ -168,12 +173,7 @@ final class DownloadWorkloads {
 
     @Override
     public void close() throws Exception {
-      if (server != null) {
-        server.close();
-      }
-      if (file != null) {
-        Files.deleteIfExists(file);
-      }
+      Workload.closeInOrder(server, this::deleteFile);
     }
   }
 
@@ -332,12 +332,7 @@ final class DownloadWorkloads {
 
     @Override
     public void close() throws Exception {
-      if (app != null) {
-        app.close();
-      }
-      if (file != null) {
-        Files.deleteIfExists(file);
-      }
+      Workload.closeInOrder(app, this::deleteFile);
     }
   }
 }

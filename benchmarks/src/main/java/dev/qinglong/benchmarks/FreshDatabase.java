@@ -1,6 +1,8 @@
 package dev.qinglong.benchmarks;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.qinglong.postgres.PostgresLogins;
+import dev.qinglong.postgres.PostgresMigrations;
 import dev.qinglong.testkit.postgres.PostgresTestServer;
 import dev.qinglong.testkit.postgres.TestDatabase;
 import java.sql.Connection;
@@ -9,6 +11,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 
 /**
  * A new PostgreSQL database for one workload (from the test kit's server: {@code
@@ -41,6 +44,34 @@ final class FreshDatabase implements AutoCloseable {
   /** A pool as the server's administrative user (the schema owner in these benchmarks). */
   HikariDataSource ownerPool(int size) {
     return database.newDataSource(size);
+  }
+
+  /**
+   * Bootstraps the logins, applies the migrations as the owner (with the model-invocation quota's
+   * if {@code modelQuota}) and makes each of {@code users} a member of each of {@code projects}
+   * holding {@code permissions}, by SQL before the app starts.
+   */
+  void migrateWithMembers(
+      boolean modelQuota, List<String> projects, List<String> users, String... permissions)
+      throws SQLException {
+    try (HikariDataSource owner = ownerPool(2)) { // Flyway takes two connections
+      PostgresLogins.bootstrap(owner);
+      PostgresMigrations.migrate(owner);
+      if (modelQuota) {
+        PostgresMigrations.migrateAi(owner);
+      }
+      try (Connection c = owner.getConnection();
+          PreparedStatement ps =
+              c.prepareStatement(
+                  "INSERT INTO qinglong.project_members (project_id, user_id, permissions,"
+                      + " updated_at_ms) SELECT p, u, ?, 0"
+                      + " FROM unnest(?::text[]) AS p, unnest(?::text[]) AS u")) {
+        ps.setArray(1, c.createArrayOf("text", permissions));
+        ps.setArray(2, c.createArrayOf("text", projects.toArray()));
+        ps.setArray(3, c.createArrayOf("text", users.toArray()));
+        ps.executeUpdate();
+      }
+    }
   }
 
   /** Counters of this database now. */

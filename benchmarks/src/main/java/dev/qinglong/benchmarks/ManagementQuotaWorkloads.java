@@ -11,12 +11,11 @@ import dev.qinglong.core.quota.QuotaKey;
 import dev.qinglong.core.quota.QuotaOperation;
 import dev.qinglong.core.quota.ReceiptId;
 import dev.qinglong.core.quota.RequestDigest;
-import dev.qinglong.postgres.PostgresLogins;
-import dev.qinglong.postgres.PostgresMigrations;
 import dev.qinglong.postgres.backend.PostgresBackend;
 import dev.qinglong.postgres.backend.PostgresSettings;
 import dev.qinglong.sqlite.SqliteDatabase;
 import dev.qinglong.sqlite.backend.SqliteBackend;
+import dev.qinglong.testkit.TempDirectories;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.distributed.jdbc.PrimaryKeyMapper;
@@ -40,10 +39,10 @@ import java.util.concurrent.Future;
 import javax.sql.DataSource;
 
 /**
- * The ADR 000 management-quota decision, one call = one decision, measured the same way for every
- * system: distinct users (10,000 users round-robin, limit 600 per 60 s, so nearly all admit) and
- * one hot bucket exhausted before the warm-up (so every call is a rejection while the window
- * lasts).
+ * The management-quota decision (docs/design.md#management-quota), one call = one decision,
+ * measured the same way for every system: distinct users (10,000 users round-robin, limit 600 per
+ * 60 s, so nearly all admit) and one hot bucket exhausted before the warm-up (so every call is a
+ * rejection while the window lasts).
  */
 final class ManagementQuotaWorkloads {
   static final int USERS = 10_000;
@@ -52,6 +51,9 @@ final class ManagementQuotaWorkloads {
   static final int THREADS = 8;
   static final String PROJECT = "bench";
   static final String HOT_USER = "hot";
+
+  /** What the store workloads open: the management API's parts (governance and its quota). */
+  static final BackendParts GOVERNANCE = new BackendParts(true, false, false, false);
 
   private ManagementQuotaWorkloads() {}
 
@@ -114,12 +116,6 @@ final class ManagementQuotaWorkloads {
     @Override
     public int threads() {
       return THREADS;
-    }
-
-    @Override
-    public Phases phases(Mode mode) {
-      // The hot bucket must stay in one 60 s window from its exhaustion to the end.
-      return Phases.timed(mode, 1, 3, 10, 30);
     }
 
     @Override
@@ -209,20 +205,14 @@ final class ManagementQuotaWorkloads {
 
     @Override
     public void close() throws Exception {
-      try {
-        closePools();
-      } finally {
-        if (db != null) {
-          db.close();
-        }
-      }
+      Workload.closeInOrder(this::closePools, db);
     }
   }
 
   /**
-   * The seed statement of ADR 000 as a user would write it: one {@code INSERT … ON CONFLICT DO
-   * UPDATE … WHERE … RETURNING} per call, autocommit, receipts as a {@code jsonb} array of ids, the
-   * database clock. A full window (or a replay) returns no row and is not read back.
+   * The textbook fixed-window statement as a user would write it: one {@code INSERT … ON CONFLICT
+   * DO UPDATE … WHERE … RETURNING} per call, autocommit, receipts as a {@code jsonb} array of ids,
+   * the database clock. A full window (or a replay) returns no row and is not read back.
    */
   static final class RawPostgres extends PostgresWorkload {
     private static final String NOW = "floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint";
@@ -370,11 +360,15 @@ final class ManagementQuotaWorkloads {
     }
   }
 
-  static RequestDigest inspectDigest() {
-    return RequestDigest.of(QuotaOperation.INSPECT, "benchmark");
-  }
-
-  static String outcome(QuotaDecision d) {
+  /** One inspect decision of {@code store}, as the app asks it: an outcome label. */
+  static String decideOn(ManagementQuotaStore store, String user, String receipt) {
+    QuotaDecision d =
+        store.consume(
+            QuotaKey.user(PROJECT, user, QuotaOperation.INSPECT),
+            new ReceiptId(receipt),
+            RequestDigest.of(QuotaOperation.INSPECT, "benchmark"),
+            LIMIT,
+            WINDOW);
     if (d instanceof QuotaDecision.Allowed) {
       return ALLOWED;
     }
@@ -386,11 +380,14 @@ final class ManagementQuotaWorkloads {
 
   /** Settings as the app builds them from its defaults, on the workload's database. */
   static PostgresSettings settings(FreshDatabase db) {
-    return settings(db, 2);
+    return settings(db, 2, 2);
   }
 
-  /** The same with {@code managerPoolSize} connections of {@code ql3_package_manager}. */
-  static PostgresSettings settings(FreshDatabase db, int managerPoolSize) {
+  /**
+   * The same with {@code managerPoolSize} connections of {@code ql3_package_manager} and {@code
+   * runtimePoolSize} of {@code ql3_runtime}.
+   */
+  static PostgresSettings settings(FreshDatabase db, int managerPoolSize, int runtimePoolSize) {
     return new PostgresSettings(
         db.database().jdbcUrl(),
         new PostgresSettings.Login(db.database().username(), db.database().password()),
@@ -399,7 +396,7 @@ final class ManagementQuotaWorkloads {
         true,
         managerPoolSize,
         1,
-        2,
+        runtimePoolSize,
         2,
         PostgresSettings.Timeouts.DEFAULTS);
   }
@@ -422,20 +419,13 @@ final class ManagementQuotaWorkloads {
     @Override
     void openOn(FreshDatabase db) {
       backend =
-          PostgresBackend.open(
-              settings(db), new BackendParts(true, false, false, false), DataSourceDecorator.NONE);
+          PostgresBackend.open(settings(db, poolSize, 2), GOVERNANCE, DataSourceDecorator.NONE);
       store = backend.managementQuota().orElseThrow();
     }
 
     @Override
     String decide(String user, String receipt) {
-      return outcome(
-          store.consume(
-              QuotaKey.user(PROJECT, user, QuotaOperation.INSPECT),
-              new ReceiptId(receipt),
-              inspectDigest(),
-              LIMIT,
-              WINDOW));
+      return decideOn(store, user, receipt);
     }
 
     @Override
@@ -485,24 +475,11 @@ final class ManagementQuotaWorkloads {
     @Override
     void openOn(FreshDatabase db) throws Exception {
       List<String> users = new ArrayList<>();
-      try (HikariDataSource owner = db.ownerPool(2)) { // Flyway takes two connections
-        PostgresLogins.bootstrap(owner);
-        PostgresMigrations.migrate(owner);
-        try (Connection c = owner.getConnection();
-            PreparedStatement ps =
-                c.prepareStatement(
-                    "INSERT INTO qinglong.project_members (project_id, user_id, permissions,"
-                        + " updated_at_ms) SELECT ?, u, ARRAY['package.manage', 'package.read'], 0"
-                        + " FROM unnest(?::text[]) AS u")) {
-          for (int i = 0; i < (shape == Shape.HOT ? 1 : USERS); i++) {
-            users.add("u" + i);
-          }
-          users.add(HOT_USER);
-          ps.setString(1, PROJECT);
-          ps.setArray(2, c.createArrayOf("text", users.toArray()));
-          ps.executeUpdate();
-        }
+      for (int i = 0; i < (shape == Shape.HOT ? 1 : USERS); i++) {
+        users.add("u" + i);
       }
+      users.add(HOT_USER);
+      db.migrateWithMembers(false, List.of(PROJECT), users, "package.manage", "package.read");
       app =
           startApp(
               db,
@@ -585,7 +562,7 @@ final class ManagementQuotaWorkloads {
   }
 
   /**
-   * The seed statement on SQLite (numbered parameters, JSON receipts), one pool of 1: the app's
+   * The same statement on SQLite (numbered parameters, JSON receipts), one pool of 1: the app's
    * ({@code raw-jdbc}: {@link SqliteDatabase#open}, which keeps prepared statements), or the same
    * pragmas on a Hikari pool over the bare driver, which compiles the statement on every call, as a
    * user's own JDBC code on sqlite-jdbc does ({@code raw-jdbc-driver-pool}).
@@ -669,10 +646,7 @@ final class ManagementQuotaWorkloads {
 
     @Override
     public void close() throws Exception {
-      if (pool != null) {
-        pool.close();
-      }
-      TempDirectories.delete(dir);
+      Workload.closeInOrder(pool, () -> TempDirectories.delete(dir));
     }
   }
 
@@ -690,32 +664,19 @@ final class ManagementQuotaWorkloads {
     void open() throws Exception {
       dir = Files.createTempDirectory("qinglong-bench-sqlite");
       backend =
-          SqliteBackend.open(
-              SqliteBackend.file(dir),
-              false,
-              new BackendParts(true, false, false, false),
-              DataSourceDecorator.NONE);
+          SqliteBackend.open(SqliteBackend.file(dir), false, GOVERNANCE, DataSourceDecorator.NONE);
       store = backend.managementQuota().orElseThrow();
     }
 
     @Override
     String decide(String user, String receipt) {
-      return outcome(
-          store.consume(
-              QuotaKey.user(PROJECT, user, QuotaOperation.INSPECT),
-              new ReceiptId(receipt),
-              inspectDigest(),
-              LIMIT,
-              WINDOW));
+      return decideOn(store, user, receipt);
     }
 
     @Override
     public void close() throws Exception {
-      if (backend != null) {
-        backend.close();
-      }
-      // Also the process lock file (qinglong.db.lock) the backend takes.
-      TempDirectories.delete(dir);
+      // The directory holds the process lock file (qinglong.db.lock) the backend takes, too.
+      Workload.closeInOrder(backend, () -> TempDirectories.delete(dir));
     }
   }
 }

@@ -17,12 +17,11 @@ import dev.qinglong.core.modelquota.Receipt;
 import dev.qinglong.core.modelquota.Reservation;
 import dev.qinglong.core.modelquota.TokenUsage;
 import dev.qinglong.core.modelquota.WindowBudget;
-import dev.qinglong.postgres.PostgresLogins;
 import dev.qinglong.postgres.PostgresMigrations;
 import dev.qinglong.postgres.backend.PostgresBackend;
-import dev.qinglong.postgres.backend.PostgresSettings;
 import dev.qinglong.sqlite.SqliteDatabase;
 import dev.qinglong.sqlite.backend.SqliteBackend;
+import dev.qinglong.testkit.TempDirectories;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,9 +33,9 @@ import java.util.Map;
 import javax.sql.DataSource;
 
 /**
- * The model-invocation quota (ADR 001): whole lifecycles (create StepRun, reserve/admit, complete/
- * settle) over HTTP and in-process for 1 and 100 Projects, and a single admission when the window
- * already holds 10 or 100,000 reservations.
+ * The model-invocation quota (docs/model-quota.md): whole lifecycles (create StepRun,
+ * reserve/admit, complete/ settle) over HTTP and in-process for 1 and 100 Projects, and a single
+ * admission when the window already holds 10 or 100,000 reservations.
  */
 final class ModelQuotaWorkloads {
   private static final String MODEL = "m1";
@@ -58,8 +57,7 @@ final class ModelQuotaWorkloads {
         all.add(new HttpLifecycles(projects, threads));
       }
       all.add(new StoreLifecycles(projects, 32, 2));
-      // The runtime pool default is 2 (ADR): the same with 8 connections shows what the pool
-      // bounds.
+      // The runtime pool default is 2: the same with 8 connections shows what the pool bounds.
       all.add(new StoreLifecycles(projects, 32, 8));
     }
     for (boolean sqlite : new boolean[] {false, true}) {
@@ -93,11 +91,6 @@ final class ModelQuotaWorkloads {
     @Override
     public int threads() {
       return threads;
-    }
-
-    @Override
-    public Phases phases(Mode mode) {
-      return Phases.timed(mode, 1, 3, 10, 30);
     }
 
     @Override
@@ -148,21 +141,7 @@ final class ModelQuotaWorkloads {
       for (int p = 0; p < projects; p++) {
         projectIds.add(project(p));
       }
-      try (HikariDataSource owner = db.ownerPool(2)) { // Flyway takes two connections
-        PostgresLogins.bootstrap(owner);
-        PostgresMigrations.migrate(owner);
-        PostgresMigrations.migrateAi(owner);
-        try (Connection c = owner.getConnection();
-            PreparedStatement ps =
-                c.prepareStatement(
-                    "INSERT INTO qinglong.project_members (project_id, user_id, permissions,"
-                        + " updated_at_ms) SELECT p, u, ARRAY['model.invoke'], 0"
-                        + " FROM unnest(?::text[]) AS p, unnest(?::text[]) AS u")) {
-          ps.setArray(1, c.createArrayOf("text", projectIds.toArray()));
-          ps.setArray(2, c.createArrayOf("text", users.toArray()));
-          ps.executeUpdate();
-        }
-      }
+      db.migrateWithMembers(true, projectIds, users, "model.invoke");
       app = ManagementQuotaWorkloads.startApp(db, users, List.of("--qinglong.ai.enabled=true"));
       http = new Http(app);
       for (String p : projectIds) {
@@ -219,15 +198,7 @@ final class ModelQuotaWorkloads {
 
     @Override
     public void close() throws Exception {
-      try {
-        if (app != null) {
-          app.close();
-        }
-      } finally {
-        if (db != null) {
-          db.close();
-        }
-      }
+      Workload.closeInOrder(app, db);
     }
   }
 
@@ -260,7 +231,7 @@ final class ModelQuotaWorkloads {
       db = new FreshDatabase("lifecycle_store");
       backend =
           PostgresBackend.open(
-              runtimePool(ManagementQuotaWorkloads.settings(db), runtimePoolSize),
+              ManagementQuotaWorkloads.settings(db, 2, runtimePoolSize),
               new BackendParts(true, true, false, false),
               DataSourceDecorator.NONE);
       store = backend.modelQuota().orElseThrow();
@@ -269,21 +240,6 @@ final class ModelQuotaWorkloads {
         store.putProjectQuota(
             project(p), QuotaWindow.ONE_DAY, WINDOW_INVOCATIONS, WINDOW_TOKENS, null);
       }
-    }
-
-    /** {@code settings} with {@code size} connections of {@code ql3_runtime}. */
-    private static PostgresSettings runtimePool(PostgresSettings s, int size) {
-      return new PostgresSettings(
-          s.url(),
-          s.owner(),
-          s.logins(),
-          s.bootstrapRoles(),
-          s.migrate(),
-          s.managerPoolSize(),
-          s.adminPoolSize(),
-          size,
-          s.readerPoolSize(),
-          s.timeouts());
     }
 
     @Override
@@ -315,15 +271,7 @@ final class ModelQuotaWorkloads {
 
     @Override
     public void close() throws Exception {
-      try {
-        if (backend != null) {
-          backend.close();
-        }
-      } finally {
-        if (db != null) {
-          db.close();
-        }
-      }
+      Workload.closeInOrder(backend, db);
     }
   }
 
@@ -515,16 +463,7 @@ final class ModelQuotaWorkloads {
 
     @Override
     public void close() throws Exception {
-      try {
-        if (backend != null) {
-          backend.close();
-        }
-      } finally {
-        if (db != null) {
-          db.close();
-        }
-        TempDirectories.delete(dir);
-      }
+      Workload.closeInOrder(backend, db, () -> TempDirectories.delete(dir));
     }
   }
 }

@@ -50,15 +50,9 @@ final class Report {
               r.ok() ? rate(r) : "FAILED: " + oneLine(r.error()),
               r.p50Ms(),
               r.p99Ms(),
-              r.commitsPerCall() == null
-                  ? "–"
-                  : String.format(Locale.ROOT, "%.2f", r.commitsPerCall()),
-              r.statementsPerCall() == null
-                  ? "–"
-                  : String.format(Locale.ROOT, "%.2f", r.statementsPerCall()),
-              r.appCpuMsPerCall() == null
-                  ? "–"
-                  : String.format(Locale.ROOT, "%.2f", r.appCpuMsPerCall()),
+              twoDecimals(r.commitsPerCall()),
+              twoDecimals(r.statementsPerCall()),
+              twoDecimals(r.appCpuMsPerCall()),
               r.outcomes()));
     }
     md.append("\n| target | measured | goal | measured / goal | |\n|---|---:|---:|---:|---|\n");
@@ -70,6 +64,10 @@ final class Report {
     System.out.println(md);
     System.out.println(
         "wrote " + dir.resolve("results.json") + " and " + dir.resolve("results.md"));
+  }
+
+  private static String twoDecimals(Double value) {
+    return value == null ? "–" : String.format(Locale.ROOT, "%.2f", value);
   }
 
   private static String oneLine(String error) {

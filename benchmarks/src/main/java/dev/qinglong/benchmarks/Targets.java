@@ -7,9 +7,9 @@ import java.util.Optional;
 import java.util.function.ToDoubleFunction;
 
 /**
- * The targets of issue 12, as ratios inside one run (the machine is noisy, so absolute rates are
- * not targets, except where the issue names one). A target whose workloads did not both run is
- * reported as not measured.
+ * The targets of docs/benchmarks.md#targets, as ratios inside one run (the machine is noisy, so
+ * absolute rates are not targets, except the model lifecycles' rates and p99). A target whose
+ * workloads did not both run is reported as not measured.
  */
 final class Targets {
   private Targets() {}
@@ -57,13 +57,8 @@ final class Targets {
     List<Target> t = new ArrayList<>();
     ToDoubleFunction<Result> rate = Result::ratePerSecond;
     t.add(
-        ratio(
-            "distinct users: store / raw seed statement",
-            r,
-            "distinct-users",
-            "store",
-            "raw-jdbc",
-            1.5));
+        r.ratio(
+            "distinct users: store / raw statement", "distinct-users", "store", "raw-jdbc", 1.5));
     t.add(
         new Target(
             "distinct users: store / better Bucket4j mode",
@@ -76,33 +71,25 @@ final class Targets {
             true,
             "×"));
     t.add(
-        ratio(
-            "exhausted hot bucket: store / raw seed statement",
-            r,
+        r.ratio(
+            "exhausted hot bucket: store / raw statement",
             "hot-bucket-exhausted",
             "store",
             "raw-jdbc",
             5));
     t.add(
-        ratio(
+        r.ratio(
             "exhausted hot bucket: store / Bucket4j advisory",
-            r,
             "hot-bucket-exhausted",
             "store",
             "bucket4j-advisory",
             3));
     t.add(
-        ratio(
-            "distinct users: HTTP / store (default pool)",
-            r,
-            "distinct-users",
-            "http",
-            "store",
-            0.5));
+        r.ratio(
+            "distinct users: HTTP / store (default pool)", "distinct-users", "http", "store", 0.5));
     t.add(
-        ratio(
+        r.ratio(
             "exhausted hot bucket: HTTP / store (default pool)",
-            r,
             "hot-bucket-exhausted",
             "http",
             "store",
@@ -149,17 +136,11 @@ final class Targets {
               "×"));
     }
     t.add(
-        ratio(
-            "SQLite: store / raw seed statement",
-            r,
-            "distinct-users-sqlite",
-            "store",
-            "raw-jdbc",
-            0.8));
+        r.ratio(
+            "SQLite: store / raw statement", "distinct-users-sqlite", "store", "raw-jdbc", 0.8));
     t.add(
-        ratio(
+        r.ratio(
             "downloads: app / plain file-to-socket copy",
-            r,
             "download",
             "http",
             "plain-file-to-socket",
@@ -183,18 +164,6 @@ final class Targets {
     return t;
   }
 
-  private static Target ratio(
-      String name, Lookup r, String scenario, String num, String den, double goal) {
-    return new Target(
-        name,
-        div(
-            r.get(scenario, num, Result::ratePerSecond),
-            r.get(scenario, den, Result::ratePerSecond)),
-        goal,
-        true,
-        "×");
-  }
-
   private static Double div(Double a, Double b) {
     return a == null || b == null || b == 0 ? null : a / b;
   }
@@ -212,6 +181,13 @@ final class Targets {
 
     Double get(String scenario, String system, ToDoubleFunction<Result> f) {
       return find(scenario, system).map(f::applyAsDouble).orElse(null);
+    }
+
+    /** At least {@code goal}: the rate of {@code num} over that of {@code den} in the scenario. */
+    Target ratio(String name, String scenario, String num, String den, double goal) {
+      Double rate = get(scenario, num, Result::ratePerSecond);
+      return new Target(
+          name, div(rate, get(scenario, den, Result::ratePerSecond)), goal, true, "×");
     }
   }
 }

@@ -19,8 +19,14 @@ interface Workload extends AutoCloseable {
   /** Client threads. */
   int threads();
 
-  /** How long (or how many calls) each phase runs. */
-  Phases phases(Mode mode);
+  /**
+   * How long (or how many calls) each phase runs; by default 1 s + 3 s (quick) or 10 s + 30 s
+   * (full), short enough for a hot bucket to stay in one 60 s window from its exhaustion to the
+   * end.
+   */
+  default Phases phases(Mode mode) {
+    return Phases.timed(mode, 1, 3, 10, 30);
+  }
 
   /** Everything the calls need; not timed. */
   void setUp(Mode mode) throws Exception;
@@ -71,6 +77,30 @@ interface Workload extends AutoCloseable {
 
   @Override
   void close() throws Exception;
+
+  /**
+   * Closes each of {@code resources} that is not null, in order, even when an earlier one fails;
+   * throws the first failure with the later ones suppressed.
+   */
+  static void closeInOrder(AutoCloseable... resources) throws Exception {
+    Exception first = null;
+    for (AutoCloseable resource : resources) {
+      try {
+        if (resource != null) {
+          resource.close();
+        }
+      } catch (Exception e) {
+        if (first == null) {
+          first = e;
+        } else {
+          first.addSuppressed(e);
+        }
+      }
+    }
+    if (first != null) {
+      throw first;
+    }
+  }
 
   /** Quick (under 5 minutes for everything) or full. */
   enum Mode {

@@ -25,7 +25,6 @@ import dev.qinglong.core.kernel.Sha256Digest;
 import dev.qinglong.core.kernel.StoreUnavailableException;
 import dev.qinglong.core.kernel.ValidationException;
 import dev.qinglong.core.policy.Permission;
-import dev.qinglong.core.policy.ProjectMember;
 import dev.qinglong.core.policy.ProjectPolicy;
 import dev.qinglong.core.quota.ManagementQuota;
 import dev.qinglong.core.quota.ManagementQuotaPolicy;
@@ -40,11 +39,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.Callable;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
@@ -66,6 +61,11 @@ public abstract class GovernanceStoreContract extends StoreContractSupport {
   }
 
   private static Proposal proposal(String project, String ref, PluginPackageAction action) {
+    return proposal(project, ref, action, 1_700_000_000_123L);
+  }
+
+  private static Proposal proposal(
+      String project, String ref, PluginPackageAction action, long createdAtMs) {
     String id = unique("x");
     return new Proposal(
         "prp-" + id,
@@ -76,8 +76,8 @@ public abstract class GovernanceStoreContract extends StoreContractSupport {
         action.digest(),
         "alice",
         ProposalState.PENDING,
-        1_700_000_000_123L,
-        1_700_000_000_123L);
+        createdAtMs,
+        createdAtMs);
   }
 
   private static Approval approvalOf(Proposal p) {
@@ -329,30 +329,15 @@ public abstract class GovernanceStoreContract extends StoreContractSupport {
     uploaded(project);
     DataSource second = fixture.newDataSource();
     GovernanceStore[] stores = {store(), fixture.governanceStore(second)};
-    ExecutorService pool = Executors.newFixedThreadPool(8);
     try {
-      CountDownLatch go = new CountDownLatch(1);
-      List<Future<Boolean>> results = new ArrayList<>();
+      List<Callable<Boolean>> publications = new ArrayList<>();
       for (int i = 0; i < 8; i++) {
         GovernanceStore s = stores[i % 2];
         long at = 200L + i;
-        results.add(
-            pool.submit(
-                () -> {
-                  go.await();
-                  return s.markPublished(project, p.proposalId(), at);
-                }));
+        publications.add(() -> s.markPublished(project, p.proposalId(), at));
       }
-      go.countDown();
-      int won = 0;
-      for (Future<Boolean> f : results) {
-        if (f.get(30, TimeUnit.SECONDS)) {
-          won++;
-        }
-      }
-      assertThat(won).isEqualTo(1);
+      assertThat(race(publications).stream().filter(won -> won)).hasSize(1);
     } finally {
-      pool.shutdownNow();
       if (second instanceof AutoCloseable closeable) {
         closeable.close();
       }
@@ -387,30 +372,15 @@ public abstract class GovernanceStoreContract extends StoreContractSupport {
         List.of(
             fixture.governanceStore(fixture.newDataSource()),
             fixture.governanceStore(fixture.newDataSource()));
-    ExecutorService pool = Executors.newFixedThreadPool(8);
-    try {
-      CountDownLatch start = new CountDownLatch(1);
-      List<Future<ProposeResult>> futures = new ArrayList<>();
-      for (int t = 0; t < 8; t++) {
-        GovernanceStore instance = instances.get(t % 2);
-        Proposal candidate = proposal(project, "ref-race", install("1.0.0"));
-        futures.add(
-            pool.submit(
-                () -> {
-                  start.await();
-                  return instance.createIfAbsent(candidate, approvalOf(candidate));
-                }));
-      }
-      start.countDown();
-      List<ProposeResult> results = new ArrayList<>();
-      for (Future<ProposeResult> f : futures) {
-        results.add(f.get(60, TimeUnit.SECONDS));
-      }
-      assertThat(results.stream().filter(ProposeResult::created)).hasSize(1);
-      assertThat(results.stream().map(r -> r.proposal().proposalId()).distinct()).hasSize(1);
-    } finally {
-      pool.shutdownNow();
+    List<Callable<ProposeResult>> creates = new ArrayList<>();
+    for (int t = 0; t < 8; t++) {
+      GovernanceStore instance = instances.get(t % 2);
+      Proposal candidate = proposal(project, "ref-race", install("1.0.0"));
+      creates.add(() -> instance.createIfAbsent(candidate, approvalOf(candidate)));
     }
+    List<ProposeResult> results = race(creates);
+    assertThat(results.stream().filter(ProposeResult::created)).hasSize(1);
+    assertThat(results.stream().map(r -> r.proposal().proposalId()).distinct()).hasSize(1);
   }
 
   @Test
@@ -421,40 +391,25 @@ public abstract class GovernanceStoreContract extends StoreContractSupport {
         List.of(
             fixture.governanceStore(fixture.newDataSource()),
             fixture.governanceStore(fixture.newDataSource()));
-    ExecutorService pool = Executors.newFixedThreadPool(8);
-    try {
-      CountDownLatch start = new CountDownLatch(1);
-      List<Future<Optional<Approval>>> futures = new ArrayList<>();
-      for (int t = 0; t < 8; t++) {
-        GovernanceStore instance = instances.get(t % 2);
-        DecisionCommand c =
-            new DecisionCommand(
-                p.projectId(),
-                p.approvalId(),
-                "d" + t,
-                t % 2 == 0 ? Decision.APPROVE : Decision.REJECT,
-                "bob",
-                t);
-        futures.add(
-            pool.submit(
-                () -> {
-                  start.await();
-                  return instance.recordDecision(c);
-                }));
-      }
-      start.countDown();
-      List<String> winners = new ArrayList<>();
-      for (Future<Optional<Approval>> f : futures) {
-        winners.add(f.get(60, TimeUnit.SECONDS).orElseThrow().decisionId());
-      }
-      assertThat(winners).allMatch(w -> w.equals(winners.get(0)));
-      Approval stored = store().findApproval(p.projectId(), p.approvalId()).orElseThrow();
-      assertThat(stored.decisionId()).isEqualTo(winners.get(0));
-      assertThat(store().findProposal(p.projectId(), p.proposalId()).orElseThrow().state())
-          .isEqualTo(stored.state());
-    } finally {
-      pool.shutdownNow();
+    List<Callable<Optional<Approval>>> decisions = new ArrayList<>();
+    for (int t = 0; t < 8; t++) {
+      GovernanceStore instance = instances.get(t % 2);
+      DecisionCommand c =
+          new DecisionCommand(
+              p.projectId(),
+              p.approvalId(),
+              "d" + t,
+              t % 2 == 0 ? Decision.APPROVE : Decision.REJECT,
+              "bob",
+              t);
+      decisions.add(() -> instance.recordDecision(c));
     }
+    List<String> winners = race(decisions).stream().map(a -> a.orElseThrow().decisionId()).toList();
+    assertThat(winners).allMatch(w -> w.equals(winners.get(0)));
+    Approval stored = store().findApproval(p.projectId(), p.approvalId()).orElseThrow();
+    assertThat(stored.decisionId()).isEqualTo(winners.get(0));
+    assertThat(store().findProposal(p.projectId(), p.proposalId()).orElseThrow().state())
+        .isEqualTo(stored.state());
   }
 
   @Test
@@ -482,14 +437,8 @@ public abstract class GovernanceStoreContract extends StoreContractSupport {
 
   private String seededProject() {
     String project = unique("prj");
-    fixture
-        .policyStore(dataSource)
-        .replaceMember(
-            new ProjectMember(
-                project, "alice", Set.of(Permission.PACKAGE_MANAGE, Permission.APPROVAL_DECIDE)));
-    fixture
-        .policyStore(dataSource)
-        .replaceMember(new ProjectMember(project, "bob", Set.of(Permission.APPROVAL_DECIDE)));
+    addMember(project, "alice", Permission.PACKAGE_MANAGE, Permission.APPROVAL_DECIDE);
+    addMember(project, "bob", Permission.APPROVAL_DECIDE);
     return project;
   }
 
@@ -531,7 +480,7 @@ public abstract class GovernanceStoreContract extends StoreContractSupport {
     assertThat(create(proposal(project, "ref-2", install("2.0.0"))).created()).isTrue();
   }
 
-  // --- artifacts per Project (issue 18) ---
+  // --- artifacts per Project ---
 
   @Test
   void anArtifactUploadedInAnotherProjectIsNeitherListedNorPublished() {
@@ -572,17 +521,13 @@ public abstract class GovernanceStoreContract extends StoreContractSupport {
     assertThat(store().findArtifactUpload(unique("prj"), artifact)).isEmpty();
   }
 
-  // --- idempotency ids are bound to their caller (issue 18) ---
+  // --- idempotency ids are bound to their caller (docs/design.md#idempotency-ids) ---
 
   @Test
   void serviceRefusesAnotherUsersActionRefAndNeverReturnsTheirProposal() {
     PluginPackageGovernance service = service(dataSource, Map.of());
     String project = seededProject();
-    fixture
-        .policyStore(dataSource)
-        .replaceMember(
-            new ProjectMember(
-                project, "carol", Set.of(Permission.PACKAGE_MANAGE, Permission.APPROVAL_DECIDE)));
+    addMember(project, "carol", Permission.PACKAGE_MANAGE, Permission.APPROVAL_DECIDE);
     Principal carol = new Principal("carol");
     Proposal mine =
         service.propose(ALICE, project, "ref-own", install("1.0.0")).result().proposal();
@@ -602,9 +547,7 @@ public abstract class GovernanceStoreContract extends StoreContractSupport {
   void serviceRefusesAnotherUsersDecisionIdOnTheSameApproval() {
     PluginPackageGovernance service = service(dataSource, Map.of());
     String project = seededProject();
-    fixture
-        .policyStore(dataSource)
-        .replaceMember(new ProjectMember(project, "carol", Set.of(Permission.APPROVAL_DECIDE)));
+    addMember(project, "carol", Permission.APPROVAL_DECIDE);
     Principal carol = new Principal("carol");
     Proposal p = service.propose(ALICE, project, "ref-d", install("1.0.0")).result().proposal();
     String digest = p.actionDigest().value();
@@ -619,22 +562,10 @@ public abstract class GovernanceStoreContract extends StoreContractSupport {
     assertThat(store().findApproval(project, p.approvalId())).contains(decided);
   }
 
-  // --- proposal lists (DESIGN §4 GET …/proposals) ---
+  // --- proposal lists (GET …/proposals) ---
 
   private static Proposal proposalAt(String project, String ref, long createdAtMs) {
-    PluginPackageAction action = install("1.0." + ref.length());
-    String id = unique("x");
-    return new Proposal(
-        "prp-" + id,
-        "apr-" + id,
-        project,
-        ref,
-        action,
-        action.digest(),
-        "alice",
-        ProposalState.PENDING,
-        createdAtMs,
-        createdAtMs);
+    return proposal(project, ref, install("1.0." + ref.length()), createdAtMs);
   }
 
   @Test

@@ -9,7 +9,6 @@ import dev.qinglong.core.kernel.Principal;
 import dev.qinglong.core.kernel.StoreUnavailableException;
 import dev.qinglong.core.kernel.ValidationException;
 import dev.qinglong.core.policy.Permission;
-import dev.qinglong.core.policy.ProjectMember;
 import dev.qinglong.core.policy.ProjectPolicy;
 import dev.qinglong.core.quota.BucketsSnapshot;
 import dev.qinglong.core.quota.CallerQuota;
@@ -32,10 +31,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.stream.IntStream;
@@ -43,8 +38,8 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
- * Contract of {@link ManagementQuotaStore} (ADR 000): one fixed-window bucket per key, decided in
- * one statement on the database clock, idempotent by receipt id.
+ * Contract of {@link ManagementQuotaStore} (docs/design.md#management-quota): one fixed-window
+ * bucket per key, decided in one statement on the database clock, idempotent by receipt id.
  */
 public abstract class ManagementQuotaStoreContract extends StoreContractSupport {
   protected static final Duration WINDOW = Duration.ofSeconds(60);
@@ -69,6 +64,21 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
 
   private static ReceiptId r(String id) {
     return new ReceiptId(id);
+  }
+
+  /** One decision of the class's store on {@link #SAME} in the default window. */
+  private QuotaDecision consume(QuotaKey key, String receipt, int limit) {
+    return consume(store(), key, receipt, limit);
+  }
+
+  private static QuotaDecision consume(
+      ManagementQuotaStore on, QuotaKey key, String receipt, int limit) {
+    return consume(on, key, receipt, SAME, limit);
+  }
+
+  private static QuotaDecision consume(
+      ManagementQuotaStore on, QuotaKey key, String receipt, RequestDigest request, int limit) {
+    return on.consume(key, r(receipt), request, limit, WINDOW);
   }
 
   private static QuotaDecision.Allowed allowed(long windowStartedAtMs, int consumedCount) {
@@ -107,7 +117,7 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
   void freshBucketStartsAtCountOneOnTheDatabaseClock() {
     QuotaKey key = key(QuotaOperation.PROPOSE);
     long before = fixture.databaseNowMs();
-    QuotaDecision decision = store().consume(key, r("a1"), SAME, 3, WINDOW);
+    QuotaDecision decision = consume(key, "a1", 3);
     long after = fixture.databaseNowMs();
 
     assertThat(decision).isInstanceOf(QuotaDecision.Allowed.class);
@@ -123,7 +133,7 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
 
     // A replay carries the database clock it was decided on, too.
     long beforeReplay = fixture.databaseNowMs();
-    QuotaDecision replay = store().consume(key, r("a1"), SAME, 3, WINDOW);
+    QuotaDecision replay = consume(key, "a1", 3);
     long afterReplay = fixture.databaseNowMs();
     assertThat(replay).isInstanceOf(QuotaDecision.Replayed.class);
     assertThat(((QuotaDecision.Replayed) replay).databaseNowMs())
@@ -134,11 +144,11 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
   void incrementsToTheLimitThenRejectsWithoutChangingTheRow() {
     QuotaKey key = key(QuotaOperation.DECIDE);
     for (int i = 1; i <= 5; i++) {
-      QuotaDecision d = store().consume(key, r("d" + i), SAME, 5, WINDOW);
+      QuotaDecision d = consume(key, "d" + i, 5);
       assertThat(withoutClock(d)).isEqualTo(allowed(row(key).windowStartedAtMs(), i));
     }
     StoreFixture.BucketRow full = row(key);
-    QuotaDecision rejected = store().consume(key, r("d6"), SAME, 5, WINDOW);
+    QuotaDecision rejected = consume(key, "d6", 5);
     assertThat(rejected).isInstanceOf(QuotaDecision.Rejected.class);
     assertThat(row(key)).isEqualTo(full);
     assertThat(full.receiptIds()).containsExactly("d1", "d2", "d3", "d4", "d5");
@@ -147,29 +157,28 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
   @Test
   void retryAfterIsComputedOnTheDatabaseClockAndRoundedUp() {
     QuotaKey key = key(QuotaOperation.INSPECT);
-    store().consume(key, r("i1"), SAME, 1, WINDOW);
+    consume(key, "i1", 1);
 
     fixture.setWindowStart(key, fixture.databaseNowMs() - 45_000);
-    QuotaDecision d = store().consume(key, r("i2"), SAME, 1, WINDOW);
+    QuotaDecision d = consume(key, "i2", 1);
     assertThat(((QuotaDecision.Rejected) d).retryAfterSeconds()).isBetween(14L, 15L);
 
     // Less than one second left: still a whole second, never 0.
     fixture.setWindowStart(key, fixture.databaseNowMs() - (WINDOW_MS - 900));
-    QuotaDecision last = store().consume(key, r("i3"), SAME, 1, WINDOW);
+    QuotaDecision last = consume(key, "i3", 1);
     assertThat(last).isEqualTo(new QuotaDecision.Rejected(1));
   }
 
   @Test
   void windowResetsByTheDatabaseClock() {
     QuotaKey key = key(QuotaOperation.PROPOSE);
-    store().consume(key, r("a1"), SAME, 2, WINDOW);
-    store().consume(key, r("a2"), SAME, 2, WINDOW);
-    assertThat(store().consume(key, r("a3"), SAME, 2, WINDOW))
-        .isInstanceOf(QuotaDecision.Rejected.class);
+    consume(key, "a1", 2);
+    consume(key, "a2", 2);
+    assertThat(consume(key, "a3", 2)).isInstanceOf(QuotaDecision.Rejected.class);
 
     fixture.setWindowStart(key, fixture.databaseNowMs() - WINDOW_MS);
     long before = fixture.databaseNowMs();
-    QuotaDecision d = store().consume(key, r("a3"), SAME, 2, WINDOW);
+    QuotaDecision d = consume(key, "a3", 2);
     assertThat(d).isInstanceOf(QuotaDecision.Allowed.class);
     assertThat(((QuotaDecision.Allowed) d).consumedCount()).isEqualTo(1);
     StoreFixture.BucketRow row = row(key);
@@ -182,8 +191,7 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
     // Guards the bucket table's CHECK on operation: a new QuotaOperation needs a migration.
     for (QuotaOperation op : QuotaOperation.values()) {
       QuotaKey key = key(op);
-      assertThat(store().consume(key, r("x1"), SAME, 5, WINDOW))
-          .isInstanceOf(QuotaDecision.Allowed.class);
+      assertThat(consume(key, "x1", 5)).isInstanceOf(QuotaDecision.Allowed.class);
       assertThat(row(key).consumedCount()).isEqualTo(1);
     }
   }
@@ -191,9 +199,9 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
   @Test
   void replayWithinTheWindowIsAllowedAndNotCounted() {
     QuotaKey key = key(QuotaOperation.INSPECT);
-    store().consume(key, r("i1"), SAME, 3, WINDOW);
-    store().consume(key, r("i2"), SAME, 3, WINDOW);
-    QuotaDecision replay = store().consume(key, r("i1"), SAME, 3, WINDOW);
+    consume(key, "i1", 3);
+    consume(key, "i2", 3);
+    QuotaDecision replay = consume(key, "i1", 3);
     assertThat(replay).isInstanceOf(QuotaDecision.Replayed.class);
     assertThat(((QuotaDecision.Replayed) replay).consumedCount()).isEqualTo(2);
     assertThat(row(key).receiptIds()).containsExactly("i1", "i2");
@@ -202,22 +210,20 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
   @Test
   void replayOfAnAdmittedReceiptIsAllowedEvenWhenTheWindowIsFull() {
     QuotaKey key = key(QuotaOperation.INSPECT);
-    store().consume(key, r("i1"), SAME, 2, WINDOW);
-    store().consume(key, r("i2"), SAME, 2, WINDOW);
-    assertThat(store().consume(key, r("i3"), SAME, 2, WINDOW))
-        .isInstanceOf(QuotaDecision.Rejected.class);
-    assertThat(store().consume(key, r("i2"), SAME, 2, WINDOW))
-        .isInstanceOf(QuotaDecision.Replayed.class);
+    consume(key, "i1", 2);
+    consume(key, "i2", 2);
+    assertThat(consume(key, "i3", 2)).isInstanceOf(QuotaDecision.Rejected.class);
+    assertThat(consume(key, "i2", 2)).isInstanceOf(QuotaDecision.Replayed.class);
     assertThat(row(key).consumedCount()).isEqualTo(2);
   }
 
   @Test
   void replayAfterTheWindowResetIsCountedInTheNewWindow() {
     QuotaKey key = key(QuotaOperation.PROPOSE);
-    store().consume(key, r("a1"), SAME, 5, WINDOW);
-    store().consume(key, r("a2"), SAME, 5, WINDOW);
+    consume(key, "a1", 5);
+    consume(key, "a2", 5);
     fixture.setWindowStart(key, fixture.databaseNowMs() - WINDOW_MS - 1);
-    QuotaDecision d = store().consume(key, r("a1"), SAME, 5, WINDOW);
+    QuotaDecision d = consume(key, "a1", 5);
     assertThat(d).isInstanceOf(QuotaDecision.Allowed.class);
     assertThat(row(key).receiptIds()).containsExactly("a1");
     assertThat(row(key).consumedCount()).isEqualTo(1);
@@ -226,16 +232,14 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
   @Test
   void bucketsAreSeparatePerProjectSubjectAndOperation() {
     QuotaKey key = key(QuotaOperation.PROPOSE);
-    store().consume(key, r("x"), SAME, 1, WINDOW);
+    consume(key, "x", 1);
     QuotaKey otherOp = QuotaKey.user(key.projectId(), key.subjectId(), QuotaOperation.DECIDE);
     QuotaKey otherUser = QuotaKey.user(key.projectId(), unique("user"), QuotaOperation.PROPOSE);
     QuotaKey otherProject = QuotaKey.user(unique("prj"), key.subjectId(), QuotaOperation.PROPOSE);
     for (QuotaKey k : List.of(otherOp, otherUser, otherProject)) {
-      assertThat(store().consume(k, r("y"), SAME, 1, WINDOW))
-          .isInstanceOf(QuotaDecision.Allowed.class);
+      assertThat(consume(k, "y", 1)).isInstanceOf(QuotaDecision.Allowed.class);
     }
-    assertThat(store().consume(key, r("y"), SAME, 1, WINDOW))
-        .isInstanceOf(QuotaDecision.Rejected.class);
+    assertThat(consume(key, "y", 1)).isInstanceOf(QuotaDecision.Rejected.class);
   }
 
   @Test
@@ -269,7 +273,7 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
   @Test
   void databaseEnforcesReceiptArrayLengthEqualsCount() {
     QuotaKey key = key(QuotaOperation.PROPOSE);
-    store().consume(key, r("a1"), SAME, 5, WINDOW);
+    consume(key, "a1", 5);
     assertThat(fixture.databaseRejectsCountReceiptMismatch(key)).isTrue();
     assertThat(row(key).consumedCount()).isEqualTo(1);
   }
@@ -278,12 +282,12 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
   void responseLostAfterCommitIsReplayedWithoutCountingAgain() {
     QuotaKey key = key(QuotaOperation.INSPECT);
     FaultyDataSource losing = FaultyDataSource.losingNextResponse(fixture.newDataSource());
-    assertThatThrownBy(() -> fixture.quotaStore(losing).consume(key, r("lost-1"), SAME, 8, WINDOW))
+    assertThatThrownBy(() -> consume(fixture.quotaStore(losing), key, "lost-1", 8))
         .isInstanceOf(StoreUnavailableException.class);
     assertThat(losing.lostResponses()).isEqualTo(1);
     assertThat(row(key).consumedCount()).isEqualTo(1);
 
-    QuotaDecision retry = store().consume(key, r("lost-1"), SAME, 8, WINDOW);
+    QuotaDecision retry = consume(key, "lost-1", 8);
     assertThat(retry).isInstanceOf(QuotaDecision.Replayed.class);
     assertThat(row(key).consumedCount()).isEqualTo(1);
     assertThat(row(key).receiptIds()).containsExactly("lost-1");
@@ -294,18 +298,18 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
     // Full by its count, but only two receipts: the read-back must not refuse (429) from it.
     QuotaKey full = key(QuotaOperation.PROPOSE);
     fixture.storeCorruptBucket(full, 5, List.of("c-1", "c-2"), SAME);
-    assertThatThrownBy(() -> store().consume(full, r("new"), SAME, 5, WINDOW))
+    assertThatThrownBy(() -> consume(full, "new", 5))
         .isInstanceOf(StoreUnavailableException.class)
         .hasMessageContaining("corrupt");
     // A replay of a receipt that is there is not answered from a row that disagrees with itself.
-    assertThatThrownBy(() -> store().consume(full, r("c-1"), SAME, 5, WINDOW))
+    assertThatThrownBy(() -> consume(full, "c-1", 5))
         .isInstanceOf(StoreUnavailableException.class)
         .hasMessageContaining("corrupt");
     // A count beyond any limit (receipts matching it) is out of range.
     QuotaKey over = key(QuotaOperation.INSPECT);
     fixture.storeCorruptBucket(
         over, 1001, IntStream.range(0, 1001).mapToObj(i -> "o-" + i).toList(), SAME);
-    assertThatThrownBy(() -> store().consume(over, r("new"), SAME, 5, WINDOW))
+    assertThatThrownBy(() -> consume(over, "new", 5))
         .isInstanceOf(StoreUnavailableException.class)
         .hasMessageContaining("corrupt");
     // Nothing was written to either.
@@ -330,9 +334,7 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
   @Test
   void applicationClockADayOffDoesNotMoveTheWindow() {
     String project = unique("prj");
-    fixture
-        .policyStore(dataSource)
-        .replaceMember(new ProjectMember(project, "alice", Set.of(Permission.PACKAGE_MANAGE)));
+    addMember(project, "alice", Permission.PACKAGE_MANAGE);
     MutableClock appClock = new MutableClock(Instant.now().plus(Duration.ofDays(1)));
     PluginPackageGovernance governance =
         new PluginPackageGovernance(
@@ -366,54 +368,37 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
     ManagementQuotaStore instanceB = fixture.quotaStore(poolB);
     int threads = 16;
     int limit = 8;
-    ExecutorService pool = Executors.newFixedThreadPool(threads);
-    try {
-      for (int round = 0; round < CONCURRENCY_ROUNDS; round++) {
-        QuotaKey key = key(QuotaOperation.INSPECT);
-        CountDownLatch start = new CountDownLatch(1);
-        List<Future<QuotaDecision>> futures = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-          ManagementQuotaStore instance = t % 2 == 0 ? instanceA : instanceB;
-          ReceiptId receipt = r("round" + round + "-id" + t);
-          Callable<QuotaDecision> call =
-              () -> {
-                start.await();
-                return instance.consume(key, receipt, SAME, limit, WINDOW);
-              };
-          futures.add(pool.submit(call));
-        }
-        start.countDown();
-        List<QuotaDecision> decisions = new ArrayList<>();
-        for (Future<QuotaDecision> f : futures) {
-          decisions.add(f.get(60, TimeUnit.SECONDS));
-        }
-        long allowed = decisions.stream().filter(d -> d instanceof QuotaDecision.Allowed).count();
-        long rejected = decisions.stream().filter(d -> d instanceof QuotaDecision.Rejected).count();
-        assertThat(allowed).as("round %d allowed", round).isEqualTo(limit);
-        assertThat(rejected).as("round %d rejected", round).isEqualTo(threads - limit);
-        assertThat(row(key).consumedCount()).isEqualTo(limit);
-        assertThat(
-                decisions.stream()
-                    .filter(d -> d instanceof QuotaDecision.Allowed)
-                    .map(d -> ((QuotaDecision.Allowed) d).consumedCount()))
-            .containsExactlyInAnyOrderElementsOf(IntStream.rangeClosed(1, limit).boxed().toList());
-
-        // Every admitted id replays as allowed on either instance without counting again.
-        List<String> admitted = row(key).receiptIds();
-        for (String id : admitted) {
-          assertThat(instanceA.consume(key, r(id), SAME, limit, WINDOW))
-              .isInstanceOf(QuotaDecision.Replayed.class);
-          assertThat(instanceB.consume(key, r(id), SAME, limit, WINDOW))
-              .isInstanceOf(QuotaDecision.Replayed.class);
-        }
-        assertThat(row(key).consumedCount()).isEqualTo(limit);
+    for (int round = 0; round < CONCURRENCY_ROUNDS; round++) {
+      QuotaKey key = key(QuotaOperation.INSPECT);
+      List<Callable<QuotaDecision>> calls = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        ManagementQuotaStore instance = t % 2 == 0 ? instanceA : instanceB;
+        String receipt = "round" + round + "-id" + t;
+        calls.add(() -> consume(instance, key, receipt, limit));
       }
-    } finally {
-      pool.shutdownNow();
+      List<QuotaDecision> decisions = race(calls);
+      long allowed = decisions.stream().filter(d -> d instanceof QuotaDecision.Allowed).count();
+      long rejected = decisions.stream().filter(d -> d instanceof QuotaDecision.Rejected).count();
+      assertThat(allowed).as("round %d allowed", round).isEqualTo(limit);
+      assertThat(rejected).as("round %d rejected", round).isEqualTo(threads - limit);
+      assertThat(row(key).consumedCount()).isEqualTo(limit);
+      assertThat(
+              decisions.stream()
+                  .filter(d -> d instanceof QuotaDecision.Allowed)
+                  .map(d -> ((QuotaDecision.Allowed) d).consumedCount()))
+          .containsExactlyInAnyOrderElementsOf(IntStream.rangeClosed(1, limit).boxed().toList());
+
+      // Every admitted id replays as allowed on either instance without counting again.
+      List<String> admitted = row(key).receiptIds();
+      for (String id : admitted) {
+        assertThat(consume(instanceA, key, id, limit)).isInstanceOf(QuotaDecision.Replayed.class);
+        assertThat(consume(instanceB, key, id, limit)).isInstanceOf(QuotaDecision.Replayed.class);
+      }
+      assertThat(row(key).consumedCount()).isEqualTo(limit);
     }
   }
 
-  // ---- one statement per decision (issue 12) ------------------------------------------------
+  // ---- one statement per decision -------------------------------------------------------------
 
   @Test
   void everyOutcomeIsDecidedByOneStatementOnOneConnection() {
@@ -421,11 +406,11 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
     FaultyDataSource counting = new FaultyDataSource(dataSource);
     List<QuotaDecision> decisions = new ArrayList<>();
     // A new store each time: nothing is answered from what an instance has seen before.
-    decisions.add(fixture.quotaStore(counting).consume(key, r("a"), SAME, 2, WINDOW));
-    decisions.add(fixture.quotaStore(counting).consume(key, r("b"), SAME, 2, WINDOW));
-    decisions.add(fixture.quotaStore(counting).consume(key, r("a"), SAME, 2, WINDOW));
-    decisions.add(fixture.quotaStore(counting).consume(key, r("a"), OTHER, 2, WINDOW));
-    decisions.add(fixture.quotaStore(counting).consume(key, r("c"), SAME, 2, WINDOW));
+    decisions.add(consume(fixture.quotaStore(counting), key, "a", 2));
+    decisions.add(consume(fixture.quotaStore(counting), key, "b", 2));
+    decisions.add(consume(fixture.quotaStore(counting), key, "a", 2));
+    decisions.add(consume(fixture.quotaStore(counting), key, "a", OTHER, 2));
+    decisions.add(consume(fixture.quotaStore(counting), key, "c", 2));
     long start = row(key).windowStartedAtMs();
     assertThat(decisions.subList(0, 4).stream().map(ManagementQuotaStoreContract::withoutClock))
         .containsExactly(
@@ -439,7 +424,7 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
 
     // A restarted window is one statement too.
     fixture.setWindowStart(key, fixture.databaseNowMs() - WINDOW_MS);
-    QuotaDecision restarted = fixture.quotaStore(counting).consume(key, r("c"), SAME, 2, WINDOW);
+    QuotaDecision restarted = consume(fixture.quotaStore(counting), key, "c", 2);
     assertThat(withoutClock(restarted)).isEqualTo(allowed(row(key).windowStartedAtMs(), 1));
     assertThat(counting.statements()).isEqualTo(6);
   }
@@ -451,8 +436,8 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
     ManagementQuotaStore instance = store();
     for (int i = 0; i < 300; i++) {
       QuotaKey key = key(QuotaOperation.INSPECT);
-      QuotaDecision admitted = instance.consume(key, r("m"), SAME, 5, WINDOW);
-      QuotaDecision replayed = instance.consume(key, r("m"), SAME, 5, WINDOW);
+      QuotaDecision admitted = consume(instance, key, "m", 5);
+      QuotaDecision replayed = consume(instance, key, "m", 5);
       assertThat(admitted).isInstanceOf(QuotaDecision.Allowed.class);
       long start = ((QuotaDecision.Allowed) admitted).windowStartedAtMs();
       assertThat(withoutClock(replayed)).as("round %d", i).isEqualTo(replayed(start, 1));
@@ -470,50 +455,44 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
     ManagementQuotaStore instanceB = fixture.quotaStore(fixture.newDataSource());
     int threads = 8;
     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
-    ExecutorService pool = Executors.newFixedThreadPool(threads);
-    try {
-      List<Future<List<QuotaDecision>>> futures = new ArrayList<>();
-      for (int t = 0; t < threads; t++) {
-        ManagementQuotaStore instance = t % 2 == 0 ? instanceA : instanceB;
-        String prefix = "t" + t + "-";
-        futures.add(
-            pool.submit(
-                () -> {
-                  List<QuotaDecision> mine = new ArrayList<>();
-                  for (int i = 0; System.nanoTime() < until; i++) {
-                    mine.add(instance.consume(key, r(prefix + i), SAME, limit, window));
-                  }
-                  return mine;
-                }));
-      }
-      Map<Long, List<Integer>> countsByWindow = new java.util.TreeMap<>();
-      long rejected = 0;
-      for (Future<List<QuotaDecision>> f : futures) {
-        for (QuotaDecision d : f.get(60, TimeUnit.SECONDS)) {
-          if (d instanceof QuotaDecision.Allowed allowed) {
-            countsByWindow
-                .computeIfAbsent(allowed.windowStartedAtMs(), w -> new ArrayList<>())
-                .add(allowed.consumedCount());
-          } else {
-            assertThat(d).isInstanceOf(QuotaDecision.Rejected.class);
-            rejected++;
-          }
+    List<Callable<List<QuotaDecision>>> calls = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      ManagementQuotaStore instance = t % 2 == 0 ? instanceA : instanceB;
+      String prefix = "t" + t + "-";
+      calls.add(
+          () -> {
+            List<QuotaDecision> mine = new ArrayList<>();
+            for (int i = 0; System.nanoTime() < until; i++) {
+              mine.add(instance.consume(key, r(prefix + i), SAME, limit, window));
+            }
+            return mine;
+          });
+    }
+    Map<Long, List<Integer>> countsByWindow = new java.util.TreeMap<>();
+    long rejected = 0;
+    for (List<QuotaDecision> mine : race(calls)) {
+      for (QuotaDecision d : mine) {
+        if (d instanceof QuotaDecision.Allowed allowed) {
+          countsByWindow
+              .computeIfAbsent(allowed.windowStartedAtMs(), w -> new ArrayList<>())
+              .add(allowed.consumedCount());
+        } else {
+          assertThat(d).isInstanceOf(QuotaDecision.Rejected.class);
+          rejected++;
         }
       }
-      assertThat(countsByWindow).hasSizeGreaterThanOrEqualTo(2);
-      assertThat(rejected).isPositive();
-      countsByWindow.forEach(
-          (start, counts) ->
-              assertThat(counts.stream().sorted().toList())
-                  .as("window %d", start)
-                  .isEqualTo(IntStream.rangeClosed(1, counts.size()).boxed().toList())
-                  .hasSizeLessThanOrEqualTo(limit));
-    } finally {
-      pool.shutdownNow();
     }
+    assertThat(countsByWindow).hasSizeGreaterThanOrEqualTo(2);
+    assertThat(rejected).isPositive();
+    countsByWindow.forEach(
+        (start, counts) ->
+            assertThat(counts.stream().sorted().toList())
+                .as("window %d", start)
+                .isEqualTo(IntStream.rangeClosed(1, counts.size()).boxed().toList())
+                .hasSizeLessThanOrEqualTo(limit));
   }
 
-  // ---- the hot-bucket fast path (issue 12) ---------------------------------------------------
+  // ---- the hot-bucket fast path (docs/benchmarks.md#the-hot-bucket-fast-path) ----------------
 
   @Test
   void aFullBucketRefusesNewIdsWithoutTheDatabaseAndStillRecognisesItsReceipts() {
@@ -522,31 +501,28 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
     // A clock that stands still: the hold (at most 1 s) cannot end while the test counts.
     ManagementQuotaStore instance = fixture.quotaStore(counting, () -> 0L);
     for (String id : List.of("h1", "h2", "h3")) {
-      assertThat(instance.consume(key, r(id), SAME, 3, WINDOW))
-          .isInstanceOf(QuotaDecision.Allowed.class);
+      assertThat(consume(instance, key, id, 3)).isInstanceOf(QuotaDecision.Allowed.class);
     }
     StoreFixture.BucketRow full = row(key);
     for (int i = 0; i < 50; i++) {
-      assertThat(instance.consume(key, r("new-" + i), SAME, 3, WINDOW))
-          .isInstanceOf(QuotaDecision.Rejected.class);
+      assertThat(consume(instance, key, "new-" + i, 3)).isInstanceOf(QuotaDecision.Rejected.class);
     }
     // The admission that filled the bucket told the instance so: no refusal took a connection.
     assertThat(counting.connections()).isEqualTo(3);
     assertThat(counting.statements()).isEqualTo(3);
 
     // Its receipts still replay, and a reused id is still 409: the database decides both.
-    assertThat(instance.consume(key, r("h3"), OTHER, 3, WINDOW))
-        .isEqualTo(new QuotaDecision.KeyReused());
+    assertThat(consume(instance, key, "h3", OTHER, 3)).isEqualTo(new QuotaDecision.KeyReused());
     assertThat(row(key)).isEqualTo(full);
-    assertThat(withoutClock(instance.consume(key, r("h2"), SAME, 3, WINDOW)))
+    assertThat(withoutClock(consume(instance, key, "h2", 3)))
         .isEqualTo(replayed(full.windowStartedAtMs(), 3));
     assertThat(counting.statements()).isEqualTo(5);
     // A replay in the millisecond of the last admission may move updated_at_ms back by one on
-    // SQLite (its dialect's marker that the statement did not count); the ADR 000 columns stay.
+    // SQLite (its dialect's marker that the statement did not count); the rest stays.
     assertThat(row(key)).usingRecursiveComparison().ignoringFields("updatedAtMs").isEqualTo(full);
 
     // A decision under another limit is not the held one's: the database counts it.
-    assertThat(withoutClock(instance.consume(key, r("more"), SAME, 4, WINDOW)))
+    assertThat(withoutClock(consume(instance, key, "more", 4)))
         .isEqualTo(allowed(full.windowStartedAtMs(), 4));
   }
 
@@ -557,26 +533,24 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
     FaultyDataSource countingB = new FaultyDataSource(fixture.newDataSource());
     ManagementQuotaStore a = fixture.quotaStore(countingA, () -> 0L);
     ManagementQuotaStore b = fixture.quotaStore(countingB, () -> 0L);
-    assertThat(a.consume(key, r("a1"), SAME, 3, WINDOW)).isInstanceOf(QuotaDecision.Allowed.class);
-    assertThat(a.consume(key, r("a2"), SAME, 3, WINDOW)).isInstanceOf(QuotaDecision.Allowed.class);
+    assertThat(consume(a, key, "a1", 3)).isInstanceOf(QuotaDecision.Allowed.class);
+    assertThat(consume(a, key, "a2", 3)).isInstanceOf(QuotaDecision.Allowed.class);
     // B fills the bucket, so B holds it; A has not seen it full, asks the database, then holds it.
-    assertThat(b.consume(key, r("b1"), OTHER, 3, WINDOW)).isInstanceOf(QuotaDecision.Allowed.class);
-    assertThat(a.consume(key, r("x1"), SAME, 3, WINDOW)).isInstanceOf(QuotaDecision.Rejected.class);
+    assertThat(consume(b, key, "b1", OTHER, 3)).isInstanceOf(QuotaDecision.Allowed.class);
+    assertThat(consume(a, key, "x1", 3)).isInstanceOf(QuotaDecision.Rejected.class);
     int statementsA = countingA.statements();
     int statementsB = countingB.statements();
-    assertThat(a.consume(key, r("x2"), SAME, 3, WINDOW)).isInstanceOf(QuotaDecision.Rejected.class);
-    assertThat(b.consume(key, r("x3"), SAME, 3, WINDOW)).isInstanceOf(QuotaDecision.Rejected.class);
+    assertThat(consume(a, key, "x2", 3)).isInstanceOf(QuotaDecision.Rejected.class);
+    assertThat(consume(b, key, "x3", 3)).isInstanceOf(QuotaDecision.Rejected.class);
     assertThat(countingA.statements()).isEqualTo(statementsA);
     assertThat(countingB.statements()).isEqualTo(statementsB);
 
     // Each replays the other's receipts and refuses their reuse for another request.
     long start = row(key).windowStartedAtMs();
-    assertThat(withoutClock(a.consume(key, r("b1"), OTHER, 3, WINDOW)))
-        .isEqualTo(replayed(start, 3));
-    assertThat(withoutClock(b.consume(key, r("a1"), SAME, 3, WINDOW)))
-        .isEqualTo(replayed(start, 3));
-    assertThat(a.consume(key, r("b1"), SAME, 3, WINDOW)).isEqualTo(new QuotaDecision.KeyReused());
-    assertThat(b.consume(key, r("a2"), OTHER, 3, WINDOW)).isEqualTo(new QuotaDecision.KeyReused());
+    assertThat(withoutClock(consume(a, key, "b1", OTHER, 3))).isEqualTo(replayed(start, 3));
+    assertThat(withoutClock(consume(b, key, "a1", 3))).isEqualTo(replayed(start, 3));
+    assertThat(consume(a, key, "b1", 3)).isEqualTo(new QuotaDecision.KeyReused());
+    assertThat(consume(b, key, "a2", OTHER, 3)).isEqualTo(new QuotaDecision.KeyReused());
     assertThat(row(key).consumedCount()).isEqualTo(3);
     assertThat(row(key).receiptIds()).containsExactly("a1", "a2", "b1");
   }
@@ -602,22 +576,20 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
       ManagementQuotaStore instance = fixture.quotaStore(dataSource, clock);
       keys.add(key);
       instances.add(instance);
-      instance.consume(key, r("p1"), SAME, 2, WINDOW);
+      consume(instance, key, "p1", 2);
       long start = fixture.databaseNowMs() - (WINDOW_MS - 800);
       fixture.setWindowStart(key, start);
       lastEnd = Math.max(lastEnd, start + WINDOW_MS);
       // Fills it (held from here), then a new id is refused with the database's last second.
-      assertThat(withoutClock(instance.consume(key, r("p2"), SAME, 2, WINDOW)))
-          .isEqualTo(allowed(start, 2));
-      assertThat(instance.consume(key, r("p3"), SAME, 2, WINDOW))
-          .isEqualTo(new QuotaDecision.Rejected(1));
+      assertThat(withoutClock(consume(instance, key, "p2", 2))).isEqualTo(allowed(start, 2));
+      assertThat(consume(instance, key, "p3", 2)).isEqualTo(new QuotaDecision.Rejected(1));
     }
     while (fixture.databaseNowMs() < lastEnd) {
       Thread.sleep(5);
     }
     // The database's window has ended: the very next decision of each instance restarts it.
     for (int i = 0; i < clocks.size(); i++) {
-      QuotaDecision next = instances.get(i).consume(keys.get(i), r("p4"), SAME, 2, WINDOW);
+      QuotaDecision next = consume(instances.get(i), keys.get(i), "p4", 2);
       assertThat(withoutClock(next))
           .as("instance %d", i)
           .isEqualTo(allowed(row(keys.get(i)).windowStartedAtMs(), 1));
@@ -634,58 +606,48 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
     FaultyDataSource counting = new FaultyDataSource(dataSource);
     ManagementQuotaStore lowLimit = fixture.quotaStore(counting, () -> 0L);
     ManagementQuotaStore highLimit = fixture.quotaStore(dataSource);
-    highLimit.consume(key, r("h1"), SAME, 3, WINDOW);
-    highLimit.consume(key, r("h2"), SAME, 3, WINDOW);
-    assertThat(lowLimit.consume(key, r("l1"), SAME, 1, WINDOW))
-        .isInstanceOf(QuotaDecision.Rejected.class);
-    assertThat(lowLimit.consume(key, r("l2"), SAME, 1, WINDOW))
-        .isInstanceOf(QuotaDecision.Rejected.class);
+    consume(highLimit, key, "h1", 3);
+    consume(highLimit, key, "h2", 3);
+    assertThat(consume(lowLimit, key, "l1", 1)).isInstanceOf(QuotaDecision.Rejected.class);
+    assertThat(consume(lowLimit, key, "l2", 1)).isInstanceOf(QuotaDecision.Rejected.class);
     assertThat(counting.statements()).isEqualTo(2);
-    assertThat(highLimit.consume(key, r("h3"), SAME, 3, WINDOW))
-        .isInstanceOf(QuotaDecision.Allowed.class);
-    assertThat(lowLimit.consume(key, r("h3"), SAME, 1, WINDOW))
-        .isInstanceOf(QuotaDecision.Replayed.class);
+    assertThat(consume(highLimit, key, "h3", 3)).isInstanceOf(QuotaDecision.Allowed.class);
+    assertThat(consume(lowLimit, key, "h3", 1)).isInstanceOf(QuotaDecision.Replayed.class);
   }
 
-  // ---- a receipt id names one request (DESIGN §3, idempotency_key_reused) ---------------------
+  // ---- a receipt id names one request (docs/design.md#receipts, idempotency_key_reused) ---------
 
   @Test
   void sameIdForAnotherRequestIsKeyReusedNeverAllowedNeverCounted() {
     QuotaKey key = key(QuotaOperation.INSPECT);
-    assertThat(store().consume(key, r("x"), SAME, 5, WINDOW))
-        .isInstanceOf(QuotaDecision.Allowed.class);
+    assertThat(consume(key, "x", 5)).isInstanceOf(QuotaDecision.Allowed.class);
     StoreFixture.BucketRow before = row(key);
 
-    assertThat(store().consume(key, r("x"), OTHER, 5, WINDOW))
-        .isEqualTo(new QuotaDecision.KeyReused());
+    assertThat(consume(store(), key, "x", OTHER, 5)).isEqualTo(new QuotaDecision.KeyReused());
     assertThat(row(key)).isEqualTo(before);
     assertThat(row(key).receiptDigests()).containsExactly(SAME.hex());
 
     // The original request still replays; a new id is still counted.
-    assertThat(store().consume(key, r("x"), SAME, 5, WINDOW))
-        .isInstanceOf(QuotaDecision.Replayed.class);
-    assertThat(withoutClock(store().consume(key, r("y"), OTHER, 5, WINDOW)))
+    assertThat(consume(key, "x", 5)).isInstanceOf(QuotaDecision.Replayed.class);
+    assertThat(withoutClock(consume(store(), key, "y", OTHER, 5)))
         .isEqualTo(allowed(before.windowStartedAtMs(), 2));
   }
 
   @Test
   void reusedIdIsKeyReusedEvenWhenTheWindowIsFull() {
     QuotaKey key = key(QuotaOperation.DECIDE);
-    store().consume(key, r("d1"), SAME, 1, WINDOW);
-    assertThat(store().consume(key, r("d2"), SAME, 1, WINDOW))
-        .isInstanceOf(QuotaDecision.Rejected.class);
-    assertThat(store().consume(key, r("d1"), OTHER, 1, WINDOW))
-        .isEqualTo(new QuotaDecision.KeyReused());
+    consume(key, "d1", 1);
+    assertThat(consume(key, "d2", 1)).isInstanceOf(QuotaDecision.Rejected.class);
+    assertThat(consume(store(), key, "d1", OTHER, 1)).isEqualTo(new QuotaDecision.KeyReused());
     assertThat(row(key).consumedCount()).isEqualTo(1);
   }
 
   @Test
   void afterTheWindowEndsTheIdIsFreeForAnotherRequest() {
     QuotaKey key = key(QuotaOperation.INSPECT);
-    store().consume(key, r("x"), SAME, 5, WINDOW);
+    consume(key, "x", 5);
     fixture.setWindowStart(key, fixture.databaseNowMs() - WINDOW_MS - 1);
-    assertThat(store().consume(key, r("x"), OTHER, 5, WINDOW))
-        .isInstanceOf(QuotaDecision.Allowed.class);
+    assertThat(consume(store(), key, "x", OTHER, 5)).isInstanceOf(QuotaDecision.Allowed.class);
     assertThat(row(key).receiptDigests()).containsExactly(OTHER.hex());
   }
 
@@ -737,47 +699,30 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
     DataSource poolB = fixture.newDataSource();
     ManagementQuotaStore instanceA = fixture.quotaStore(poolA);
     ManagementQuotaStore instanceB = fixture.quotaStore(poolB);
-    ExecutorService pool = Executors.newFixedThreadPool(2);
-    try {
-      for (int round = 0; round < CONCURRENCY_ROUNDS; round++) {
-        QuotaKey key = key(QuotaOperation.INSPECT);
-        // Half the rounds start from an existing bucket (the update path), half from none.
-        if (round % 2 == 1) {
-          store().consume(key, r("warm-" + round), SAME, 8, WINDOW);
-        }
-        CountDownLatch start = new CountDownLatch(1);
-        ReceiptId receipt = r("race-" + round);
-        Future<QuotaDecision> a =
-            pool.submit(
-                () -> {
-                  start.await();
-                  return instanceA.consume(key, receipt, SAME, 8, WINDOW);
-                });
-        Future<QuotaDecision> b =
-            pool.submit(
-                () -> {
-                  start.await();
-                  return instanceB.consume(key, receipt, OTHER, 8, WINDOW);
-                });
-        start.countDown();
-        List<QuotaDecision> decisions =
-            List.of(a.get(60, TimeUnit.SECONDS), b.get(60, TimeUnit.SECONDS));
-        assertThat(decisions.stream().filter(d -> d instanceof QuotaDecision.Allowed).count())
-            .as("round %d allowed", round)
-            .isEqualTo(1);
-        assertThat(decisions).as("round %d", round).contains(new QuotaDecision.KeyReused());
-        StoreFixture.BucketRow row = row(key);
-        assertThat(row.consumedCount()).isEqualTo(1 + round % 2);
-        String winner =
-            decisions.get(0) instanceof QuotaDecision.Allowed ? SAME.hex() : OTHER.hex();
-        assertThat(row.receiptDigests().get(row.receiptDigests().size() - 1)).isEqualTo(winner);
+    for (int round = 0; round < CONCURRENCY_ROUNDS; round++) {
+      QuotaKey key = key(QuotaOperation.INSPECT);
+      // Half the rounds start from an existing bucket (the update path), half from none.
+      if (round % 2 == 1) {
+        consume(key, "warm-" + round, 8);
       }
-    } finally {
-      pool.shutdownNow();
+      String receipt = "race-" + round;
+      List<QuotaDecision> decisions =
+          race(
+              List.of(
+                  () -> consume(instanceA, key, receipt, 8),
+                  () -> consume(instanceB, key, receipt, OTHER, 8)));
+      assertThat(decisions.stream().filter(d -> d instanceof QuotaDecision.Allowed).count())
+          .as("round %d allowed", round)
+          .isEqualTo(1);
+      assertThat(decisions).as("round %d", round).contains(new QuotaDecision.KeyReused());
+      StoreFixture.BucketRow row = row(key);
+      assertThat(row.consumedCount()).isEqualTo(1 + round % 2);
+      String winner = decisions.get(0) instanceof QuotaDecision.Allowed ? SAME.hex() : OTHER.hex();
+      assertThat(row.receiptDigests().get(row.receiptDigests().size() - 1)).isEqualTo(winner);
     }
   }
 
-  // --- the caller's quota read (DESIGN §4 GET …/management-quota) ---
+  // --- the caller's quota read (GET …/management-quota) ---
 
   @Test
   void bucketsReadShowsTheSubjectsBucketsOnTheDatabaseClockAndChangesNothing() {
@@ -785,9 +730,9 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
     String user = unique("user");
     QuotaKey propose = QuotaKey.user(project, user, QuotaOperation.PROPOSE);
     QuotaKey inspect = QuotaKey.user(project, user, QuotaOperation.INSPECT);
-    store().consume(propose, r("p1"), SAME, 5, WINDOW);
-    store().consume(propose, r("p2"), SAME, 5, WINDOW);
-    store().consume(inspect, r("i1"), SAME, 5, WINDOW);
+    consume(propose, "p1", 5);
+    consume(propose, "p2", 5);
+    consume(inspect, "i1", 5);
     // Another user in the Project and the user in another Project are not the caller's.
     store()
         .consume(QuotaKey.user(project, "other", QuotaOperation.DECIDE), r("x"), SAME, 5, WINDOW);
@@ -813,13 +758,11 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
   @Test
   void callerQuotaReportsUsedRemainingAndResetFromTheDatabaseAndEndedWindowsAsUnused() {
     String project = unique("prj");
-    fixture
-        .policyStore(dataSource)
-        .replaceMember(new ProjectMember(project, "ann", Set.of(Permission.PACKAGE_READ)));
+    addMember(project, "ann", Permission.PACKAGE_READ);
     QuotaKey propose = QuotaKey.user(project, "ann", QuotaOperation.PROPOSE);
     QuotaKey decide = QuotaKey.user(project, "ann", QuotaOperation.DECIDE);
-    store().consume(propose, r("p1"), SAME, 5, WINDOW);
-    store().consume(decide, r("d1"), SAME, 5, WINDOW);
+    consume(propose, "p1", 5);
+    consume(decide, "d1", 5);
     fixture.setWindowStart(decide, fixture.databaseNowMs() - WINDOW_MS - 1);
     CallerQuota reads =
         new CallerQuota(
@@ -850,9 +793,7 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
   @Test
   void callerQuotaOfACorruptBucketIsUnavailable() {
     String project = unique("prj");
-    fixture
-        .policyStore(dataSource)
-        .replaceMember(new ProjectMember(project, "ann", Set.of(Permission.PACKAGE_READ)));
+    addMember(project, "ann", Permission.PACKAGE_READ);
     fixture.storeCorruptBucket(
         QuotaKey.user(project, "ann", QuotaOperation.INSPECT),
         1001,

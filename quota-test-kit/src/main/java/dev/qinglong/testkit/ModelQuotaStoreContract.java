@@ -25,7 +25,6 @@ import dev.qinglong.core.modelquota.UsageLedgerEntry;
 import dev.qinglong.core.modelquota.WindowUsage;
 import dev.qinglong.core.modelquota.WindowUsageReading;
 import dev.qinglong.core.policy.Permission;
-import dev.qinglong.core.policy.ProjectMember;
 import dev.qinglong.core.policy.ProjectPolicy;
 import dev.qinglong.core.quota.ManagementQuota;
 import dev.qinglong.core.quota.ManagementQuotaPolicy;
@@ -39,16 +38,13 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Contract of {@link ModelQuotaStore} (ADR 001, DESIGN §5), exercised through {@link ModelQuota}
+ * Contract of {@link ModelQuotaStore} (docs/model-quota.md), exercised through {@link ModelQuota}
  * over the adapter's real stores: fences per dimension, the configuration rule, settlement rules,
  * exact replay, tamper detection, database-clock windows, the two-instance race and ledger paging.
  */
@@ -64,7 +60,11 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   protected static final int RACE_THREADS = 8;
 
+  /** The runtime pool of the class, as one instance of the app connects. */
   private DataSource runtime;
+
+  /** The model quota of that one instance; the races and the lost responses add others. */
+  private ModelQuota s;
 
   @Override
   protected abstract ModelQuotaFixture createFixture();
@@ -73,11 +73,10 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
     return (ModelQuotaFixture) fixture;
   }
 
-  private DataSource runtime() {
-    if (runtime == null) {
-      runtime = ai().newRuntimeDataSource();
-    }
-    return runtime;
+  @BeforeAll
+  final void openService() {
+    runtime = ai().newRuntimeDataSource();
+    s = service(runtime, 600);
   }
 
   private ModelQuota service(DataSource runtimePool, int usageReadLimit) {
@@ -93,19 +92,37 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
         ai().modelQuotaStore(runtimePool));
   }
 
-  private ModelQuota service() {
-    return service(runtime(), 600);
+  /** Another instance of the app, with its own runtime pool. */
+  private ModelQuota otherInstance() {
+    return service(ai().newRuntimeDataSource(), 600);
   }
 
   /** A Project where alice may invoke and read usage, carol is a member without permissions. */
   private String project() {
     String project = unique("prj");
-    fixture
-        .policyStore(dataSource)
-        .replaceMember(
-            new ProjectMember(
-                project, "alice", Set.of(Permission.MODEL_INVOKE, Permission.MODEL_USAGE_READ)));
-    fixture.policyStore(dataSource).replaceMember(new ProjectMember(project, "carol", Set.of()));
+    addMember(project, "alice", Permission.MODEL_INVOKE, Permission.MODEL_USAGE_READ);
+    addMember(project, "carol");
+    return project;
+  }
+
+  /** A fresh {@link #project()} whose model "m1" reserves these worst cases per invocation. */
+  private String project(ModelQuota s, long maxTokens, Long maxCostMicros) {
+    String project = project();
+    s.putModelPolicy(ADMIN, project, "m1", maxTokens, maxCostMicros);
+    return project;
+  }
+
+  /** As {@link #project(ModelQuota, long, Long)}, with a Project quota over its window. */
+  private String project(
+      ModelQuota s,
+      long maxTokens,
+      Long maxCostMicros,
+      String window,
+      long windowInvocations,
+      long windowTokens,
+      Long windowCostMicros) {
+    String project = project(s, maxTokens, maxCostMicros);
+    s.putProjectQuota(ADMIN, project, window, windowInvocations, windowTokens, windowCostMicros);
     return project;
   }
 
@@ -119,20 +136,39 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
     return s.admit(ALICE, project, id("inv"), step);
   }
 
+  /** Completes the invocation {@code a} admitted, as its caller alice, through the class's s. */
+  private Settled complete(Admission a, String outcome, TokenUsage usage, Long costMicros) {
+    Reservation r = a.reservation();
+    return s.complete(ALICE, r.projectId(), r.invocationId(), outcome, usage, costMicros);
+  }
+
   private WindowUsage usage(String project) {
-    return service().windowUsage(ALICE, project, id("read")).usage();
+    return s.windowUsage(ALICE, project, id("read")).usage();
+  }
+
+  private void assertUsage(String project, long invocations, long tokens, long costMicros) {
+    WindowUsage u = usage(project);
+    assertThat(u.invocations()).as("invocations").isEqualTo(invocations);
+    assertThat(u.tokens()).as("tokens").isEqualTo(tokens);
+    assertThat(u.costMicros()).as("cost").isEqualTo(costMicros);
+  }
+
+  /** Changes one stored row of the invocation as the schema owner could, past the code's checks. */
+  private void tamper(String update, String project, String invocation) {
+    assertThat(
+            ai().ownerUpdate(
+                    update + " WHERE project_id = ? AND invocation_id = ?", project, invocation))
+        .as(update)
+        .isEqualTo(1);
   }
 
   private StepRunState state(String project, String stepRunId) {
-    return ai().modelQuotaStore(runtime()).stepRun(project, stepRunId).orElseThrow().state();
+    return ai().modelQuotaStore(runtime).stepRun(project, stepRunId).orElseThrow().state();
   }
 
   @Test
   void admissionWithinLimitsReservesTheWorstCaseOnTheDatabaseClock() {
-    ModelQuota s = service();
-    String project = project();
-    s.putModelPolicy(ADMIN, project, "m1", 4096, 70L);
-    s.putProjectQuota(ADMIN, project, "1h", 10, 100_000, 1_000L);
+    String project = project(s, 4096, 70L, "1h", 10, 100_000, 1_000L);
     s.createStepRun(ALICE, project, "s1", "r1", "m1");
 
     long before = fixture.databaseNowMs();
@@ -163,7 +199,6 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void policiesAreImmutableRevisions() {
-    ModelQuota s = service();
     String project = project();
     assertThat(s.putModelPolicy(ADMIN, project, "m1", 100, null).revision()).isEqualTo(1);
     assertThat(s.putModelPolicy(ADMIN, project, "m1", 100, null).revision()).isEqualTo(1);
@@ -178,10 +213,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void invocationLimitRefusesUntilTheWindowEndsAndLeavesTheStepReady() {
-    ModelQuota s = service();
-    String project = project();
-    s.putModelPolicy(ADMIN, project, "m1", 10, null);
-    s.putProjectQuota(ADMIN, project, "1h", 2, 1_000, null);
+    String project = project(s, 10, null, "1h", 2, 1_000, null);
     admit(s, project, "m1");
     admit(s, project, "m1");
     s.createStepRun(ALICE, project, "s3", "r1", "m1");
@@ -195,10 +227,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void tokenLimitFences() {
-    ModelQuota s = service();
-    String project = project();
-    s.putModelPolicy(ADMIN, project, "m1", 400, null);
-    s.putProjectQuota(ADMIN, project, "1h", 100, 1_000, null);
+    String project = project(s, 400, null, "1h", 100, 1_000, null);
     admit(s, project, "m1");
     admit(s, project, "m1");
     assertThatThrownBy(() -> admit(s, project, "m1"))
@@ -210,10 +239,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void costLimitFences() {
-    ModelQuota s = service();
-    String project = project();
-    s.putModelPolicy(ADMIN, project, "m1", 10, 600L);
-    s.putProjectQuota(ADMIN, project, "1d", 100, 1_000_000, 1_000L);
+    String project = project(s, 10, 600L, "1d", 100, 1_000_000, 1_000L);
     admit(s, project, "m1");
     assertThatThrownBy(() -> admit(s, project, "m1"))
         .isInstanceOf(ModelProjectQuotaExceededException.class);
@@ -222,10 +248,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void projectCostLimitWithoutAnInvocationCostCapFailsClosed() {
-    ModelQuota s = service();
-    String project = project();
-    s.putModelPolicy(ADMIN, project, "m1", 10, null);
-    s.putProjectQuota(ADMIN, project, "1h", 100, 1_000, 5_000L);
+    String project = project(s, 10, null, "1h", 100, 1_000, 5_000L);
     s.createStepRun(ALICE, project, "s1", "r1", "m1");
     assertThatThrownBy(() -> s.admit(ALICE, project, "inv1", "s1"))
         .isInstanceOf(ModelQuotaConfigurationException.class);
@@ -235,14 +258,9 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void unknownOutcomeKeepsTokensAndCostReserved() {
-    ModelQuota s = service();
-    String project = project();
-    s.putModelPolicy(ADMIN, project, "m1", 1000, 50L);
-    s.putProjectQuota(ADMIN, project, "1h", 10, 10_000, 500L);
+    String project = project(s, 1000, 50L, "1h", 10, 10_000, 500L);
     Admission a = admit(s, project, "m1");
-    Settled done =
-        s.complete(
-            ALICE, project, a.reservation().invocationId(), "unknown", new TokenUsage(1, 1, 2), 1L);
+    Settled done = complete(a, "unknown", new TokenUsage(1, 1, 2), 1L);
     assertThat(done.settlement().settledTokens()).isEqualTo(1000);
     assertThat(done.settlement().settledCostMicros()).isEqualTo(50L);
     assertThat(done.settlement().releasedTokens()).isZero();
@@ -253,37 +271,24 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
     // Failed with unknown usage keeps everything too.
     Admission b = admit(s, project, "m1");
-    s.complete(ALICE, project, b.reservation().invocationId(), "failed", null, null);
+    complete(b, "failed", null, null);
     assertThat(usage(project).tokens()).isEqualTo(2000);
     assertThat(usage(project).costMicros()).isEqualTo(100);
   }
 
   @Test
   void knownUsageReleasesTheRestOfTheReservation() {
-    ModelQuota s = service();
-    String project = project();
-    s.putModelPolicy(ADMIN, project, "m1", 1000, 50L);
-    s.putProjectQuota(ADMIN, project, "1h", 10, 1_500, 500L);
+    String project = project(s, 1000, 50L, "1h", 10, 1_500, 500L);
     Admission a = admit(s, project, "m1");
     assertThatThrownBy(() -> admit(s, project, "m1"))
         .isInstanceOf(ModelProjectQuotaExceededException.class);
-    Settled done =
-        s.complete(
-            ALICE,
-            project,
-            a.reservation().invocationId(),
-            "succeeded",
-            new TokenUsage(100, 200, 300),
-            20L);
+    Settled done = complete(a, "succeeded", new TokenUsage(100, 200, 300), 20L);
     assertThat(done.created()).isTrue();
     assertThat(done.settlement().type()).isEqualTo("qinglong/model-invocation-quota-settlement@v1");
     assertThat(done.settlement().reservationDigest()).isEqualTo(a.reservation().digest());
     assertThat(done.settlement().completionDigest()).isEqualTo(done.completion().digest());
     assertThat(done.ledgerEntry().costMicros()).isEqualTo(20L);
-    WindowUsage u = usage(project);
-    assertThat(u.invocations()).isEqualTo(1);
-    assertThat(u.tokens()).isEqualTo(300);
-    assertThat(u.costMicros()).isEqualTo(20);
+    assertUsage(project, 1, 300, 20);
     assertThat(state(project, a.reservation().stepRunId())).isEqualTo(StepRunState.SUCCEEDED);
     // The released 700 tokens make room for the next worst case.
     assertThat(admit(s, project, "m1").reservation().windowReservedTokens()).isEqualTo(2000);
@@ -292,10 +297,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void usageAboveTheReservationIsRefusedAndTheReservationStays() {
-    ModelQuota s = service();
-    String project = project();
-    s.putModelPolicy(ADMIN, project, "m1", 100, 10L);
-    s.putProjectQuota(ADMIN, project, "1h", 10, 10_000, 1_000L);
+    String project = project(s, 100, 10L, "1h", 10, 10_000, 1_000L);
     Admission a = admit(s, project, "m1");
     String inv = a.reservation().invocationId();
     assertThatThrownBy(
@@ -315,16 +317,12 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void exactReplayReturnsTheStoredReceiptsAndAnyOtherReuseConflicts() {
-    ModelQuota s = service();
-    String project = project();
-    s.putModelPolicy(ADMIN, project, "m1", 100, 10L);
-    s.putProjectQuota(ADMIN, project, "1h", 10, 10_000, 1_000L);
+    String project = project(s, 100, 10L, "1h", 10, 10_000, 1_000L);
     s.createStepRun(ALICE, project, "s1", "r1", "m1");
     s.createStepRun(ALICE, project, "s2", "r1", "m1");
     Admission first = s.admit(ALICE, project, "inv1", "s1");
     // A second instance (its own pool) answers the replay identically.
-    Admission replay =
-        service(ai().newRuntimeDataSource(), 600).admit(ALICE, project, "inv1", "s1");
+    Admission replay = otherInstance().admit(ALICE, project, "inv1", "s1");
     assertThat(replay.created()).isFalse();
     assertThat(replay.reservation()).isEqualTo(first.reservation());
     assertThat(replay.start()).isEqualTo(first.start());
@@ -354,84 +352,54 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void tamperedOrMissingReceiptsMakeReplayAConflict() {
-    ModelQuota s = service();
-    String project = project();
-    s.putModelPolicy(ADMIN, project, "m1", 100, null);
-    s.putProjectQuota(ADMIN, project, "1h", 10, 10_000, null);
+    String project = project(s, 100, null, "1h", 10, 10_000, null);
     Admission a = admit(s, project, "m1");
     String inv = a.reservation().invocationId();
     String step = a.reservation().stepRunId();
     s.complete(ALICE, project, inv, "succeeded", new TokenUsage(1, 1, 2), null);
     Admission b = admit(s, project, "m1");
 
-    ai().ownerUpdate(
-            "UPDATE model_invocation_settlements SET released_tokens = released_tokens - 1"
-                + " WHERE project_id = ? AND invocation_id = ?",
-            project,
-            inv);
+    tamper(
+        "UPDATE model_invocation_settlements SET released_tokens = released_tokens - 1",
+        project,
+        inv);
     assertThatThrownBy(
             () -> s.complete(ALICE, project, inv, "succeeded", new TokenUsage(1, 1, 2), null))
         .isInstanceOf(ConflictException.class);
 
-    ai().ownerUpdate(
-            "UPDATE model_invocation_reservations SET reserved_tokens = 99"
-                + " WHERE project_id = ? AND invocation_id = ?",
-            project,
-            inv);
+    tamper("UPDATE model_invocation_reservations SET reserved_tokens = 99", project, inv);
     assertThatThrownBy(() -> s.admit(ALICE, project, inv, step))
         .isInstanceOf(ConflictException.class);
 
     String invB = b.reservation().invocationId();
-    assertThat(
-            ai().ownerUpdate(
-                    "DELETE FROM model_invocation_starts WHERE project_id = ? AND invocation_id = ?",
-                    project,
-                    invB))
-        .isEqualTo(1);
+    tamper("DELETE FROM model_invocation_starts", project, invB);
     assertThatThrownBy(() -> s.admit(ALICE, project, invB, b.reservation().stepRunId()))
         .isInstanceOf(ConflictException.class);
 
     // A tampered running total on the window's latest reservation blocks the window (fail closed).
-    ai().ownerUpdate(
-            "UPDATE model_invocation_reservations SET window_reserved_tokens = 0"
-                + " WHERE project_id = ? AND invocation_id = ?",
-            project,
-            invB);
+    tamper("UPDATE model_invocation_reservations SET window_reserved_tokens = 0", project, invB);
     assertThatThrownBy(() -> admit(s, project, "m1")).isInstanceOf(ConflictException.class);
     assertThatThrownBy(() -> usage(project)).isInstanceOf(ConflictException.class);
   }
 
   @Test
   void completionReplayReChecksTheStartReceipt() {
-    ModelQuota s = service();
-    String project = project();
-    s.putModelPolicy(ADMIN, project, "m1", 100, null);
-    s.putProjectQuota(ADMIN, project, "1h", 10, 10_000, null);
+    String project = project(s, 100, null, "1h", 10, 10_000, null);
     TokenUsage used = new TokenUsage(1, 1, 2);
 
     // A drifted start (its content no longer matches its digest): the replay is a conflict.
     String drifted = admit(s, project, "m1").reservation().invocationId();
     s.complete(ALICE, project, drifted, "succeeded", used, null);
     assertThat(s.complete(ALICE, project, drifted, "succeeded", used, null).created()).isFalse();
-    assertThat(
-            ai().ownerUpdate(
-                    "UPDATE model_invocation_starts SET started_at_ms = started_at_ms + 1"
-                        + " WHERE project_id = ? AND invocation_id = ?",
-                    project,
-                    drifted))
-        .isEqualTo(1);
+    tamper(
+        "UPDATE model_invocation_starts SET started_at_ms = started_at_ms + 1", project, drifted);
     assertThatThrownBy(() -> s.complete(ALICE, project, drifted, "succeeded", used, null))
         .isInstanceOf(ConflictException.class);
 
     // A missing start: the replay is a conflict too.
     String missing = admit(s, project, "m1").reservation().invocationId();
     s.complete(ALICE, project, missing, "succeeded", used, null);
-    assertThat(
-            ai().ownerUpdate(
-                    "DELETE FROM model_invocation_starts WHERE project_id = ? AND invocation_id = ?",
-                    project,
-                    missing))
-        .isEqualTo(1);
+    tamper("DELETE FROM model_invocation_starts", project, missing);
     assertThatThrownBy(() -> s.complete(ALICE, project, missing, "succeeded", used, null))
         .isInstanceOf(ConflictException.class);
     assertThat(usage(project).tokens()).isEqualTo(4);
@@ -439,32 +407,22 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void withoutAProjectCostLimitNoCostIsReservedOrSettled() {
-    ModelQuota s = service();
     // The model policy caps cost; the Project quota limits no cost, or there is no quota at all.
     for (boolean quota : new boolean[] {true, false}) {
-      String project = project();
-      s.putModelPolicy(ADMIN, project, "m1", 100, 50L);
+      String project = project(s, 100, 50L);
       if (quota) {
         s.putProjectQuota(ADMIN, project, "1h", 10, 10_000, null);
       }
       Admission a = admit(s, project, "m1");
       assertThat(a.reservation().reservedCostMicros()).isNull();
-      Settled known =
-          s.complete(
-              ALICE,
-              project,
-              a.reservation().invocationId(),
-              "succeeded",
-              new TokenUsage(1, 1, 2),
-              20L);
+      Settled known = complete(a, "succeeded", new TokenUsage(1, 1, 2), 20L);
       assertThat(known.settlement().settledCostMicros()).isNull();
       assertThat(known.settlement().releasedCostMicros()).isZero();
       // The real cost lives in the UsageLedger.
       assertThat(known.ledgerEntry().costMicros()).isEqualTo(20L);
 
       Admission b = admit(s, project, "m1");
-      Settled unknown =
-          s.complete(ALICE, project, b.reservation().invocationId(), "unknown", null, null);
+      Settled unknown = complete(b, "unknown", null, null);
       assertThat(unknown.settlement().settledCostMicros()).isNull();
       if (quota) {
         assertThat(usage(project).costMicros()).isZero();
@@ -474,10 +432,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void admissionResponseLostAfterCommitIsReplayedWithoutCountingAgain() {
-    ModelQuota s = service();
-    String project = project();
-    s.putModelPolicy(ADMIN, project, "m1", 100, 10L);
-    s.putProjectQuota(ADMIN, project, "1h", 10, 10_000, 1_000L);
+    String project = project(s, 100, 10L, "1h", 10, 10_000, 1_000L);
     s.createStepRun(ALICE, project, "s1", "r1", "m1");
     FaultyDataSource losing = FaultyDataSource.losingNextCommit(ai().newRuntimeDataSource());
     assertThatThrownBy(() -> service(losing, 600).admit(ALICE, project, "inv1", "s1"))
@@ -497,18 +452,12 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
         .usingRecursiveComparison()
         .ignoringFields("window")
         .isEqualTo(retry);
-    WindowUsage u = usage(project);
-    assertThat(u.invocations()).isEqualTo(1);
-    assertThat(u.tokens()).isEqualTo(100);
-    assertThat(u.costMicros()).isEqualTo(10);
+    assertUsage(project, 1, 100, 10);
   }
 
   @Test
   void completionResponseLostAfterCommitIsReplayedWithoutCountingAgain() {
-    ModelQuota s = service();
-    String project = project();
-    s.putModelPolicy(ADMIN, project, "m1", 100, 10L);
-    s.putProjectQuota(ADMIN, project, "1h", 10, 10_000, 1_000L);
+    String project = project(s, 100, 10L, "1h", 10, 10_000, 1_000L);
     Admission a = admit(s, project, "m1");
     String inv = a.reservation().invocationId();
     TokenUsage used = new TokenUsage(3, 4, 7);
@@ -533,18 +482,12 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
     assertThat(again.ledgerEntry()).isEqualTo(retry.ledgerEntry());
     LedgerPage page = s.ledger(ALICE, project, null, null, id("read"));
     assertThat(page.items()).containsExactly(retry.ledgerEntry());
-    WindowUsage u = usage(project);
-    assertThat(u.invocations()).isEqualTo(1);
-    assertThat(u.tokens()).isEqualTo(7);
-    assertThat(u.costMicros()).isEqualTo(2);
+    assertUsage(project, 1, 7, 2);
   }
 
   @Test
   void windowFollowsTheDatabaseClock() {
-    ModelQuota s = service();
-    String project = project();
-    s.putModelPolicy(ADMIN, project, "m1", 100, null);
-    s.putProjectQuota(ADMIN, project, "1h", 1, 10_000, null);
+    String project = project(s, 100, null, "1h", 1, 10_000, null);
     Admission a = admit(s, project, "m1");
     assertThatThrownBy(() -> admit(s, project, "m1"))
         .isInstanceOf(ModelProjectQuotaExceededException.class);
@@ -569,10 +512,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void runningStepRunEndsOnlyThroughTheQuotaAwarePath() {
-    ModelQuota s = service();
-    String project = project();
-    s.putModelPolicy(ADMIN, project, "m1", 100, 7L);
-    s.putProjectQuota(ADMIN, project, "1h", 10, 10_000, 100L);
+    String project = project(s, 100, 7L, "1h", 10, 10_000, 100L);
     Admission a = admit(s, project, "m1");
     String step = a.reservation().stepRunId();
     assertThatThrownBy(
@@ -601,10 +541,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void sweepRecoversStaleRunningStepRunsAsUnknownKeepingTheWholeReservation() throws Exception {
-    ModelQuota s = service();
-    String project = project();
-    s.putModelPolicy(ADMIN, project, "m1", 100, 7L);
-    s.putProjectQuota(ADMIN, project, "1h", 10, 10_000, 1_000L);
+    String project = project(s, 100, 7L, "1h", 10, 10_000, 1_000L);
     Admission stale = admit(s, project, "m1");
     Admission stale2 = admit(s, project, "m1");
     Admission stale3 = admit(s, project, "m1");
@@ -639,9 +576,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
     assertThat(afterFresh.recovered()).isZero();
     assertThat(state(project, freshStep)).isEqualTo(StepRunState.RUNNING);
     // Unknown outcome keeps the whole reservation: 4 x 100 tokens, 4 x 7 micros.
-    assertThat(usage(project).tokens()).isEqualTo(400);
-    assertThat(usage(project).costMicros()).isEqualTo(28);
-    assertThat(usage(project).invocations()).isEqualTo(4);
+    assertUsage(project, 4, 400, 28);
     LedgerPage ledger = s.ledger(ALICE, project, 10, null, id("read"));
     assertThat(ledger.items()).hasSize(3);
     assertThat(ledger.items()).allSatisfy(e -> assertThat(e.usage()).isNull());
@@ -665,9 +600,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void adminRecoveryNeedsProjectAdminAndIsIdempotent() {
-    ModelQuota s = service();
-    String project = project();
-    s.putModelPolicy(ADMIN, project, "m1", 100, null);
+    String project = project(s, 100, null);
     Admission a = admit(s, project, "m1");
     String step = a.reservation().stepRunId();
     assertThatThrownBy(() -> s.recoverStepRun(ALICE, project, step))
@@ -684,7 +617,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
     assertThat(again.settlement().digest()).isEqualTo(recovered.settlement().digest());
     // A StepRun completed by its runtime is not recovered: 409, nothing written.
     Admission b = admit(s, project, "m1");
-    s.complete(ALICE, project, b.reservation().invocationId(), "succeeded", null, null);
+    complete(b, "succeeded", null, null);
     assertThatThrownBy(() -> s.recoverStepRun(ADMIN, project, b.reservation().stepRunId()))
         .isInstanceOf(IdempotencyKeyReusedException.class);
     s.createStepRun(ALICE, project, "never", "r1", "m1");
@@ -694,103 +627,79 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
         .isInstanceOf(ConflictException.class);
   }
 
+  /** Whether the call settled first; false if it found the invocation settled already. */
+  private static boolean settledFirst(Supplier<Settled> call) {
+    try {
+      return call.get().created();
+    } catch (IdempotencyKeyReusedException e) {
+      return false;
+    }
+  }
+
   @Test
   void recoveryRacingALateCompletionEndsWithExactlyOneCompletion() throws Exception {
-    ModelQuota instanceA = service(ai().newRuntimeDataSource(), 600);
-    ModelQuota instanceB = service(ai().newRuntimeDataSource(), 600);
-    ExecutorService pool = Executors.newFixedThreadPool(RACE_THREADS);
+    ModelQuota instanceA = otherInstance();
+    ModelQuota instanceB = otherInstance();
     int perRound = RACE_THREADS / 2;
-    try {
-      for (int round = 0; round < RACE_ROUNDS; round++) {
-        String project = project();
-        instanceA.putModelPolicy(ADMIN, project, "m1", 100, null);
-        List<Admission> admitted = new ArrayList<>();
-        for (int i = 0; i < perRound; i++) {
-          admitted.add(admit(instanceA, project, "m1"));
+    for (int round = 0; round < RACE_ROUNDS; round++) {
+      String project = project(instanceA, 100, null);
+      List<Admission> admitted = new ArrayList<>();
+      // For each StepRun, the late completion on one instance, the recovery on the other (the
+      // admin route for even StepRuns, the sweep with a zero bound for odd ones).
+      List<Callable<Boolean>> calls = new ArrayList<>();
+      for (int i = 0; i < perRound; i++) {
+        Admission a = admit(instanceA, project, "m1");
+        admitted.add(a);
+        ModelQuota completer = i % 2 == 0 ? instanceA : instanceB;
+        ModelQuota recoverer = i % 2 == 0 ? instanceB : instanceA;
+        String invocation = a.reservation().invocationId();
+        String step = a.reservation().stepRunId();
+        TokenUsage used = new TokenUsage(10, 10, 20);
+        calls.add(
+            () ->
+                settledFirst(
+                    () -> completer.complete(ALICE, project, invocation, "succeeded", used, null)));
+        if (i % 2 == 0) {
+          calls.add(() -> settledFirst(() -> recoverer.recoverStepRun(ADMIN, project, step)));
+        } else {
+          calls.add(
+              () -> {
+                recoverer.recoverStale(Duration.ZERO, 50, 100);
+                return false;
+              });
         }
-        CountDownLatch start = new CountDownLatch(1);
-        List<Future<Boolean>> completions = new ArrayList<>();
-        List<Future<Boolean>> recoveries = new ArrayList<>();
-        for (int i = 0; i < perRound; i++) {
-          Admission a = admitted.get(i);
-          // The late completion on one instance, the recovery on the other (the admin route
-          // for even StepRuns, the sweep with a zero bound for odd ones).
-          ModelQuota completer = i % 2 == 0 ? instanceA : instanceB;
-          ModelQuota recoverer = i % 2 == 0 ? instanceB : instanceA;
-          boolean viaSweep = i % 2 == 1;
-          completions.add(
-              pool.submit(
-                  () -> {
-                    start.await();
-                    try {
-                      return completer
-                          .complete(
-                              ALICE,
-                              project,
-                              a.reservation().invocationId(),
-                              "succeeded",
-                              new TokenUsage(10, 10, 20),
-                              null)
-                          .created();
-                    } catch (IdempotencyKeyReusedException e) {
-                      return false;
-                    }
-                  }));
-          recoveries.add(
-              pool.submit(
-                  () -> {
-                    start.await();
-                    if (viaSweep) {
-                      recoverer.recoverStale(Duration.ZERO, 50, 100);
-                      return false;
-                    }
-                    try {
-                      return recoverer
-                          .recoverStepRun(ADMIN, project, a.reservation().stepRunId())
-                          .created();
-                    } catch (IdempotencyKeyReusedException e) {
-                      return false;
-                    }
-                  }));
-        }
-        start.countDown();
-        long expectedTokens = 0;
-        for (int i = 0; i < perRound; i++) {
-          Admission a = admitted.get(i);
-          boolean completed = completions.get(i).get(60, TimeUnit.SECONDS);
-          boolean recovered = recoveries.get(i).get(60, TimeUnit.SECONDS);
-          assertThat(completed && recovered).as("round %d: both won", round).isFalse();
-          StepRunState st = state(project, a.reservation().stepRunId());
-          assertThat(st).isIn(StepRunState.SUCCEEDED, StepRunState.UNKNOWN);
-          if (completed) {
-            assertThat(st).isEqualTo(StepRunState.SUCCEEDED);
-          }
-          if (recovered) {
-            assertThat(st).isEqualTo(StepRunState.UNKNOWN);
-          }
-          expectedTokens += st == StepRunState.SUCCEEDED ? 20 : 100;
-        }
-        // Exactly one completion, ledger entry and settlement per invocation.
-        List<UsageLedgerEntry> entries =
-            instanceA.ledger(ALICE, project, 500, null, id("read")).items();
-        assertThat(entries).as("round %d ledger", round).hasSize(perRound);
-        assertThat(entries.stream().map(UsageLedgerEntry::invocationId).distinct())
-            .hasSize(perRound);
-        assertThat(usage(project).tokens()).as("round %d tokens", round).isEqualTo(expectedTokens);
       }
-    } finally {
-      pool.shutdownNow();
+      List<Boolean> won = race(calls);
+      long expectedTokens = 0;
+      for (int i = 0; i < perRound; i++) {
+        boolean completed = won.get(2 * i);
+        boolean recovered = won.get(2 * i + 1);
+        assertThat(completed && recovered).as("round %d: both won", round).isFalse();
+        StepRunState st = state(project, admitted.get(i).reservation().stepRunId());
+        assertThat(st).isIn(StepRunState.SUCCEEDED, StepRunState.UNKNOWN);
+        if (completed) {
+          assertThat(st).isEqualTo(StepRunState.SUCCEEDED);
+        }
+        if (recovered) {
+          assertThat(st).isEqualTo(StepRunState.UNKNOWN);
+        }
+        expectedTokens += st == StepRunState.SUCCEEDED ? 20 : 100;
+      }
+      // Exactly one completion, ledger entry and settlement per invocation.
+      List<UsageLedgerEntry> entries =
+          instanceA.ledger(ALICE, project, 500, null, id("read")).items();
+      assertThat(entries).as("round %d ledger", round).hasSize(perRound);
+      assertThat(entries.stream().map(UsageLedgerEntry::invocationId).distinct()).hasSize(perRound);
+      assertThat(usage(project).tokens()).as("round %d tokens", round).isEqualTo(expectedTokens);
     }
   }
 
   @Test
   void callersWithoutPermissionTouchNothing() {
-    ModelQuota s = service();
-    String project = project();
-    s.putModelPolicy(ADMIN, project, "m1", 100, null);
+    String project = project(s, 100, null);
     assertThatThrownBy(() -> s.createStepRun(CAROL, project, "s1", "r1", "m1"))
         .isInstanceOf(ForbiddenException.class);
-    assertThat(ai().modelQuotaStore(runtime()).stepRun(project, "s1")).isEmpty();
+    assertThat(ai().modelQuotaStore(runtime).stepRun(project, "s1")).isEmpty();
     s.createStepRun(ALICE, project, "s1", "r1", "m1");
     assertThatThrownBy(() -> s.admit(CAROL, project, "inv1", "s1"))
         .isInstanceOf(ForbiddenException.class);
@@ -805,9 +714,9 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void ledgerPagesAreBoundedOrderedAndQuotaLimited() {
-    ModelQuota s = service(runtime(), 5);
-    String project = project();
-    s.putModelPolicy(ADMIN, project, "m1", 100, null);
+    // An instance of its own with 5 model-usage reads a window (this s hides the class's).
+    ModelQuota s = service(runtime, 5);
+    String project = project(s, 100, null);
     List<String> invocations = new ArrayList<>();
     for (int i = 0; i < 7; i++) {
       Admission a = admit(s, project, "m1");
@@ -854,56 +763,40 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
 
   @Test
   void twoInstancesRacingOnOneInvocationAdmitExactlyOneEveryRound() throws Exception {
-    ModelQuota instanceA = service(ai().newRuntimeDataSource(), 600);
-    ModelQuota instanceB = service(ai().newRuntimeDataSource(), 600);
-    ExecutorService pool = Executors.newFixedThreadPool(RACE_THREADS);
-    try {
-      for (int round = 0; round < RACE_ROUNDS; round++) {
-        String project = project();
-        instanceA.putModelPolicy(ADMIN, project, "m1", 100, 5L);
-        instanceA.putProjectQuota(ADMIN, project, "1h", 1, 1_000_000, 1_000_000L);
-        List<String> steps = new ArrayList<>();
-        for (int t = 0; t < RACE_THREADS; t++) {
-          String step = "s" + t;
-          instanceA.createStepRun(ALICE, project, step, "r1", "m1");
-          steps.add(step);
-        }
-        CountDownLatch start = new CountDownLatch(1);
-        List<Future<Boolean>> futures = new ArrayList<>();
-        for (int t = 0; t < RACE_THREADS; t++) {
-          ModelQuota instance = t % 2 == 0 ? instanceA : instanceB;
-          String step = steps.get(t);
-          String inv = "inv" + t;
-          Callable<Boolean> call =
-              () -> {
-                start.await();
-                try {
-                  return instance.admit(ALICE, project, inv, step).created();
-                } catch (ModelProjectQuotaExceededException e) {
-                  return false;
-                }
-              };
-          futures.add(pool.submit(call));
-        }
-        start.countDown();
-        int admitted = 0;
-        for (Future<Boolean> f : futures) {
-          admitted += f.get(60, TimeUnit.SECONDS) ? 1 : 0;
-        }
-        assertThat(admitted).as("round %d admissions", round).isEqualTo(1);
-        assertThat(usage(project).invocations()).as("round %d stored", round).isEqualTo(1);
-        Set<StepRunState> states = new HashSet<>();
-        int running = 0;
-        for (String step : steps) {
-          StepRunState st = state(project, step);
-          states.add(st);
-          running += st == StepRunState.RUNNING ? 1 : 0;
-        }
-        assertThat(running).isEqualTo(1);
-        assertThat(states).containsExactlyInAnyOrder(StepRunState.RUNNING, StepRunState.READY);
+    ModelQuota instanceA = otherInstance();
+    ModelQuota instanceB = otherInstance();
+    for (int round = 0; round < RACE_ROUNDS; round++) {
+      String project = project(instanceA, 100, 5L, "1h", 1, 1_000_000, 1_000_000L);
+      List<String> steps = new ArrayList<>();
+      List<Callable<Boolean>> admissions = new ArrayList<>();
+      for (int t = 0; t < RACE_THREADS; t++) {
+        String step = "s" + t;
+        instanceA.createStepRun(ALICE, project, step, "r1", "m1");
+        steps.add(step);
+        ModelQuota instance = t % 2 == 0 ? instanceA : instanceB;
+        String inv = "inv" + t;
+        admissions.add(
+            () -> {
+              try {
+                return instance.admit(ALICE, project, inv, step).created();
+              } catch (ModelProjectQuotaExceededException e) {
+                return false;
+              }
+            });
       }
-    } finally {
-      pool.shutdownNow();
+      assertThat(race(admissions).stream().filter(created -> created))
+          .as("round %d admissions", round)
+          .hasSize(1);
+      assertThat(usage(project).invocations()).as("round %d stored", round).isEqualTo(1);
+      Set<StepRunState> states = new HashSet<>();
+      int running = 0;
+      for (String step : steps) {
+        StepRunState st = state(project, step);
+        states.add(st);
+        running += st == StepRunState.RUNNING ? 1 : 0;
+      }
+      assertThat(running).isEqualTo(1);
+      assertThat(states).containsExactlyInAnyOrder(StepRunState.RUNNING, StepRunState.READY);
     }
   }
 
@@ -917,13 +810,11 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
         .isInstanceOf(StoreUnavailableException.class);
   }
 
-  // --- the reads behind the Location of a StepRun and of an admission (issue 18) ---
+  // --- the reads behind the Location of a StepRun and of an admission ---
 
   @Test
   void aStepRunAndAnAdmittedInvocationAreReadBackOnlyInTheirProject() {
-    ModelQuota s = service();
-    String project = project();
-    s.putModelPolicy(ADMIN, project, "m1", 4096, null);
+    String project = project(s, 4096, null);
     String step = id("s");
     dev.qinglong.core.modelquota.StepRun created =
         s.createStepRun(ALICE, project, step, "run-1", "m1").stepRun();
@@ -953,14 +844,12 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
           .hasMessage("no such object in this project");
     }
     // The store itself scopes the read by Project.
-    assertThat(ai().modelQuotaStore(runtime()).invocation(other, invocation)).isEmpty();
+    assertThat(ai().modelQuotaStore(runtime).invocation(other, invocation)).isEmpty();
   }
 
   @Test
   void readingAStepRunOrAnInvocationNeedsModelInvoke() {
-    ModelQuota s = service();
-    String project = project();
-    s.putModelPolicy(ADMIN, project, "m1", 4096, null);
+    String project = project(s, 4096, null);
     Admission admitted = admit(s, project, "m1");
     String step = admitted.reservation().stepRunId();
     String invocation = admitted.reservation().invocationId();

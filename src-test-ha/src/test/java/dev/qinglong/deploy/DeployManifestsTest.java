@@ -28,7 +28,7 @@ import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
 
 /**
- * Checks what {@code deploy/base} and {@code deploy/overlays/cnpg} render to (DESIGN §8). Each
+ * Checks what {@code deploy/base} and {@code deploy/overlays/cnpg} render to (docs/deploy.md). Each
  * check runs twice: on {@code kubectl kustomize} output (skipped, visibly, without kubectl; a
  * failure instead when {@code CI=true}) and on the structural rendering of the YAML files, so it
  * holds on machines without kubectl too.
@@ -51,8 +51,9 @@ class DeployManifestsTest {
           "QINGLONG_AI_ENABLED", "false");
 
   /**
-   * The qinglong.* properties of QingLongProperties (DESIGN §10) a manifest may set, except the
-   * {@code roles.<role>} map, in their dashed form; {@link #envName} gives the environment form.
+   * The qinglong.* properties of QingLongProperties (docs/operations.md#configuration) a manifest
+   * may set, except the {@code roles.<role>} map, in their dashed form; {@link #envName} gives the
+   * environment form.
    */
   private static final Set<String> PROPERTIES =
       Set.of(
@@ -656,9 +657,10 @@ class DeployManifestsTest {
   // ---------------------------------------------------------------- shared checks
 
   /**
-   * Least privilege (DESIGN §6, §8): the migration Job alone logs in as the schema owner; each
-   * long-running workload holds exactly the logins its role opens: writer ql3_package_manager and
-   * ql3_admin (+ ql3_runtime when AI is on), reader ql3_reader, worker ql3_package_executor.
+   * Least privilege (docs/design.md#least-privilege-logins): the migration Job alone logs in as the
+   * schema owner; each long-running workload holds exactly the logins its role opens: writer
+   * ql3_package_manager and ql3_admin (+ ql3_runtime when AI is on), reader ql3_reader, worker
+   * ql3_package_executor.
    */
   private static void checkLogins(
       Manifests m, Map<String, Object> cluster, Map<String, String> secretOfRole) {
@@ -991,8 +993,9 @@ class DeployManifestsTest {
   }
 
   /**
-   * Issue 10 items 3 and 4: client addresses from X-Forwarded-For only of the configured proxies
-   * (Spring Boot's own strategy off, also on Kubernetes), actuator on its own port.
+   * Client addresses from X-Forwarded-For only of the configured proxies (Spring Boot's own
+   * strategy off, also on Kubernetes; docs/deploy.md#client-addresses-behind-the-ingress), actuator
+   * on its own port.
    */
   private static void checkClientIdentityAndManagementPort(Map<String, Object> config) {
     assertThat(config.get("SERVER_FORWARDHEADERSSTRATEGY")).isEqualTo("none");

@@ -16,6 +16,7 @@ import dev.qinglong.core.quota.ManagementQuotaPolicy;
 import dev.qinglong.core.quota.QuotaOperation;
 import dev.qinglong.postgres.PostgresLogins;
 import dev.qinglong.postgres.PostgresMigrations;
+import dev.qinglong.testkit.TempDirectories;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -31,7 +32,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -49,17 +49,17 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-import java.util.stream.Stream;
 import org.postgresql.ds.PGSimpleDataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The PostgreSQL physical-HA gate (issue 6, ADR 000 "验证"): a primary and a synchronous ({@code
- * remote_apply}) physical standby started from the local server binaries, two independent app
- * instances against the primary through their own {@link dev.qinglong.testkit.TcpProxy}, then
- * fence, promote, {@code pg_rewind} and rejoin. Every gate is a check against the databases
- * themselves; {@link #run()} always cleans up and then proves that nothing is left behind.
+ * The PostgreSQL physical-HA gate (docs/testing.md#the-postgresql-ha-gate): a primary and a
+ * synchronous ({@code remote_apply}) physical standby started from the local server binaries, two
+ * independent app instances against the primary through their own {@link
+ * dev.qinglong.testkit.TcpProxy}, then fence, promote, {@code pg_rewind} and rejoin. Every gate is
+ * a check against the databases themselves; {@link #run()} always cleans up and then proves that
+ * nothing is left behind.
  */
 final class PostgresHaGate {
   static final String CONCURRENT = "concurrent-inspections-exact";
@@ -231,7 +231,7 @@ final class PostgresHaGate {
     owner.setUser(PgNode.SUPERUSER);
     PostgresLogins.bootstrap(owner);
     PostgresMigrations.migrate(owner);
-    // The optional AI feature (ADR 001): its own migrations, as the schema owner.
+    // The optional model-invocation quota: its own migrations, as the schema owner.
     PostgresMigrations.migrateAi(owner);
 
     ManagementQuotaPolicy quota =
@@ -774,6 +774,14 @@ final class PostgresHaGate {
         + " no app session and byte-identical tables, then it was shut down";
   }
 
+  /** {@code column} of the gate Project's row of {@code table} with {@code idColumn} = id, on B. */
+  private String onB(String column, String table, String idColumn, String id) throws Exception {
+    return queryOne(
+        nodeB,
+        "SELECT %s FROM qinglong.%s WHERE project_id = '%s' AND %s = '%s'"
+            .formatted(column, table, PROJECT, idColumn, id));
+  }
+
   private String stateSurvived() throws Exception {
     List<String> problems = new ArrayList<>();
     Map<String, String> tablesB = tables(nodeB);
@@ -781,28 +789,14 @@ final class PostgresHaGate {
       problems.add("tables differ: " + tablesAtFence + " vs " + tablesB);
     }
     for (Map.Entry<String, String> p : ackedProposals.entrySet()) {
-      String digest =
-          queryOne(
-              nodeB,
-              "SELECT action_digest FROM qinglong.plugin_package_proposals WHERE project_id = '"
-                  + PROJECT
-                  + "' AND proposal_id = '"
-                  + p.getKey()
-                  + "'");
+      String digest = onB("action_digest", "plugin_package_proposals", "proposal_id", p.getKey());
       if (!p.getValue().equals(digest)) {
         problems.add("proposal " + p.getKey() + " lost or changed");
       }
     }
     for (Map.Entry<String, String> d : ackedDecisions.entrySet()) {
-      String id =
-          queryOne(
-              nodeB,
-              "SELECT decision_id FROM qinglong.plugin_package_approvals WHERE project_id = '"
-                  + PROJECT
-                  + "' AND approval_id = '"
-                  + d.getKey()
-                  + "'");
-      if (!d.getValue().equals(id)) {
+      if (!d.getValue()
+          .equals(onB("decision_id", "plugin_package_approvals", "approval_id", d.getKey()))) {
         problems.add("decision on " + d.getKey() + " lost");
       }
     }
@@ -940,7 +934,7 @@ final class PostgresHaGate {
       }
     }
     if (baseDir != null) {
-      deleteRecursively(baseDir);
+      TempDirectories.deleteQuietly(baseDir);
     }
   }
 
@@ -1015,26 +1009,6 @@ final class PostgresHaGate {
       found.add("cannot list /proc: " + e);
     }
     return found;
-  }
-
-  private static void deleteRecursively(Path dir) {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(dir)) {
-      paths
-          .sorted(Comparator.reverseOrder())
-          .forEach(
-              p -> {
-                try {
-                  Files.deleteIfExists(p);
-                } catch (IOException e) {
-                  log.warn("cannot delete {}", p, e);
-                }
-              });
-    } catch (IOException e) {
-      log.warn("cannot delete {}", dir, e);
-    }
   }
 
   // ---------------------------------------------------------------- helpers

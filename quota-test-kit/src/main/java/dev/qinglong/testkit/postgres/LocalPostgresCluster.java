@@ -1,5 +1,6 @@
 package dev.qinglong.testkit.postgres;
 
+import dev.qinglong.testkit.TempDirectories;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -133,21 +134,23 @@ public final class LocalPostgresCluster {
 
   /** Starts the server stopped by {@link #stopServer()} again, on the same port. */
   public synchronized void startServer() {
-    runChecked(
-        "pg_ctl start",
-        List.of(
-            pgCtl.toString(),
-            "-D",
-            dataDir.toString(),
-            "-l",
-            logFile.toString(),
-            "-w",
-            "-t",
-            "60",
-            "-o",
-            serverOptions(port),
-            "start"),
-        true);
+    runChecked("pg_ctl start", startCommand(), true);
+  }
+
+  /** {@code pg_ctl start} on {@link #port}, waiting up to 60 s for the server to accept. */
+  private List<String> startCommand() {
+    return List.of(
+        pgCtl.toString(),
+        "-D",
+        dataDir.toString(),
+        "-l",
+        logFile.toString(),
+        "-w",
+        "-t",
+        "60",
+        "-o",
+        serverOptions(port),
+        "start");
   }
 
   private void initAndStart() {
@@ -172,21 +175,7 @@ public final class LocalPostgresCluster {
 
     for (int attempt = 1; ; attempt++) {
       port = freePort();
-      CommandResult result =
-          run(
-              List.of(
-                  pgCtl.toString(),
-                  "-D",
-                  dataDir.toString(),
-                  "-l",
-                  logFile.toString(),
-                  "-w",
-                  "-t",
-                  "60",
-                  "-o",
-                  serverOptions(port),
-                  "start"),
-              true);
+      CommandResult result = run(startCommand(), true);
       if (result.exitCode() == 0) {
         return;
       }
@@ -257,7 +246,7 @@ public final class LocalPostgresCluster {
         log.warn("Could not stop the test PostgreSQL cluster in {}", dataDir, e);
       }
     }
-    deleteRecursively(baseDir);
+    TempDirectories.deleteQuietly(baseDir);
   }
 
   private void removeShutdownHook() {
@@ -489,26 +478,6 @@ public final class LocalPostgresCluster {
 
   static String shellQuote(String argument) {
     return "'" + argument.replace("'", "'\\''") + "'";
-  }
-
-  private static void deleteRecursively(Path dir) {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(dir)) {
-      paths
-          .sorted(Comparator.reverseOrder())
-          .forEach(
-              path -> {
-                try {
-                  Files.deleteIfExists(path);
-                } catch (IOException e) {
-                  log.debug("Cannot delete {}", path, e);
-                }
-              });
-    } catch (IOException e) {
-      log.warn("Cannot delete the test PostgreSQL directory {}", dir, e);
-    }
   }
 
   private record CommandResult(int exitCode, String output) {}

@@ -17,7 +17,7 @@ import org.testcontainers.utility.DockerImageName;
 
 /**
  * The PostgreSQL server that database tests run against: one per JVM, found or started on first
- * use, in this order (DESIGN §9; tests never skip silently):
+ * use, in this order (docs/testing.md#where-postgresql-comes-from-in-tests; tests never skip):
  *
  * <ol>
  *   <li>{@value #URL_ENV}, if set: a JDBC URL such as {@code

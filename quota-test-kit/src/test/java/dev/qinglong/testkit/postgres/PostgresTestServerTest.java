@@ -11,7 +11,7 @@ import java.sql.Statement;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** Needs a real PostgreSQL, provided the way DESIGN §9 describes (it never skips). */
+/** Needs a real PostgreSQL, provided as {@link PostgresTestServer} says (it never skips). */
 class PostgresTestServerTest {
 
   private static PostgresTestServer server;
