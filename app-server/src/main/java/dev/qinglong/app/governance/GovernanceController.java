@@ -9,6 +9,7 @@ import dev.qinglong.app.governance.GovernanceJson.ProposalView;
 import dev.qinglong.app.governance.GovernanceJson.ProposeRequest;
 import dev.qinglong.app.http.AuditLog;
 import dev.qinglong.app.http.JsonAnswers;
+import dev.qinglong.app.http.OpenApiDocument;
 import dev.qinglong.app.http.QueryParameters;
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
@@ -20,6 +21,11 @@ import dev.qinglong.core.governance.ProposalPage;
 import dev.qinglong.core.governance.ProposeResult;
 import dev.qinglong.core.kernel.Limited;
 import dev.qinglong.core.kernel.Principal;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import java.util.UUID;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -38,6 +44,7 @@ import org.springframework.web.bind.annotation.RestController;
  */
 @RestController
 @ConditionalOnRole({Role.ALL, Role.WRITER})
+@Tag(name = "plugin-packages")
 public class GovernanceController {
   static final String BASE = "/v1/projects/{projectId}/plugin-packages";
 
@@ -47,6 +54,19 @@ public class GovernanceController {
     this.governance = governance;
   }
 
+  @Operation(
+      operationId = "propose",
+      summary = "Propose a plugin-package action (needs package.manage).",
+      description =
+          "actionRef is the idempotency identity. Consumes one unit of the management quota"
+              + " plugin-package.propose under actionRef.")
+  @ApiResponse(responseCode = "201", description = "Created.", useReturnTypeSchema = true)
+  @ApiResponse(
+      responseCode = "200",
+      description = "Exact replay of the actionRef.",
+      useReturnTypeSchema = true)
+  @ApiResponse(responseCode = "409", ref = OpenApiDocument.CONFLICT)
+  @ApiResponse(responseCode = "429", ref = OpenApiDocument.QUOTA_EXCEEDED)
   @PostMapping(path = BASE + "/proposals", consumes = MediaType.APPLICATION_JSON_VALUE)
   ResponseEntity<ProposalView> propose(
       @PathVariable String projectId,
@@ -78,6 +98,16 @@ public class GovernanceController {
     return JsonAnswers.ok(ProposalView.of(proposal), result);
   }
 
+  @Operation(
+      operationId = "decide",
+      summary = "Approve or reject a pending approval (needs approval.decide; not the proposer).",
+      description =
+          "decisionId is the idempotency identity; actionDigest must be the proposal's."
+              + " Consumes one unit of the management quota plugin-package.decide under"
+              + " decisionId. An approval publishes the action (the completion worker).")
+  @ApiResponse(responseCode = "200", description = "OK.", useReturnTypeSchema = true)
+  @ApiResponse(responseCode = "409", ref = OpenApiDocument.CONFLICT)
+  @ApiResponse(responseCode = "429", ref = OpenApiDocument.QUOTA_EXCEEDED)
   @PostMapping(
       path = BASE + "/approvals/{approvalId}/decisions",
       consumes = MediaType.APPLICATION_JSON_VALUE)
@@ -105,6 +135,14 @@ public class GovernanceController {
     return JsonAnswers.ok(ApprovalView.of(approval), result);
   }
 
+  @Operation(
+      operationId = "inspect",
+      summary = "Inspect a proposal and its approval (needs package.read or approval.decide).",
+      description =
+          "Consumes one unit of the management quota plugin-package.inspect under inspectionId.")
+  @ApiResponse(responseCode = "200", description = "OK.", useReturnTypeSchema = true)
+  @ApiResponse(responseCode = "409", ref = OpenApiDocument.CONFLICT)
+  @ApiResponse(responseCode = "429", ref = OpenApiDocument.QUOTA_EXCEEDED)
   @PostMapping(
       path = BASE + "/proposals/{proposalId}/inspections",
       consumes = MediaType.APPLICATION_JSON_VALUE)
@@ -119,11 +157,34 @@ public class GovernanceController {
     return JsonAnswers.ok(InspectionView.of(result.result()), result);
   }
 
+  @Operation(
+      operationId = "listProposals",
+      summary =
+          "List the Project's proposals, oldest first (needs package.read, package.manage or"
+              + " approval.decide).",
+      description =
+          "A keyset page in (createdAt, proposalId) order: stable while proposals are added or"
+              + " decided. Consumes one unit of the management quota plugin-package.inspect under"
+              + " a fresh request id.")
+  @ApiResponse(responseCode = "200", description = "OK.", useReturnTypeSchema = true)
+  @ApiResponse(responseCode = "429", ref = OpenApiDocument.QUOTA_EXCEEDED)
   @GetMapping(BASE + "/proposals")
   ResponseEntity<ProposalPageView> list(
       @PathVariable String projectId,
-      @RequestParam(name = "state", required = false) String state,
-      @RequestParam(name = "limit", required = false) String limit,
+      @Parameter(
+              description = "Only proposals in this state; omit for every state.",
+              schema = @Schema(ref = OpenApiDocument.STATE))
+          @RequestParam(name = "state", required = false)
+          String state,
+      @Parameter(
+              schema =
+                  @Schema(
+                      types = "integer",
+                      minimum = "1",
+                      maximum = "" + PluginPackageGovernance.MAX_PAGE,
+                      defaultValue = "" + PluginPackageGovernance.DEFAULT_PAGE))
+          @RequestParam(name = "limit", required = false)
+          String limit,
       @RequestParam(name = "cursor", required = false) String cursor,
       Authentication authentication) {
     Limited<ProposalPage> result =
@@ -137,6 +198,13 @@ public class GovernanceController {
     return JsonAnswers.ok(ProposalPageView.of(result.result()), result);
   }
 
+  @Operation(
+      operationId = "getProposal",
+      summary = "One proposal (needs package.read, package.manage or approval.decide).",
+      description = "Consumes one unit of plugin-package.inspect under a fresh request id.")
+  @ApiResponse(responseCode = "200", description = "OK.", useReturnTypeSchema = true)
+  @ApiResponse(responseCode = "409", ref = OpenApiDocument.CONFLICT)
+  @ApiResponse(responseCode = "429", ref = OpenApiDocument.QUOTA_EXCEEDED)
   @GetMapping(BASE + "/proposals/{proposalId}")
   ResponseEntity<ProposalView> proposal(
       @PathVariable String projectId,
@@ -147,6 +215,13 @@ public class GovernanceController {
     return JsonAnswers.ok(ProposalView.of(result.result()), result);
   }
 
+  @Operation(
+      operationId = "getApproval",
+      summary = "One approval (needs package.read, package.manage or approval.decide).",
+      description = "Consumes one unit of plugin-package.inspect under a fresh request id.")
+  @ApiResponse(responseCode = "200", description = "OK.", useReturnTypeSchema = true)
+  @ApiResponse(responseCode = "409", ref = OpenApiDocument.CONFLICT)
+  @ApiResponse(responseCode = "429", ref = OpenApiDocument.QUOTA_EXCEEDED)
   @GetMapping(BASE + "/approvals/{approvalId}")
   ResponseEntity<ApprovalView> approval(
       @PathVariable String projectId,

@@ -3,6 +3,7 @@ package dev.qinglong.app.governance;
 import dev.qinglong.app.governance.GovernanceJson.MemberListView;
 import dev.qinglong.app.governance.GovernanceJson.MemberView;
 import dev.qinglong.app.http.JsonAnswers;
+import dev.qinglong.app.http.OpenApiDocument;
 import dev.qinglong.app.http.QueryParameters;
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
@@ -10,6 +11,11 @@ import dev.qinglong.core.kernel.ConflictException;
 import dev.qinglong.core.kernel.Identifiers;
 import dev.qinglong.core.policy.ProjectMember;
 import dev.qinglong.core.policy.ProjectPolicy;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import org.springframework.http.ResponseEntity;
 import org.springframework.security.core.Authentication;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -23,6 +29,7 @@ import org.springframework.web.bind.annotation.RestController;
  */
 @RestController
 @ConditionalOnRole({Role.ALL, Role.WRITER, Role.READER})
+@Tag(name = "members")
 public class MemberReadsController {
   private final ProjectPolicy policy;
 
@@ -30,10 +37,23 @@ public class MemberReadsController {
     this.policy = policy;
   }
 
+  @Operation(
+      operationId = "listMembers",
+      summary =
+          "List the Project's members in user-id order, one page at a time (needs any"
+              + " permission in the Project).")
   @GetMapping(MembersController.BASE)
   ResponseEntity<MemberListView> list(
       @PathVariable String projectId,
-      @RequestParam(name = "limit", required = false) String limit,
+      @Parameter(
+              schema =
+                  @Schema(
+                      types = "integer",
+                      minimum = "1",
+                      maximum = "" + ProjectPolicy.MAX_MEMBERS_PAGE,
+                      defaultValue = "" + ProjectPolicy.DEFAULT_MEMBERS_PAGE))
+          @RequestParam(name = "limit", required = false)
+          String limit,
       @RequestParam(name = "cursor", required = false) String cursor,
       Authentication authentication) {
     return JsonAnswers.ok(
@@ -46,6 +66,11 @@ public class MemberReadsController {
                 cursor)));
   }
 
+  @Operation(
+      operationId = "getMember",
+      summary = "One member (needs any permission in the Project); 409 if not a member.")
+  @ApiResponse(responseCode = "200", description = "OK.", useReturnTypeSchema = true)
+  @ApiResponse(responseCode = "409", ref = OpenApiDocument.CONFLICT)
   @GetMapping(MembersController.BASE + "/{userId}")
   ResponseEntity<MemberView> get(
       @PathVariable String projectId, @PathVariable String userId, Authentication authentication) {

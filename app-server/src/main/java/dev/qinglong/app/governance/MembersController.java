@@ -10,6 +10,8 @@ import dev.qinglong.core.kernel.ValidationException;
 import dev.qinglong.core.policy.Permission;
 import dev.qinglong.core.policy.ProjectMember;
 import dev.qinglong.core.policy.ProjectPolicy;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import java.util.EnumSet;
 import java.util.Set;
 import org.springframework.http.MediaType;
@@ -27,6 +29,7 @@ import org.springframework.web.bind.annotation.RestController;
  */
 @RestController
 @ConditionalOnRole({Role.ALL, Role.WRITER})
+@Tag(name = "members")
 public class MembersController {
   static final String BASE = "/v1/projects/{projectId}/members";
 
@@ -36,6 +39,12 @@ public class MembersController {
     this.policy = policy;
   }
 
+  @Operation(
+      operationId = "replaceMember",
+      summary = "Replace a member's permissions (needs project.admin).",
+      description =
+          "Creates the membership (and so the Project) if absent. An empty list keeps the user a"
+              + " member without permissions.")
   @PutMapping(path = BASE + "/{userId}", consumes = MediaType.APPLICATION_JSON_VALUE)
   ResponseEntity<MemberView> replace(
       @PathVariable String projectId,

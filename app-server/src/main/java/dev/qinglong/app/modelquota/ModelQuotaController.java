@@ -1,6 +1,7 @@
 package dev.qinglong.app.modelquota;
 
 import dev.qinglong.app.http.JsonAnswers;
+import dev.qinglong.app.http.OpenApiDocument;
 import dev.qinglong.app.http.QueryParameters;
 import dev.qinglong.app.http.RateLimitHeaders;
 import dev.qinglong.app.modelquota.ModelQuotaJson.AdmissionRequest;
@@ -27,6 +28,11 @@ import dev.qinglong.core.modelquota.ProjectQuotaPolicy;
 import dev.qinglong.core.modelquota.Settled;
 import dev.qinglong.core.modelquota.StepRunCreation;
 import dev.qinglong.core.modelquota.WindowUsageReading;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import java.util.UUID;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.http.HttpHeaders;
@@ -49,6 +55,7 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 @ConditionalOnProperty(prefix = "qinglong.ai", name = "enabled", havingValue = "true")
 @ConditionalOnRole({Role.ALL, Role.WRITER})
+@Tag(name = OpenApiDocument.MODEL_QUOTA_TAG)
 public class ModelQuotaController {
   static final String BASE = "/v1/projects/{projectId}";
 
@@ -58,6 +65,13 @@ public class ModelQuotaController {
     this.quota = quota;
   }
 
+  @Operation(
+      operationId = "putModelPolicy",
+      summary = "Set a model's invocation policy (needs project.admin).",
+      description =
+          "Appends a new immutable revision unless the latest one has exactly these limits (then"
+              + " returns it). Admission reserves maxTotalTokens and maxCostMicros (the worst"
+              + " case) per invocation.")
   @PutMapping(
       path = BASE + "/model-policies/{modelId}",
       consumes = MediaType.APPLICATION_JSON_VALUE)
@@ -76,6 +90,13 @@ public class ModelQuotaController {
     return JsonAnswers.ok(ModelPolicyView.of(policy));
   }
 
+  @Operation(
+      operationId = "putModelQuota",
+      summary = "Set the Project's model quota (needs project.admin).",
+      description =
+          "Appends a new immutable revision unless unchanged. Fixed, epoch-aligned window on the"
+              + " database clock. A cost limit requires every model policy of the Project to cap"
+              + " cost, or admission fails closed (409).")
   @PutMapping(path = BASE + "/model-quota", consumes = MediaType.APPLICATION_JSON_VALUE)
   ResponseEntity<ProjectQuotaView> putProjectQuota(
       @PathVariable String projectId,
@@ -92,6 +113,15 @@ public class ModelQuotaController {
     return JsonAnswers.ok(ProjectQuotaView.of(policy));
   }
 
+  @Operation(
+      operationId = "createStepRun",
+      summary = "Create a ready StepRun (needs model.invoke).")
+  @ApiResponse(responseCode = "201", description = "Created.", useReturnTypeSchema = true)
+  @ApiResponse(
+      responseCode = "200",
+      description = "Exact replay of the stepRunId.",
+      useReturnTypeSchema = true)
+  @ApiResponse(responseCode = "409", ref = OpenApiDocument.CONFLICT)
   @PostMapping(path = BASE + "/step-runs", consumes = MediaType.APPLICATION_JSON_VALUE)
   ResponseEntity<StepRunView> createStepRun(
       @PathVariable String projectId,
@@ -113,6 +143,9 @@ public class ModelQuotaController {
   }
 
   /** What the {@code Location} of a created StepRun names; the same view as the creation's. */
+  @Operation(operationId = "getStepRun", summary = "Read one StepRun (needs model.invoke).")
+  @ApiResponse(responseCode = "200", description = "OK.", useReturnTypeSchema = true)
+  @ApiResponse(responseCode = "409", ref = OpenApiDocument.CONFLICT)
   @GetMapping(BASE + "/step-runs/{stepRunId}")
   ResponseEntity<StepRunView> stepRun(
       @PathVariable String projectId,
@@ -123,6 +156,11 @@ public class ModelQuotaController {
   }
 
   /** What the {@code Location} of an admission names; the same view as the admission's. */
+  @Operation(
+      operationId = "getModelInvocation",
+      summary = "Read one admitted model invocation (needs model.invoke).")
+  @ApiResponse(responseCode = "200", description = "OK.", useReturnTypeSchema = true)
+  @ApiResponse(responseCode = "409", ref = OpenApiDocument.CONFLICT)
   @GetMapping(BASE + "/model-invocations/{invocationId}")
   ResponseEntity<AdmissionView> invocation(
       @PathVariable String projectId,
@@ -133,6 +171,21 @@ public class ModelQuotaController {
             quota.invocation(JsonAnswers.caller(authentication), projectId, invocationId)));
   }
 
+  @Operation(
+      operationId = "admitModelInvocation",
+      summary = "Admit one model invocation: reserve its worst case (needs model.invoke).",
+      description =
+          "In one transaction serialised per Project window: the window from the database"
+              + " clock, its usage, the quota fence, StepRun ready -> running, the start and"
+              + " reservation receipts. An exact replay (same invocationId and stepRunId) returns"
+              + " the stored receipts (200).")
+  @ApiResponse(responseCode = "201", description = "Admitted.", useReturnTypeSchema = true)
+  @ApiResponse(
+      responseCode = "200",
+      description = "Exact replay of the invocationId.",
+      useReturnTypeSchema = true)
+  @ApiResponse(responseCode = "409", ref = OpenApiDocument.CONFLICT)
+  @ApiResponse(responseCode = "429", ref = OpenApiDocument.MODEL_QUOTA_EXCEEDED)
   @PostMapping(path = BASE + "/model-invocations", consumes = MediaType.APPLICATION_JSON_VALUE)
   ResponseEntity<AdmissionView> admit(
       @PathVariable String projectId,
@@ -157,6 +210,16 @@ public class ModelQuotaController {
     return JsonAnswers.ok(AdmissionView.of(admission), rateLimit);
   }
 
+  @Operation(
+      operationId = "completeModelInvocation",
+      summary = "Complete an admitted invocation and settle its reservation (needs model.invoke).",
+      description =
+          "In one transaction: completion, UsageLedger entry, settlement, terminal StepRun."
+              + " Known usage settles the actual tokens (and cost where cost was reserved) and"
+              + " releases the rest; usage null or outcome unknown keeps the whole reservation."
+              + " Usage above the reservation is 409, nothing recorded.")
+  @ApiResponse(responseCode = "200", description = "OK.", useReturnTypeSchema = true)
+  @ApiResponse(responseCode = "409", ref = OpenApiDocument.CONFLICT)
   @PostMapping(
       path = BASE + "/model-invocations/{invocationId}/completion",
       consumes = MediaType.APPLICATION_JSON_VALUE)
@@ -176,6 +239,13 @@ public class ModelQuotaController {
     return JsonAnswers.ok(SettledView.of(settled));
   }
 
+  @Operation(
+      operationId = "recoverStepRun",
+      summary =
+          "Recover a StepRun left running: complete it as unknown, keeping its whole reservation"
+              + " (needs project.admin).")
+  @ApiResponse(responseCode = "200", description = "OK.", useReturnTypeSchema = true)
+  @ApiResponse(responseCode = "409", ref = OpenApiDocument.CONFLICT)
   @PostMapping(BASE + "/step-runs/{stepRunId}/recovery")
   ResponseEntity<SettledView> recover(
       @PathVariable String projectId,
@@ -186,6 +256,17 @@ public class ModelQuotaController {
     return JsonAnswers.ok(SettledView.of(settled));
   }
 
+  @Operation(
+      operationId = "getModelUsageWindow",
+      summary =
+          "The Project's current model quota window: usage and limits (needs model.usage.read).",
+      description =
+          "Without a Project quota the window is the unfenced day window and every limit is"
+              + " null. Consumes one unit of the management quota model-usage.read under a fresh"
+              + " request id.")
+  @ApiResponse(responseCode = "200", description = "OK.", useReturnTypeSchema = true)
+  @ApiResponse(responseCode = "409", ref = OpenApiDocument.CONFLICT)
+  @ApiResponse(responseCode = "429", ref = OpenApiDocument.QUOTA_EXCEEDED)
   @GetMapping(BASE + "/model-usage/window")
   ResponseEntity<WindowUsageView> window(
       @PathVariable String projectId, Authentication authentication) {
@@ -194,10 +275,27 @@ public class ModelQuotaController {
     return JsonAnswers.ok(WindowUsageView.of(reading));
   }
 
+  @Operation(
+      operationId = "getModelUsageLedger",
+      summary = "A bounded page of the Project's UsageLedger (needs model.usage.read).",
+      description =
+          "Entries in ledger order. Consumes one unit of the management quota model-usage.read"
+              + " under a fresh request id.")
+  @ApiResponse(responseCode = "200", description = "OK.", useReturnTypeSchema = true)
+  @ApiResponse(responseCode = "409", ref = OpenApiDocument.CONFLICT)
+  @ApiResponse(responseCode = "429", ref = OpenApiDocument.QUOTA_EXCEEDED)
   @GetMapping(BASE + "/model-usage/ledger")
   ResponseEntity<LedgerPageView> ledger(
       @PathVariable String projectId,
-      @RequestParam(name = "limit", required = false) String limit,
+      @Parameter(
+              schema =
+                  @Schema(
+                      types = "integer",
+                      minimum = "1",
+                      maximum = "" + ModelQuota.MAX_LEDGER_PAGE,
+                      defaultValue = "" + ModelQuota.DEFAULT_LEDGER_PAGE))
+          @RequestParam(name = "limit", required = false)
+          String limit,
       @RequestParam(name = "cursor", required = false) String cursor,
       Authentication authentication) {
     if (cursor != null && cursor.isEmpty()) {
