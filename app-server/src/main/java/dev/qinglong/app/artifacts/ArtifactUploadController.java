@@ -1,8 +1,12 @@
 package dev.qinglong.app.artifacts;
 
+import static dev.qinglong.app.http.OpenApiDocument.Answer.CONFLICT;
+import static dev.qinglong.app.http.OpenApiDocument.Answer.QUOTA;
+
 import dev.qinglong.app.http.ArtifactRoutes;
 import dev.qinglong.app.http.JsonAnswers;
 import dev.qinglong.app.http.OpenApiDocument;
+import dev.qinglong.app.http.OpenApiDocument.Answers;
 import dev.qinglong.app.http.ProblemType;
 import dev.qinglong.app.http.Problems;
 import dev.qinglong.app.http.RateLimitHeaders;
@@ -157,7 +161,7 @@ public class ArtifactUploadController {
           @Content(
               mediaType = OpenApiDocument.PROBLEM_JSON,
               schema = @Schema(ref = OpenApiDocument.PROBLEM)))
-  @ApiResponse(responseCode = "429", ref = OpenApiDocument.QUOTA_EXCEEDED)
+  @Answers({QUOTA})
   @PutMapping(path = ArtifactRoutes.PATH, consumes = MediaType.APPLICATION_OCTET_STREAM_VALUE)
   ResponseEntity<ArtifactUploadView> upload(
       @PathVariable String projectId,
@@ -213,9 +217,7 @@ public class ArtifactUploadController {
       description =
           "What the Location of an upload names. Consumes one unit of plugin-package.inspect"
               + " under a fresh request id. Never uploaded into this Project: 409.")
-  @ApiResponse(responseCode = "200", description = "OK.", useReturnTypeSchema = true)
-  @ApiResponse(responseCode = "409", ref = OpenApiDocument.CONFLICT)
-  @ApiResponse(responseCode = "429", ref = OpenApiDocument.QUOTA_EXCEEDED)
+  @Answers({CONFLICT, QUOTA})
   @GetMapping(UPLOAD_PATH)
   ResponseEntity<ArtifactUploadStateView> upload(
       @PathVariable String projectId, @PathVariable String digest, Authentication authentication) {
@@ -248,14 +250,14 @@ public class ArtifactUploadController {
   /** The 201 of an upload. */
   @Schema(name = "ArtifactUpload")
   public record ArtifactUploadView(
-      @Schema(ref = OpenApiDocument.IDENTIFIER) String projectId,
+      String projectId,
       @Schema(ref = OpenApiDocument.DIGEST) String digest,
       @Schema(minimum = "0") long sizeBytes) {}
 
   /** The state of a Project's upload of an artifact. */
   @Schema(name = "ArtifactUploadState")
   public record ArtifactUploadStateView(
-      @Schema(ref = OpenApiDocument.IDENTIFIER) String projectId,
+      String projectId,
       @Schema(ref = OpenApiDocument.DIGEST) String digest,
       @Schema(minimum = "0") long sizeBytes,
       @Schema(description = "When the Project last uploaded it (server clock, ms since the epoch).")

@@ -1,5 +1,9 @@
 package dev.qinglong.app.governance;
 
+import static dev.qinglong.app.http.OpenApiDocument.Answer.CONFLICT;
+import static dev.qinglong.app.http.OpenApiDocument.Answer.CREATED;
+import static dev.qinglong.app.http.OpenApiDocument.Answer.QUOTA;
+
 import dev.qinglong.app.governance.GovernanceJson.ApprovalView;
 import dev.qinglong.app.governance.GovernanceJson.DecisionRequest;
 import dev.qinglong.app.governance.GovernanceJson.InspectionRequest;
@@ -10,6 +14,7 @@ import dev.qinglong.app.governance.GovernanceJson.ProposeRequest;
 import dev.qinglong.app.http.AuditLog;
 import dev.qinglong.app.http.JsonAnswers;
 import dev.qinglong.app.http.OpenApiDocument;
+import dev.qinglong.app.http.OpenApiDocument.Answers;
 import dev.qinglong.app.http.QueryParameters;
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
@@ -24,7 +29,6 @@ import dev.qinglong.core.kernel.Principal;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.media.Schema;
-import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.util.UUID;
 import org.springframework.http.MediaType;
@@ -60,13 +64,7 @@ public class GovernanceController {
       description =
           "actionRef is the idempotency identity. Consumes one unit of the management quota"
               + " plugin-package.propose under actionRef.")
-  @ApiResponse(responseCode = "201", description = "Created.", useReturnTypeSchema = true)
-  @ApiResponse(
-      responseCode = "200",
-      description = "Exact replay of the actionRef.",
-      useReturnTypeSchema = true)
-  @ApiResponse(responseCode = "409", ref = OpenApiDocument.CONFLICT)
-  @ApiResponse(responseCode = "429", ref = OpenApiDocument.QUOTA_EXCEEDED)
+  @Answers({CREATED, CONFLICT, QUOTA})
   @PostMapping(path = BASE + "/proposals", consumes = MediaType.APPLICATION_JSON_VALUE)
   ResponseEntity<ProposalView> propose(
       @PathVariable String projectId,
@@ -105,9 +103,7 @@ public class GovernanceController {
           "decisionId is the idempotency identity; actionDigest must be the proposal's."
               + " Consumes one unit of the management quota plugin-package.decide under"
               + " decisionId. An approval publishes the action (the completion worker).")
-  @ApiResponse(responseCode = "200", description = "OK.", useReturnTypeSchema = true)
-  @ApiResponse(responseCode = "409", ref = OpenApiDocument.CONFLICT)
-  @ApiResponse(responseCode = "429", ref = OpenApiDocument.QUOTA_EXCEEDED)
+  @Answers({CONFLICT, QUOTA})
   @PostMapping(
       path = BASE + "/approvals/{approvalId}/decisions",
       consumes = MediaType.APPLICATION_JSON_VALUE)
@@ -140,9 +136,7 @@ public class GovernanceController {
       summary = "Inspect a proposal and its approval (needs package.read or approval.decide).",
       description =
           "Consumes one unit of the management quota plugin-package.inspect under inspectionId.")
-  @ApiResponse(responseCode = "200", description = "OK.", useReturnTypeSchema = true)
-  @ApiResponse(responseCode = "409", ref = OpenApiDocument.CONFLICT)
-  @ApiResponse(responseCode = "429", ref = OpenApiDocument.QUOTA_EXCEEDED)
+  @Answers({CONFLICT, QUOTA})
   @PostMapping(
       path = BASE + "/proposals/{proposalId}/inspections",
       consumes = MediaType.APPLICATION_JSON_VALUE)
@@ -166,8 +160,7 @@ public class GovernanceController {
           "A keyset page in (createdAt, proposalId) order: stable while proposals are added or"
               + " decided. Consumes one unit of the management quota plugin-package.inspect under"
               + " a fresh request id.")
-  @ApiResponse(responseCode = "200", description = "OK.", useReturnTypeSchema = true)
-  @ApiResponse(responseCode = "429", ref = OpenApiDocument.QUOTA_EXCEEDED)
+  @Answers({QUOTA})
   @GetMapping(BASE + "/proposals")
   ResponseEntity<ProposalPageView> list(
       @PathVariable String projectId,
@@ -185,7 +178,9 @@ public class GovernanceController {
                       defaultValue = "" + PluginPackageGovernance.DEFAULT_PAGE))
           @RequestParam(name = "limit", required = false)
           String limit,
-      @RequestParam(name = "cursor", required = false) String cursor,
+      @Parameter(schema = @Schema(maxLength = PluginPackageGovernance.MAX_CURSOR_LENGTH))
+          @RequestParam(name = "cursor", required = false)
+          String cursor,
       Authentication authentication) {
     Limited<ProposalPage> result =
         governance.listProposals(
@@ -202,9 +197,7 @@ public class GovernanceController {
       operationId = "getProposal",
       summary = "One proposal (needs package.read, package.manage or approval.decide).",
       description = "Consumes one unit of plugin-package.inspect under a fresh request id.")
-  @ApiResponse(responseCode = "200", description = "OK.", useReturnTypeSchema = true)
-  @ApiResponse(responseCode = "409", ref = OpenApiDocument.CONFLICT)
-  @ApiResponse(responseCode = "429", ref = OpenApiDocument.QUOTA_EXCEEDED)
+  @Answers({CONFLICT, QUOTA})
   @GetMapping(BASE + "/proposals/{proposalId}")
   ResponseEntity<ProposalView> proposal(
       @PathVariable String projectId,
@@ -219,9 +212,7 @@ public class GovernanceController {
       operationId = "getApproval",
       summary = "One approval (needs package.read, package.manage or approval.decide).",
       description = "Consumes one unit of plugin-package.inspect under a fresh request id.")
-  @ApiResponse(responseCode = "200", description = "OK.", useReturnTypeSchema = true)
-  @ApiResponse(responseCode = "409", ref = OpenApiDocument.CONFLICT)
-  @ApiResponse(responseCode = "429", ref = OpenApiDocument.QUOTA_EXCEEDED)
+  @Answers({CONFLICT, QUOTA})
   @GetMapping(BASE + "/approvals/{approvalId}")
   ResponseEntity<ApprovalView> approval(
       @PathVariable String projectId,

@@ -1,7 +1,13 @@
 package dev.qinglong.app.governance;
 
+import static dev.qinglong.app.http.OpenApiDocument.ACTION;
+import static dev.qinglong.app.http.OpenApiDocument.DECISION;
+import static dev.qinglong.app.http.OpenApiDocument.DIGEST;
+import static dev.qinglong.app.http.OpenApiDocument.IDENTIFIER;
+import static dev.qinglong.app.http.OpenApiDocument.OPERATION;
+import static dev.qinglong.app.http.OpenApiDocument.PERMISSION;
+import static dev.qinglong.app.http.OpenApiDocument.STATE;
 import static io.swagger.v3.oas.annotations.media.Schema.AdditionalPropertiesValue.FALSE;
-import static io.swagger.v3.oas.annotations.media.Schema.RequiredMode.REQUIRED;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.qinglong.app.http.OpenApiDocument;
@@ -41,13 +47,12 @@ public final class GovernanceJson {
   @Schema(additionalProperties = FALSE)
   public record ProposeRequest(
       @Schema(
-              requiredMode = REQUIRED,
-              ref = OpenApiDocument.IDENTIFIER,
+              ref = IDENTIFIER,
               description =
                   "Idempotency key: the same actionRef with the same action returns the stored"
                       + " proposal (200); with another action, 409 idempotency_key_reused.")
           String actionRef,
-      @Schema(requiredMode = REQUIRED, ref = OpenApiDocument.ACTION) ActionBody action) {
+      @Schema(ref = ACTION) ActionBody action) {
     /** The action, or null if the body has none (the core answers {@code action} is required). */
     PluginPackageAction toAction() {
       return action == null
@@ -67,34 +72,23 @@ public final class GovernanceJson {
   /** {@code POST …/approvals/{approvalId}/decisions}. */
   @Schema(additionalProperties = FALSE)
   public record DecisionRequest(
-      @Schema(
-              requiredMode = REQUIRED,
-              ref = OpenApiDocument.IDENTIFIER,
-              description = "Idempotency key of the decision.")
-          String decisionId,
-      @Schema(requiredMode = REQUIRED, ref = OpenApiDocument.DECISION) String decision,
-      @Schema(
-              requiredMode = REQUIRED,
-              ref = OpenApiDocument.DIGEST,
-              description = "The actionDigest of the proposal the caller decides on.")
+      @Schema(ref = IDENTIFIER, description = "Idempotency key of the decision.") String decisionId,
+      @Schema(ref = DECISION) String decision,
+      @Schema(ref = DIGEST, description = "The actionDigest of the proposal the caller decides on.")
           String actionDigest) {}
 
   /** {@code POST …/proposals/{proposalId}/inspections}. */
   @Schema(additionalProperties = FALSE)
   public record InspectionRequest(
       @Schema(
-              requiredMode = REQUIRED,
-              ref = OpenApiDocument.IDENTIFIER,
+              ref = IDENTIFIER,
               description = "Idempotency key of the inspection (its quota unit's receipt).")
           String inspectionId) {}
 
   /** {@code PUT …/members/{userId}}: the member's whole set of permissions. */
   @Schema(additionalProperties = FALSE)
   public record MemberRequest(
-      @ArraySchema(
-              arraySchema = @Schema(requiredMode = REQUIRED),
-              schema = @Schema(ref = OpenApiDocument.PERMISSION))
-          List<String> permissions) {}
+      @ArraySchema(schema = @Schema(ref = PERMISSION)) List<String> permissions) {}
 
   /** A plugin-package action as stored. */
   public record ActionView(
@@ -117,10 +111,10 @@ public final class GovernanceJson {
       String approvalId,
       String projectId,
       String actionRef,
-      @Schema(ref = OpenApiDocument.ACTION) ActionView action,
-      @Schema(ref = OpenApiDocument.DIGEST) String actionDigest,
+      @Schema(ref = ACTION) ActionView action,
+      @Schema(ref = DIGEST) String actionDigest,
       String proposedBy,
-      @Schema(ref = OpenApiDocument.STATE) String state,
+      @Schema(ref = STATE) String state,
       long createdAtMs,
       long updatedAtMs,
       @Schema(format = "date-time") String createdAt,
@@ -147,9 +141,9 @@ public final class GovernanceJson {
       String approvalId,
       String proposalId,
       String projectId,
-      @Schema(ref = OpenApiDocument.DIGEST) String actionDigest,
+      @Schema(ref = DIGEST) String actionDigest,
       String proposedBy,
-      @Schema(ref = OpenApiDocument.STATE) String state,
+      @Schema(ref = STATE) String state,
       @Schema(types = {"string", "null"}) String decisionId,
       @Schema(types = {"string", "null"}) String decision,
       @Schema(types = {"string", "null"}) String decidedBy,
@@ -203,7 +197,7 @@ public final class GovernanceJson {
   public record MemberView(
       String projectId,
       String userId,
-      @ArraySchema(schema = @Schema(ref = OpenApiDocument.PERMISSION)) List<String> permissions) {
+      @ArraySchema(schema = @Schema(ref = PERMISSION)) List<String> permissions) {
     static MemberView of(ProjectMember m) {
       return new MemberView(
           m.projectId(), m.userId(), m.permissions().stream().map(Permission::wireName).toList());
@@ -226,7 +220,7 @@ public final class GovernanceJson {
 
   @Schema(name = "OperationQuota")
   public record OperationQuotaView(
-      @Schema(ref = OpenApiDocument.OPERATION) String operation,
+      @Schema(ref = OPERATION) String operation,
       @Schema(minimum = "1", maximum = "" + ManagementQuotaPolicy.MAX_LIMIT) int limit,
       @Schema(minimum = "0", maximum = "" + ManagementQuotaPolicy.MAX_LIMIT) int used,
       @Schema(minimum = "0", maximum = "" + ManagementQuotaPolicy.MAX_LIMIT) int remaining,

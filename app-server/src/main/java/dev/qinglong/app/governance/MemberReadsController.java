@@ -1,9 +1,11 @@
 package dev.qinglong.app.governance;
 
+import static dev.qinglong.app.http.OpenApiDocument.Answer.CONFLICT;
+
 import dev.qinglong.app.governance.GovernanceJson.MemberListView;
 import dev.qinglong.app.governance.GovernanceJson.MemberView;
 import dev.qinglong.app.http.JsonAnswers;
-import dev.qinglong.app.http.OpenApiDocument;
+import dev.qinglong.app.http.OpenApiDocument.Answers;
 import dev.qinglong.app.http.QueryParameters;
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
@@ -14,7 +16,6 @@ import dev.qinglong.core.policy.ProjectPolicy;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.media.Schema;
-import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import org.springframework.http.ResponseEntity;
 import org.springframework.security.core.Authentication;
@@ -54,7 +55,9 @@ public class MemberReadsController {
                       defaultValue = "" + ProjectPolicy.DEFAULT_MEMBERS_PAGE))
           @RequestParam(name = "limit", required = false)
           String limit,
-      @RequestParam(name = "cursor", required = false) String cursor,
+      @Parameter(schema = @Schema(maxLength = ProjectPolicy.MAX_CURSOR_LENGTH))
+          @RequestParam(name = "cursor", required = false)
+          String cursor,
       Authentication authentication) {
     return JsonAnswers.ok(
         MemberListView.of(
@@ -69,8 +72,7 @@ public class MemberReadsController {
   @Operation(
       operationId = "getMember",
       summary = "One member (needs any permission in the Project); 409 if not a member.")
-  @ApiResponse(responseCode = "200", description = "OK.", useReturnTypeSchema = true)
-  @ApiResponse(responseCode = "409", ref = OpenApiDocument.CONFLICT)
+  @Answers({CONFLICT})
   @GetMapping(MembersController.BASE + "/{userId}")
   ResponseEntity<MemberView> get(
       @PathVariable String projectId, @PathVariable String userId, Authentication authentication) {

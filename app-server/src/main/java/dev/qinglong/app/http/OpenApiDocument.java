@@ -31,6 +31,10 @@ import io.swagger.v3.oas.models.security.SecurityRequirement;
 import io.swagger.v3.oas.models.security.SecurityScheme;
 import io.swagger.v3.oas.models.servers.Server;
 import io.swagger.v3.oas.models.tags.Tag;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -40,6 +44,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
 import org.springdoc.core.customizers.OpenApiCustomizer;
+import org.springdoc.core.customizers.OperationCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -93,6 +98,48 @@ public class OpenApiDocument {
           "429", "TooManyRequests",
           "503", "Unavailable");
 
+  /** What an operation answers beyond what every {@code /v1} operation does. */
+  public enum Answer {
+    /** 201 with {@code Location}; the 200 is the replay of the request's idempotency key. */
+    CREATED,
+    /** 409 {@code conflict} or {@code idempotency_key_reused}. */
+    CONFLICT,
+    /** Counted by the management quota: 429 {@code quota_exceeded}, rate-limit fields. */
+    QUOTA,
+    /** Counted by the model quota: 429 {@code model_project_quota_exceeded}, rate-limit fields. */
+    MODEL_QUOTA
+  }
+
+  /** The {@link Answer}s of a handler method, for the document. */
+  @Retention(RetentionPolicy.RUNTIME)
+  @Target(ElementType.METHOD)
+  public @interface Answers {
+    Answer[] value();
+  }
+
+  @Bean
+  OperationCustomizer qinglongAnswers() {
+    return (operation, handler) -> {
+      Answers answers = handler.getMethodAnnotation(Answers.class);
+      ApiResponses responses = operation.getResponses();
+      for (Answer answer : answers == null ? new Answer[0] : answers.value()) {
+        switch (answer) {
+          case CREATED -> {
+            ApiResponse ok = responses.get("200");
+            responses.addApiResponse(
+                "201", new ApiResponse().description("Created.").content(ok.getContent()));
+            ok.description("Exact replay of the idempotency key: the stored answer.");
+          }
+          case CONFLICT -> responses.addApiResponse("409", new ApiResponse().$ref(CONFLICT));
+          case QUOTA -> responses.addApiResponse("429", new ApiResponse().$ref(QUOTA_EXCEEDED));
+          case MODEL_QUOTA ->
+              responses.addApiResponse("429", new ApiResponse().$ref(MODEL_QUOTA_EXCEEDED));
+        }
+      }
+      return operation;
+    };
+  }
+
   @Bean
   OpenAPI qinglongOpenApi() {
     Components components =
@@ -141,17 +188,23 @@ public class OpenApiDocument {
   /**
    * The rules of every {@code /v1} operation: the shared problem answers, path identifiers without
    * the dot segments, issued cursors, the rate-limit fields on the answers of quota-counted
-   * operations, {@code Location} on every 201, the optional feature's marker and 404. A schema that
-   * names no required member is an answer's: Jackson writes every member of an answer (nulls too),
-   * so all are required.
+   * operations, {@code Location} on every 201, the optional feature's marker and 404. Required
+   * members: a request body (a record that refuses unknown members) requires every member that may
+   * not be null (absent is null); an answer has every member (Jackson writes nulls too).
    */
   @Bean
   OpenApiCustomizer qinglongRules() {
     return api -> {
       api.getPaths()
           .forEach(
-              (path, item) ->
-                  item.readOperationsMap().values().forEach(operation -> rules(operation)));
+              (path, item) -> {
+                item.readOperations().forEach(OpenApiDocument::rules);
+                if (item.getHead() != null) {
+                  // GET and HEAD share a handler: springdoc numbers the second one.
+                  Operation head = item.getHead();
+                  head.setOperationId(head.getOperationId().replaceAll("_[0-9]+$", "") + "Head");
+                }
+              });
       // Here, not with the other components: springdoc drops the ones nothing names before
       // the customizers run, and only the rules above name this one.
       api.getComponents()
@@ -173,7 +226,13 @@ public class OpenApiDocument {
                   return;
                 }
                 properties.replaceAll((member, property) -> referenced(property));
-                if (schema.getRequired() == null) {
+                if (Boolean.FALSE.equals(schema.getAdditionalProperties())) {
+                  schema.setRequired(
+                      properties.entrySet().stream()
+                          .filter(member -> !nullable(member.getValue()))
+                          .map(Map.Entry::getKey)
+                          .toList());
+                } else if (schema.getRequired() == null) {
                   schema.setRequired(new ArrayList<>(properties.keySet()));
                 }
               });
@@ -189,10 +248,10 @@ public class OpenApiDocument {
             ref(p.getName().equals("digest") ? DIGEST : "#/components/schemas/PathIdentifier"));
       } else if (p.getName().equals("cursor")) {
         p.addExtension("x-qinglong-issued", true);
-        p.schema(string("^[A-Za-z0-9_-]{1,256}$").minLength(1).maxLength(256))
-            .description(
-                "An opaque nextCursor this server issued (base64url, no padding); anything else is"
-                    + " 400.");
+        p.description(
+            "An opaque nextCursor this server issued (base64url, no padding); anything else is"
+                + " 400.");
+        p.getSchema().pattern("^[A-Za-z0-9_-]+$").minLength(1);
       }
     }
     if (operation.getTags() != null && operation.getTags().contains(MODEL_QUOTA_TAG)) {
@@ -241,6 +300,11 @@ public class OpenApiDocument {
     return new JsonSchema()
         .oneOf(List.of(ref(property.get$ref()), typed("null")))
         .description(property.getDescription());
+  }
+
+  private static boolean nullable(Schema<?> s) {
+    return (s.getTypes() != null && s.getTypes().contains("null"))
+        || (s.getOneOf() != null && s.getOneOf().stream().anyMatch(OpenApiDocument::nullable));
   }
 
   private static ApiResponses sorted(ApiResponses responses) {

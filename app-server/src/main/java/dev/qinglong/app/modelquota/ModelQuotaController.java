@@ -1,7 +1,13 @@
 package dev.qinglong.app.modelquota;
 
+import static dev.qinglong.app.http.OpenApiDocument.Answer.CONFLICT;
+import static dev.qinglong.app.http.OpenApiDocument.Answer.CREATED;
+import static dev.qinglong.app.http.OpenApiDocument.Answer.MODEL_QUOTA;
+import static dev.qinglong.app.http.OpenApiDocument.Answer.QUOTA;
+
 import dev.qinglong.app.http.JsonAnswers;
 import dev.qinglong.app.http.OpenApiDocument;
+import dev.qinglong.app.http.OpenApiDocument.Answers;
 import dev.qinglong.app.http.QueryParameters;
 import dev.qinglong.app.http.RateLimitHeaders;
 import dev.qinglong.app.modelquota.ModelQuotaJson.AdmissionRequest;
@@ -31,7 +37,6 @@ import dev.qinglong.core.modelquota.WindowUsageReading;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.media.Schema;
-import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.util.UUID;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -116,12 +121,7 @@ public class ModelQuotaController {
   @Operation(
       operationId = "createStepRun",
       summary = "Create a ready StepRun (needs model.invoke).")
-  @ApiResponse(responseCode = "201", description = "Created.", useReturnTypeSchema = true)
-  @ApiResponse(
-      responseCode = "200",
-      description = "Exact replay of the stepRunId.",
-      useReturnTypeSchema = true)
-  @ApiResponse(responseCode = "409", ref = OpenApiDocument.CONFLICT)
+  @Answers({CREATED, CONFLICT})
   @PostMapping(path = BASE + "/step-runs", consumes = MediaType.APPLICATION_JSON_VALUE)
   ResponseEntity<StepRunView> createStepRun(
       @PathVariable String projectId,
@@ -144,8 +144,7 @@ public class ModelQuotaController {
 
   /** What the {@code Location} of a created StepRun names; the same view as the creation's. */
   @Operation(operationId = "getStepRun", summary = "Read one StepRun (needs model.invoke).")
-  @ApiResponse(responseCode = "200", description = "OK.", useReturnTypeSchema = true)
-  @ApiResponse(responseCode = "409", ref = OpenApiDocument.CONFLICT)
+  @Answers({CONFLICT})
   @GetMapping(BASE + "/step-runs/{stepRunId}")
   ResponseEntity<StepRunView> stepRun(
       @PathVariable String projectId,
@@ -159,8 +158,7 @@ public class ModelQuotaController {
   @Operation(
       operationId = "getModelInvocation",
       summary = "Read one admitted model invocation (needs model.invoke).")
-  @ApiResponse(responseCode = "200", description = "OK.", useReturnTypeSchema = true)
-  @ApiResponse(responseCode = "409", ref = OpenApiDocument.CONFLICT)
+  @Answers({CONFLICT})
   @GetMapping(BASE + "/model-invocations/{invocationId}")
   ResponseEntity<AdmissionView> invocation(
       @PathVariable String projectId,
@@ -179,13 +177,7 @@ public class ModelQuotaController {
               + " clock, its usage, the quota fence, StepRun ready -> running, the start and"
               + " reservation receipts. An exact replay (same invocationId and stepRunId) returns"
               + " the stored receipts (200).")
-  @ApiResponse(responseCode = "201", description = "Admitted.", useReturnTypeSchema = true)
-  @ApiResponse(
-      responseCode = "200",
-      description = "Exact replay of the invocationId.",
-      useReturnTypeSchema = true)
-  @ApiResponse(responseCode = "409", ref = OpenApiDocument.CONFLICT)
-  @ApiResponse(responseCode = "429", ref = OpenApiDocument.MODEL_QUOTA_EXCEEDED)
+  @Answers({CREATED, CONFLICT, MODEL_QUOTA})
   @PostMapping(path = BASE + "/model-invocations", consumes = MediaType.APPLICATION_JSON_VALUE)
   ResponseEntity<AdmissionView> admit(
       @PathVariable String projectId,
@@ -218,8 +210,7 @@ public class ModelQuotaController {
               + " Known usage settles the actual tokens (and cost where cost was reserved) and"
               + " releases the rest; usage null or outcome unknown keeps the whole reservation."
               + " Usage above the reservation is 409, nothing recorded.")
-  @ApiResponse(responseCode = "200", description = "OK.", useReturnTypeSchema = true)
-  @ApiResponse(responseCode = "409", ref = OpenApiDocument.CONFLICT)
+  @Answers({CONFLICT})
   @PostMapping(
       path = BASE + "/model-invocations/{invocationId}/completion",
       consumes = MediaType.APPLICATION_JSON_VALUE)
@@ -244,8 +235,7 @@ public class ModelQuotaController {
       summary =
           "Recover a StepRun left running: complete it as unknown, keeping its whole reservation"
               + " (needs project.admin).")
-  @ApiResponse(responseCode = "200", description = "OK.", useReturnTypeSchema = true)
-  @ApiResponse(responseCode = "409", ref = OpenApiDocument.CONFLICT)
+  @Answers({CONFLICT})
   @PostMapping(BASE + "/step-runs/{stepRunId}/recovery")
   ResponseEntity<SettledView> recover(
       @PathVariable String projectId,
@@ -264,9 +254,7 @@ public class ModelQuotaController {
           "Without a Project quota the window is the unfenced day window and every limit is"
               + " null. Consumes one unit of the management quota model-usage.read under a fresh"
               + " request id.")
-  @ApiResponse(responseCode = "200", description = "OK.", useReturnTypeSchema = true)
-  @ApiResponse(responseCode = "409", ref = OpenApiDocument.CONFLICT)
-  @ApiResponse(responseCode = "429", ref = OpenApiDocument.QUOTA_EXCEEDED)
+  @Answers({CONFLICT, QUOTA})
   @GetMapping(BASE + "/model-usage/window")
   ResponseEntity<WindowUsageView> window(
       @PathVariable String projectId, Authentication authentication) {
@@ -281,9 +269,7 @@ public class ModelQuotaController {
       description =
           "Entries in ledger order. Consumes one unit of the management quota model-usage.read"
               + " under a fresh request id.")
-  @ApiResponse(responseCode = "200", description = "OK.", useReturnTypeSchema = true)
-  @ApiResponse(responseCode = "409", ref = OpenApiDocument.CONFLICT)
-  @ApiResponse(responseCode = "429", ref = OpenApiDocument.QUOTA_EXCEEDED)
+  @Answers({CONFLICT, QUOTA})
   @GetMapping(BASE + "/model-usage/ledger")
   ResponseEntity<LedgerPageView> ledger(
       @PathVariable String projectId,
@@ -296,7 +282,9 @@ public class ModelQuotaController {
                       defaultValue = "" + ModelQuota.DEFAULT_LEDGER_PAGE))
           @RequestParam(name = "limit", required = false)
           String limit,
-      @RequestParam(name = "cursor", required = false) String cursor,
+      @Parameter(schema = @Schema(maxLength = ModelQuota.MAX_CURSOR_LENGTH))
+          @RequestParam(name = "cursor", required = false)
+          String cursor,
       Authentication authentication) {
     if (cursor != null && cursor.isEmpty()) {
       throw new ValidationException("cursor", "is not a cursor this server issued");

@@ -1,10 +1,13 @@
 package dev.qinglong.app.modelquota;
 
+import static dev.qinglong.app.http.OpenApiDocument.DIGEST;
+import static dev.qinglong.app.http.OpenApiDocument.IDENTIFIER;
+import static dev.qinglong.app.http.OpenApiDocument.OUTCOME;
+import static dev.qinglong.app.http.OpenApiDocument.STEP_RUN_STATE;
+import static dev.qinglong.app.http.OpenApiDocument.WINDOW;
 import static io.swagger.v3.oas.annotations.media.Schema.AdditionalPropertiesValue.FALSE;
-import static io.swagger.v3.oas.annotations.media.Schema.RequiredMode.REQUIRED;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-import dev.qinglong.app.http.OpenApiDocument;
 import dev.qinglong.core.modelquota.Admission;
 import dev.qinglong.core.modelquota.Completion;
 import dev.qinglong.core.modelquota.InvocationStart;
@@ -50,7 +53,7 @@ public final class ModelQuotaJson {
 
   @Schema(additionalProperties = FALSE)
   public record ProjectQuotaRequest(
-      @Schema(requiredMode = REQUIRED, ref = OpenApiDocument.WINDOW) String window,
+      @Schema(ref = WINDOW) String window,
       @JsonProperty(required = true) @Schema(minimum = "1", maximum = "" + Limits.MAX_INVOCATIONS)
           long maxInvocations,
       @JsonProperty(required = true) @Schema(minimum = "1", maximum = AMOUNT_MAX) long maxTokens,
@@ -62,22 +65,15 @@ public final class ModelQuotaJson {
 
   @Schema(additionalProperties = FALSE)
   public record StepRunRequest(
-      @Schema(
-              requiredMode = REQUIRED,
-              ref = OpenApiDocument.IDENTIFIER,
-              description = "Idempotency key of the StepRun.")
-          String stepRunId,
-      @Schema(requiredMode = REQUIRED, ref = OpenApiDocument.IDENTIFIER) String runId,
-      @Schema(requiredMode = REQUIRED, ref = OpenApiDocument.IDENTIFIER) String modelId) {}
+      @Schema(ref = IDENTIFIER, description = "Idempotency key of the StepRun.") String stepRunId,
+      @Schema(ref = IDENTIFIER) String runId,
+      @Schema(ref = IDENTIFIER) String modelId) {}
 
   @Schema(additionalProperties = FALSE)
   public record AdmissionRequest(
-      @Schema(
-              requiredMode = REQUIRED,
-              ref = OpenApiDocument.IDENTIFIER,
-              description = "Idempotency key of the invocation.")
+      @Schema(ref = IDENTIFIER, description = "Idempotency key of the invocation.")
           String invocationId,
-      @Schema(requiredMode = REQUIRED, ref = OpenApiDocument.IDENTIFIER) String stepRunId) {}
+      @Schema(ref = IDENTIFIER) String stepRunId) {}
 
   @Schema(name = "UsageRequest", additionalProperties = FALSE)
   public record UsageBody(
@@ -96,7 +92,7 @@ public final class ModelQuotaJson {
 
   @Schema(additionalProperties = FALSE)
   public record CompletionRequest(
-      @Schema(requiredMode = REQUIRED, ref = OpenApiDocument.OUTCOME) String outcome,
+      @Schema(ref = OUTCOME) String outcome,
       @Schema(
               types = {"object", "null"},
               description = "null (or absent) when unknown: the whole token reservation stays.")
@@ -114,8 +110,8 @@ public final class ModelQuotaJson {
 
   @Schema(name = "ModelPolicy")
   public record ModelPolicyView(
-      @Schema(ref = OpenApiDocument.IDENTIFIER) String projectId,
-      @Schema(ref = OpenApiDocument.IDENTIFIER) String modelId,
+      String projectId,
+      String modelId,
       long revision,
       long maxTotalTokens,
       @Schema(types = {"integer", "null"}) Long maxCostMicros,
@@ -133,9 +129,9 @@ public final class ModelQuotaJson {
 
   @Schema(name = "ProjectQuota")
   public record ProjectQuotaView(
-      @Schema(ref = OpenApiDocument.IDENTIFIER) String projectId,
+      String projectId,
       long revision,
-      @Schema(ref = OpenApiDocument.WINDOW) String window,
+      @Schema(ref = WINDOW) String window,
       long maxInvocations,
       long maxTokens,
       @Schema(types = {"integer", "null"}) Long maxCostMicros,
@@ -154,11 +150,11 @@ public final class ModelQuotaJson {
 
   @Schema(name = "StepRun")
   public record StepRunView(
-      @Schema(ref = OpenApiDocument.IDENTIFIER) String projectId,
-      @Schema(ref = OpenApiDocument.IDENTIFIER) String stepRunId,
-      @Schema(ref = OpenApiDocument.IDENTIFIER) String runId,
-      @Schema(ref = OpenApiDocument.IDENTIFIER) String modelId,
-      @Schema(ref = OpenApiDocument.STEP_RUN_STATE) String state,
+      String projectId,
+      String stepRunId,
+      String runId,
+      String modelId,
+      @Schema(ref = STEP_RUN_STATE) String state,
       @Schema(types = {"string", "null"}) String invocationId,
       long createdAtMs,
       long updatedAtMs) {
@@ -197,11 +193,11 @@ public final class ModelQuotaJson {
       description = "Immutable reservation receipt; digest = SHA-256 of its canonical JSON.")
   public record ReservationView(
       @Schema(allowableValues = Reservation.TYPE) String type,
-      @Schema(ref = OpenApiDocument.IDENTIFIER) String projectId,
-      @Schema(ref = OpenApiDocument.IDENTIFIER) String invocationId,
-      @Schema(ref = OpenApiDocument.IDENTIFIER) String stepRunId,
-      @Schema(ref = OpenApiDocument.IDENTIFIER) String runId,
-      @Schema(ref = OpenApiDocument.IDENTIFIER) String modelId,
+      String projectId,
+      String invocationId,
+      String stepRunId,
+      String runId,
+      String modelId,
       long modelPolicyRevision,
       long quotaPolicyRevision,
       long windowStartMs,
@@ -211,7 +207,7 @@ public final class ModelQuotaJson {
       @Schema(types = {"integer", "null"}) Long reservedCostMicros,
       ReservationTotalsView windowTotals,
       long reservedAtMs,
-      @Schema(ref = OpenApiDocument.DIGEST) String digest) {
+      @Schema(ref = DIGEST) String digest) {
     static ReservationView of(Reservation r) {
       return new ReservationView(
           r.type(),
@@ -240,11 +236,11 @@ public final class ModelQuotaJson {
   @Schema(name = "InvocationStart")
   public record StartView(
       @Schema(allowableValues = InvocationStart.TYPE) String type,
-      @Schema(ref = OpenApiDocument.IDENTIFIER) String invocationId,
-      @Schema(ref = OpenApiDocument.IDENTIFIER) String stepRunId,
-      @Schema(ref = OpenApiDocument.DIGEST) String reservationDigest,
+      String invocationId,
+      String stepRunId,
+      @Schema(ref = DIGEST) String reservationDigest,
       long startedAtMs,
-      @Schema(ref = OpenApiDocument.DIGEST) String digest) {
+      @Schema(ref = DIGEST) String digest) {
     static StartView of(InvocationStart s) {
       return new StartView(
           s.type(),
@@ -258,9 +254,9 @@ public final class ModelQuotaJson {
 
   @Schema(name = "Admission")
   public record AdmissionView(
-      @Schema(ref = OpenApiDocument.IDENTIFIER) String invocationId,
-      @Schema(ref = OpenApiDocument.IDENTIFIER) String stepRunId,
-      @Schema(ref = OpenApiDocument.IDENTIFIER) String projectId,
+      String invocationId,
+      String stepRunId,
+      String projectId,
       ReservationView reservation,
       StartView start) {
     static AdmissionView of(Admission a) {
@@ -287,7 +283,7 @@ public final class ModelQuotaJson {
   @Schema(name = "Settlement")
   public record SettlementView(
       @Schema(allowableValues = Settlement.TYPE) String type,
-      @Schema(ref = OpenApiDocument.IDENTIFIER) String invocationId,
+      String invocationId,
       long windowStartMs,
       long windowMs,
       long settledTokens,
@@ -297,11 +293,11 @@ public final class ModelQuotaJson {
           Long settledCostMicros,
       long releasedTokens,
       long releasedCostMicros,
-      @Schema(ref = OpenApiDocument.DIGEST) String reservationDigest,
-      @Schema(ref = OpenApiDocument.DIGEST) String completionDigest,
+      @Schema(ref = DIGEST) String reservationDigest,
+      @Schema(ref = DIGEST) String completionDigest,
       SettlementTotalsView windowTotals,
       long settledAtMs,
-      @Schema(ref = OpenApiDocument.DIGEST) String digest) {
+      @Schema(ref = DIGEST) String digest) {
     static SettlementView of(Settlement s) {
       return new SettlementView(
           s.type(),
@@ -324,13 +320,13 @@ public final class ModelQuotaJson {
   @Schema(name = "Completion")
   public record CompletionView(
       @Schema(allowableValues = Completion.TYPE) String type,
-      @Schema(ref = OpenApiDocument.IDENTIFIER) String invocationId,
-      @Schema(ref = OpenApiDocument.IDENTIFIER) String stepRunId,
-      @Schema(ref = OpenApiDocument.OUTCOME) String outcome,
+      String invocationId,
+      String stepRunId,
+      @Schema(ref = OUTCOME) String outcome,
       @Schema(types = {"object", "null"}) UsageView usage,
       @Schema(types = {"integer", "null"}) Long costMicros,
       long completedAtMs,
-      @Schema(ref = OpenApiDocument.DIGEST) String digest) {
+      @Schema(ref = DIGEST) String digest) {
     static CompletionView of(Completion c) {
       return new CompletionView(
           c.type(),
@@ -348,16 +344,16 @@ public final class ModelQuotaJson {
   public record LedgerEntryView(
       @Schema(allowableValues = UsageLedgerEntry.TYPE) String type,
       long ledgerSeq,
-      @Schema(ref = OpenApiDocument.IDENTIFIER) String invocationId,
-      @Schema(ref = OpenApiDocument.IDENTIFIER) String stepRunId,
-      @Schema(ref = OpenApiDocument.IDENTIFIER) String runId,
-      @Schema(ref = OpenApiDocument.IDENTIFIER) String modelId,
-      @Schema(ref = OpenApiDocument.OUTCOME) String outcome,
+      String invocationId,
+      String stepRunId,
+      String runId,
+      String modelId,
+      @Schema(ref = OUTCOME) String outcome,
       @Schema(types = {"object", "null"}) UsageView usage,
       @Schema(types = {"integer", "null"}) Long costMicros,
-      @Schema(ref = OpenApiDocument.DIGEST) String completionDigest,
+      @Schema(ref = DIGEST) String completionDigest,
       long recordedAtMs,
-      @Schema(ref = OpenApiDocument.DIGEST) String digest) {
+      @Schema(ref = DIGEST) String digest) {
     static LedgerEntryView of(UsageLedgerEntry e) {
       return new LedgerEntryView(
           e.type(),
@@ -377,10 +373,10 @@ public final class ModelQuotaJson {
 
   @Schema(name = "Settled")
   public record SettledView(
-      @Schema(ref = OpenApiDocument.IDENTIFIER) String invocationId,
-      @Schema(ref = OpenApiDocument.IDENTIFIER) String stepRunId,
-      @Schema(ref = OpenApiDocument.IDENTIFIER) String projectId,
-      @Schema(ref = OpenApiDocument.OUTCOME) String outcome,
+      String invocationId,
+      String stepRunId,
+      String projectId,
+      @Schema(ref = OUTCOME) String outcome,
       SettlementView settlement,
       CompletionView completion,
       LedgerEntryView ledgerEntry) {
@@ -405,7 +401,7 @@ public final class ModelQuotaJson {
 
   @Schema(name = "WindowUsage")
   public record WindowUsageView(
-      @Schema(ref = OpenApiDocument.IDENTIFIER) String projectId,
+      String projectId,
       long windowStartMs,
       long windowMs,
       long invocations,

@@ -34,7 +34,7 @@ final class ProposalCursor {
       return null;
     }
     try {
-      if (cursor.isEmpty() || cursor.length() > 256) {
+      if (cursor.isEmpty() || cursor.length() > PluginPackageGovernance.MAX_CURSOR_LENGTH) {
         throw new IllegalArgumentException("length");
       }
       String text = new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.US_ASCII);

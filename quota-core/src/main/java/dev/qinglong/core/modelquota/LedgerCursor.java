@@ -32,7 +32,7 @@ final class LedgerCursor {
     }
     String text;
     try {
-      if (cursor.length() > 64) {
+      if (cursor.length() > ModelQuota.MAX_CURSOR_LENGTH) {
         throw new IllegalArgumentException("too long");
       }
       text = new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.US_ASCII);

@@ -32,7 +32,7 @@ public record MemberPage(List<ProjectMember> items, String nextCursor) {
       return null;
     }
     try {
-      if (cursor.isEmpty() || cursor.length() > 256) {
+      if (cursor.isEmpty() || cursor.length() > ProjectPolicy.MAX_CURSOR_LENGTH) {
         throw new IllegalArgumentException("length");
       }
       String text = new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.US_ASCII);
