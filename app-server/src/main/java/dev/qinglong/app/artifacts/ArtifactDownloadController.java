@@ -128,68 +128,16 @@ public class ArtifactDownloadController {
   @ApiResponse(
       responseCode = "206",
       description =
-          "One byte range (`Range: bytes=a-b`, `a-` or `-n`); `Content-Range` says which.",
-      headers = {
-        @Header(
-            name = HttpHeaders.ETAG,
-            description = OpenApiDocument.ETAG,
-            schema = @Schema(types = "string")),
-        @Header(
-            name = HttpHeaders.CONTENT_LENGTH,
-            description = "Bytes in the body (the range's length for 206).",
-            schema = @Schema(types = "integer")),
-        @Header(
-            name = HttpHeaders.CONTENT_RANGE,
-            description = "`bytes a-b/size`.",
-            schema = @Schema(types = "string"))
-      },
+          "One byte range (`Range: bytes=a-b`, `a-` or `-n`), with the headers of the 200 and"
+              + " `Content-Range: bytes a-b/size`.",
       content =
           @Content(
               mediaType = MediaType.APPLICATION_OCTET_STREAM_VALUE,
               schema = @Schema(types = "string", format = "binary")))
-  @ApiResponse(
-      responseCode = "304",
-      description = "`If-None-Match` matches the ETag; no body.",
-      headers =
-          @Header(
-              name = HttpHeaders.ETAG,
-              description = OpenApiDocument.ETAG,
-              schema = @Schema(types = "string")))
-  @ApiResponse(
-      responseCode = "409",
-      description =
-          "409 conflict: the artifact is not published in this Project. Unknown, unpublished and"
-              + " other Projects' artifacts give exactly this answer.",
-      content =
-          @Content(
-              mediaType = OpenApiDocument.PROBLEM_JSON,
-              schema = @Schema(ref = OpenApiDocument.PROBLEM)))
-  @ApiResponse(
-      responseCode = "416",
-      description =
-          "416 range_not_satisfiable: one range that starts at or past the end. Several ranges"
-              + " or a malformed `Range` are ignored and the whole artifact is sent (200).",
-      headers =
-          @Header(
-              name = HttpHeaders.CONTENT_RANGE,
-              description = "`bytes */size`.",
-              schema = @Schema(types = "string")),
-      content =
-          @Content(
-              mediaType = OpenApiDocument.PROBLEM_JSON,
-              schema = @Schema(ref = OpenApiDocument.PROBLEM)))
-  @ApiResponse(
-      responseCode = "503",
-      description =
-          "503 unavailable: the store cannot answer, or this read gateway stopped serving"
-              + " payload (retry on another gateway). A download cut off after its headers ends"
-              + " with a short body on a closed connection.",
-      headers =
-          @Header(name = HttpHeaders.RETRY_AFTER, ref = "#/components/headers/RetryAfterDatabase"),
-      content =
-          @Content(
-              mediaType = OpenApiDocument.PROBLEM_JSON,
-              schema = @Schema(ref = OpenApiDocument.PROBLEM)))
+  @ApiResponse(responseCode = "304", description = "`If-None-Match` matches the ETag; no body.")
+  @ApiResponse(responseCode = "409", ref = OpenApiDocument.NOT_PUBLISHED)
+  @ApiResponse(responseCode = "416", ref = OpenApiDocument.RANGE_NOT_SATISFIABLE)
+  @ApiResponse(responseCode = "503", ref = OpenApiDocument.DOWNLOAD_UNAVAILABLE)
   @RequestMapping(
       path = ArtifactRoutes.PATH,
       method = {RequestMethod.GET, RequestMethod.HEAD})

@@ -142,25 +142,8 @@ public class ArtifactUploadController {
               name = HttpHeaders.ETAG,
               description = OpenApiDocument.ETAG,
               schema = @Schema(types = "string")))
-  @ApiResponse(
-      responseCode = "400",
-      description =
-          "400 invalid_request: bad identifier or digest, a Content-Type other than"
-              + " application/octet-stream (the body is not read), or the bytes do not hash to"
-              + " `digest`; nothing is stored.",
-      content =
-          @Content(
-              mediaType = OpenApiDocument.PROBLEM_JSON,
-              schema = @Schema(ref = OpenApiDocument.PROBLEM)))
-  @ApiResponse(
-      responseCode = "413",
-      description =
-          "413 payload_too_large: larger than `qinglong.artifacts.max-bytes` (from"
-              + " Content-Length, or while streaming); nothing is stored.",
-      content =
-          @Content(
-              mediaType = OpenApiDocument.PROBLEM_JSON,
-              schema = @Schema(ref = OpenApiDocument.PROBLEM)))
+  @ApiResponse(responseCode = "400", ref = OpenApiDocument.UPLOAD_REFUSED)
+  @ApiResponse(responseCode = "413", ref = OpenApiDocument.UPLOAD_TOO_LARGE)
   @Answers({QUOTA})
   @PutMapping(path = ArtifactRoutes.PATH, consumes = MediaType.APPLICATION_OCTET_STREAM_VALUE)
   ResponseEntity<ArtifactUploadView> upload(
@@ -250,15 +233,13 @@ public class ArtifactUploadController {
   /** The 201 of an upload. */
   @Schema(name = "ArtifactUpload")
   public record ArtifactUploadView(
-      String projectId,
-      @Schema(ref = OpenApiDocument.DIGEST) String digest,
-      @Schema(minimum = "0") long sizeBytes) {}
+      String projectId, String digest, @Schema(minimum = "0") long sizeBytes) {}
 
   /** The state of a Project's upload of an artifact. */
   @Schema(name = "ArtifactUploadState")
   public record ArtifactUploadStateView(
       String projectId,
-      @Schema(ref = OpenApiDocument.DIGEST) String digest,
+      String digest,
       @Schema(minimum = "0") long sizeBytes,
       @Schema(description = "When the Project last uploaded it (server clock, ms since the epoch).")
           long uploadedAtMs,

@@ -87,13 +87,11 @@ public class GovernanceController {
         .with("actionDigest", proposal.actionDigest().value())
         .with("replay", !created)
         .log();
-    if (created) {
-      return JsonAnswers.created(
-          "/v1/projects/" + projectId + "/plugin-packages/proposals/" + proposal.proposalId(),
-          ProposalView.of(proposal),
-          result);
-    }
-    return JsonAnswers.ok(ProposalView.of(proposal), result);
+    return JsonAnswers.createdOrReplayed(
+        created,
+        "/v1/projects/" + projectId + "/plugin-packages/proposals/" + proposal.proposalId(),
+        ProposalView.of(proposal),
+        result);
   }
 
   @Operation(

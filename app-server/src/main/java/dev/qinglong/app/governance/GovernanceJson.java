@@ -2,7 +2,6 @@ package dev.qinglong.app.governance;
 
 import static dev.qinglong.app.http.OpenApiDocument.ACTION;
 import static dev.qinglong.app.http.OpenApiDocument.DECISION;
-import static dev.qinglong.app.http.OpenApiDocument.DIGEST;
 import static dev.qinglong.app.http.OpenApiDocument.IDENTIFIER;
 import static dev.qinglong.app.http.OpenApiDocument.OPERATION;
 import static dev.qinglong.app.http.OpenApiDocument.PERMISSION;
@@ -74,7 +73,7 @@ public final class GovernanceJson {
   public record DecisionRequest(
       @Schema(ref = IDENTIFIER, description = "Idempotency key of the decision.") String decisionId,
       @Schema(ref = DECISION) String decision,
-      @Schema(ref = DIGEST, description = "The actionDigest of the proposal the caller decides on.")
+      @Schema(description = "The actionDigest of the proposal the caller decides on.")
           String actionDigest) {}
 
   /** {@code POST …/proposals/{proposalId}/inspections}. */
@@ -112,7 +111,7 @@ public final class GovernanceJson {
       String projectId,
       String actionRef,
       @Schema(ref = ACTION) ActionView action,
-      @Schema(ref = DIGEST) String actionDigest,
+      String actionDigest,
       String proposedBy,
       @Schema(ref = STATE) String state,
       long createdAtMs,
@@ -141,7 +140,7 @@ public final class GovernanceJson {
       String approvalId,
       String proposalId,
       String projectId,
-      @Schema(ref = DIGEST) String actionDigest,
+      String actionDigest,
       String proposedBy,
       @Schema(ref = STATE) String state,
       @Schema(types = {"string", "null"}) String decisionId,

@@ -42,6 +42,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 import org.springdoc.core.customizers.OpenApiCustomizer;
 import org.springdoc.core.customizers.OperationCustomizer;
@@ -78,6 +79,11 @@ public class OpenApiDocument {
 
   public static final String QUOTA_EXCEEDED = "QuotaExceeded";
   public static final String MODEL_QUOTA_EXCEEDED = "ModelProjectQuotaExceeded";
+  public static final String NOT_PUBLISHED = "NotPublished";
+  public static final String RANGE_NOT_SATISFIABLE = "RangeNotSatisfiable";
+  public static final String DOWNLOAD_UNAVAILABLE = "DownloadUnavailable";
+  public static final String UPLOAD_REFUSED = "UploadRefused";
+  public static final String UPLOAD_TOO_LARGE = "UploadTooLarge";
   public static final String PROBLEM_JSON = "application/problem+json";
   public static final String PROBLEM = "#/components/schemas/Problem";
   public static final String ETAG = "The artifact digest as a strong validator: `\"sha256:…\"`.";
@@ -225,7 +231,7 @@ public class OpenApiDocument {
                 if (properties == null) {
                   return;
                 }
-                properties.replaceAll((member, property) -> referenced(property));
+                properties.replaceAll(OpenApiDocument::referenced);
                 if (Boolean.FALSE.equals(schema.getAdditionalProperties())) {
                   schema.setRequired(
                       properties.entrySet().stream()
@@ -284,10 +290,16 @@ public class OpenApiDocument {
    * A member that names a component ({@code @Schema(ref = …)}) is that component alone, or, where
    * its annotation adds {@code "null"} to the types, that component or null.
    */
-  private static Schema referenced(Schema property) {
+  private static Schema referenced(String member, Schema property) {
+    if ((member.equals("digest") || member.endsWith("Digest"))
+        && property.getTypes() != null
+        && property.getTypes().equals(Set.of("string"))) {
+      // Every digest member is a content digest of the contract's form.
+      return ref(DIGEST).description(property.getDescription());
+    }
     Schema items = property.getItems();
     if (items != null && items.get$ref() != null) {
-      property.setItems(referenced(items));
+      property.setItems(referenced("", items));
     }
     if (property.get$ref() == null || property.getTypes() == null) {
       return property;
@@ -517,6 +529,38 @@ public class OpenApiDocument {
                     "503 unavailable: the store cannot give a definite answer (fail closed), or"
                         + " the server is busy.")
                 .addHeaderObject("Retry-After", headerRef("RetryAfterDatabase")))
+        .addResponses(
+            NOT_PUBLISHED,
+            problem(
+                "409 conflict: the artifact is not published in this Project. Unknown, unpublished"
+                    + " and other Projects' artifacts give exactly this answer."))
+        .addResponses(
+            RANGE_NOT_SATISFIABLE,
+            problem(
+                    "416 range_not_satisfiable: one range that starts at or past the end. Several"
+                        + " ranges or a malformed `Range` are ignored and the whole artifact is"
+                        + " sent (200).")
+                .addHeaderObject(
+                    "Content-Range",
+                    new Header().description("`bytes */size`.").schema(typed("string"))))
+        .addResponses(
+            DOWNLOAD_UNAVAILABLE,
+            problem(
+                    "503 unavailable: the store cannot answer, or this read gateway stopped"
+                        + " serving payload (retry on another gateway). A download cut off after"
+                        + " its headers ends with a short body on a closed connection.")
+                .addHeaderObject("Retry-After", headerRef("RetryAfterDatabase")))
+        .addResponses(
+            UPLOAD_REFUSED,
+            problem(
+                "400 invalid_request: bad identifier or digest, a Content-Type other than"
+                    + " application/octet-stream (the body is not read), or the bytes do not hash"
+                    + " to `digest`; nothing is stored."))
+        .addResponses(
+            UPLOAD_TOO_LARGE,
+            problem(
+                "413 payload_too_large: larger than `qinglong.artifacts.max-bytes` (from"
+                    + " Content-Length, or while streaming); nothing is stored."))
         .addResponses(
             "NotFoundAi",
             problem(

@@ -134,12 +134,11 @@ public class ModelQuotaController {
             body.stepRunId(),
             body.runId(),
             body.modelId());
-    if (result.created()) {
-      return JsonAnswers.created(
-          "/v1/projects/" + projectId + "/step-runs/" + result.stepRun().stepRunId(),
-          StepRunView.of(result.stepRun()));
-    }
-    return JsonAnswers.ok(StepRunView.of(result.stepRun()));
+    return JsonAnswers.answer(
+        result.created(),
+        "/v1/projects/" + projectId + "/step-runs/" + result.stepRun().stepRunId(),
+        StepRunView.of(result.stepRun()),
+        HttpHeaders.EMPTY);
   }
 
   /** What the {@code Location} of a created StepRun names; the same view as the creation's. */
@@ -192,14 +191,11 @@ public class ModelQuotaController {
     // fields.
     Admission admission =
         quota.admit(JsonAnswers.caller(authentication), projectId, invocationId, stepRunId);
-    HttpHeaders rateLimit = RateLimitHeaders.fields(ModelRateLimits.of(admission.window()));
-    if (admission.created()) {
-      return JsonAnswers.created(
-          "/v1/projects/" + projectId + "/model-invocations/" + invocationId,
-          AdmissionView.of(admission),
-          rateLimit);
-    }
-    return JsonAnswers.ok(AdmissionView.of(admission), rateLimit);
+    return JsonAnswers.answer(
+        admission.created(),
+        "/v1/projects/" + projectId + "/model-invocations/" + invocationId,
+        AdmissionView.of(admission),
+        RateLimitHeaders.fields(ModelRateLimits.of(admission.window())));
   }
 
   @Operation(

@@ -1,6 +1,5 @@
 package dev.qinglong.app.modelquota;
 
-import static dev.qinglong.app.http.OpenApiDocument.DIGEST;
 import static dev.qinglong.app.http.OpenApiDocument.IDENTIFIER;
 import static dev.qinglong.app.http.OpenApiDocument.OUTCOME;
 import static dev.qinglong.app.http.OpenApiDocument.STEP_RUN_STATE;
@@ -207,7 +206,7 @@ public final class ModelQuotaJson {
       @Schema(types = {"integer", "null"}) Long reservedCostMicros,
       ReservationTotalsView windowTotals,
       long reservedAtMs,
-      @Schema(ref = DIGEST) String digest) {
+      String digest) {
     static ReservationView of(Reservation r) {
       return new ReservationView(
           r.type(),
@@ -238,9 +237,9 @@ public final class ModelQuotaJson {
       @Schema(allowableValues = InvocationStart.TYPE) String type,
       String invocationId,
       String stepRunId,
-      @Schema(ref = DIGEST) String reservationDigest,
+      String reservationDigest,
       long startedAtMs,
-      @Schema(ref = DIGEST) String digest) {
+      String digest) {
     static StartView of(InvocationStart s) {
       return new StartView(
           s.type(),
@@ -293,11 +292,11 @@ public final class ModelQuotaJson {
           Long settledCostMicros,
       long releasedTokens,
       long releasedCostMicros,
-      @Schema(ref = DIGEST) String reservationDigest,
-      @Schema(ref = DIGEST) String completionDigest,
+      String reservationDigest,
+      String completionDigest,
       SettlementTotalsView windowTotals,
       long settledAtMs,
-      @Schema(ref = DIGEST) String digest) {
+      String digest) {
     static SettlementView of(Settlement s) {
       return new SettlementView(
           s.type(),
@@ -326,7 +325,7 @@ public final class ModelQuotaJson {
       @Schema(types = {"object", "null"}) UsageView usage,
       @Schema(types = {"integer", "null"}) Long costMicros,
       long completedAtMs,
-      @Schema(ref = DIGEST) String digest) {
+      String digest) {
     static CompletionView of(Completion c) {
       return new CompletionView(
           c.type(),
@@ -351,9 +350,9 @@ public final class ModelQuotaJson {
       @Schema(ref = OUTCOME) String outcome,
       @Schema(types = {"object", "null"}) UsageView usage,
       @Schema(types = {"integer", "null"}) Long costMicros,
-      @Schema(ref = DIGEST) String completionDigest,
+      String completionDigest,
       long recordedAtMs,
-      @Schema(ref = DIGEST) String digest) {
+      String digest) {
     static LedgerEntryView of(UsageLedgerEntry e) {
       return new LedgerEntryView(
           e.type(),
