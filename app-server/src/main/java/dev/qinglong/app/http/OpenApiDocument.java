@@ -60,7 +60,6 @@ import org.springframework.context.annotation.Configuration;
 @Configuration(proxyBeanMethods = false)
 public class OpenApiDocument {
   public static final String IDENTIFIER = "#/components/schemas/Identifier";
-  public static final String DIGEST = "#/components/schemas/Digest";
   public static final String ACTION = "#/components/schemas/Action";
   public static final String PERMISSION = "#/components/schemas/Permission";
   public static final String STATE = "#/components/schemas/State";
@@ -74,24 +73,24 @@ public class OpenApiDocument {
   public static final String STORE = "#/components/schemas/Store";
   public static final String SLOT_STATE = "#/components/schemas/SlotState";
 
-  /** Answers an operation names by {@code @ApiResponse(ref = …)}; the others every one has. */
-  public static final String CONFLICT = "Conflict";
-
-  public static final String QUOTA_EXCEEDED = "QuotaExceeded";
-  public static final String MODEL_QUOTA_EXCEEDED = "ModelProjectQuotaExceeded";
+  /** The download and upload answers their routes name by {@code @ApiResponse(ref = …)}. */
   public static final String NOT_PUBLISHED = "NotPublished";
+
   public static final String RANGE_NOT_SATISFIABLE = "RangeNotSatisfiable";
   public static final String DOWNLOAD_UNAVAILABLE = "DownloadUnavailable";
   public static final String UPLOAD_REFUSED = "UploadRefused";
   public static final String UPLOAD_TOO_LARGE = "UploadTooLarge";
-  public static final String PROBLEM_JSON = "application/problem+json";
-  public static final String PROBLEM = "#/components/schemas/Problem";
   public static final String ETAG = "The artifact digest as a strong validator: `\"sha256:…\"`.";
 
   /** The tag of the optional model-quota routes ({@code qinglong.ai.enabled=true}). */
   public static final String MODEL_QUOTA_TAG = "model-quota";
 
-  static final String PARAGRAPH = "\n\n";
+  private static final String DIGEST = "#/components/schemas/Digest";
+  private static final String PROBLEM = "#/components/schemas/Problem";
+  private static final String PROBLEM_JSON = "application/problem+json";
+  private static final String CONFLICT = "Conflict";
+  private static final String QUOTA_EXCEEDED = "QuotaExceeded";
+  private static final String MODEL_QUOTA_EXCEEDED = "ModelProjectQuotaExceeded";
 
   /** Every /v1 answer of the shield, authentication and the error handlers, by status. */
   private static final Map<String, String> EVERY_OPERATION =
@@ -569,7 +568,7 @@ public class OpenApiDocument {
   }
 
   /** A problem answer: {@code application/problem+json} with the Problem schema. */
-  public static ApiResponse problem(String description) {
+  private static ApiResponse problem(String description) {
     return new ApiResponse()
         .description(description)
         .content(new Content().addMediaType(PROBLEM_JSON, new MediaType().schema(ref(PROBLEM))));
