@@ -131,11 +131,11 @@ public class GatewaysController {
     return t == null ? null : t.toString();
   }
 
-  /** The operator's view of the download gateways. */
+  /** The operator's view of the download gateways; modes are {@link DownloadsProperties.Mode}s. */
   @Schema(name = "DownloadGateways")
   public record GatewaysView(
       @Schema(
-              ref = OpenApiDocument.DOWNLOAD_MODE,
+              allowableValues = {"standalone", "shared"},
               description =
                   "shared when a shared policy is stored, else this process's"
                       + " qinglong.downloads.mode.")
@@ -186,7 +186,7 @@ public class GatewaysController {
       @Schema(ref = OpenApiDocument.ROLE) String role,
       @Schema(description = "Whether this process serves downloads (roles all and reader).")
           boolean downloads,
-      @Schema(ref = OpenApiDocument.DOWNLOAD_MODE) String mode,
+      @Schema(allowableValues = {"standalone", "shared"}) String mode,
       @Schema(description = "Whether payload may flow from this process now.") boolean serves,
       @Schema(types = {"integer", "null"}) Integer slot,
       @Schema(

@@ -49,14 +49,8 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 @ConditionalOnRole({Role.ALL, Role.WRITER})
 @Tag(name = "plugin-packages")
-public class GovernanceController {
+public record GovernanceController(PluginPackageGovernance governance) {
   static final String BASE = "/v1/projects/{projectId}/plugin-packages";
-
-  private final PluginPackageGovernance governance;
-
-  public GovernanceController(PluginPackageGovernance governance) {
-    this.governance = governance;
-  }
 
   @Operation(
       operationId = "propose",

@@ -22,13 +22,7 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 @ConditionalOnRole({Role.ALL, Role.WRITER})
 @Tag(name = "members")
-public class ManagementQuotaController {
-  private final CallerQuota quota;
-
-  public ManagementQuotaController(CallerQuota quota) {
-    this.quota = quota;
-  }
-
+public record ManagementQuotaController(CallerQuota quota) {
   @Operation(
       operationId = "getManagementQuota",
       summary =

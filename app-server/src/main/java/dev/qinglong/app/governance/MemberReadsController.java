@@ -31,13 +31,7 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 @ConditionalOnRole({Role.ALL, Role.WRITER, Role.READER})
 @Tag(name = "members")
-public class MemberReadsController {
-  private final ProjectPolicy policy;
-
-  public MemberReadsController(ProjectPolicy policy) {
-    this.policy = policy;
-  }
-
+public record MemberReadsController(ProjectPolicy policy) {
   @Operation(
       operationId = "listMembers",
       summary =

@@ -30,14 +30,8 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 @ConditionalOnRole({Role.ALL, Role.WRITER})
 @Tag(name = "members")
-public class MembersController {
+public record MembersController(ProjectPolicy policy) {
   static final String BASE = "/v1/projects/{projectId}/members";
-
-  private final ProjectPolicy policy;
-
-  public MembersController(ProjectPolicy policy) {
-    this.policy = policy;
-  }
 
   @Operation(
       operationId = "replaceMember",

@@ -1,6 +1,5 @@
 package dev.qinglong.app.http;
 
-import dev.qinglong.app.artifacts.DownloadsProperties;
 import dev.qinglong.app.platform.Role;
 import dev.qinglong.app.platform.Store;
 import dev.qinglong.core.governance.ActionType;
@@ -69,7 +68,6 @@ public class OpenApiDocument {
   public static final String STEP_RUN_STATE = "#/components/schemas/StepRunState";
   public static final String OPERATION = "#/components/schemas/Operation";
   public static final String ROLE = "#/components/schemas/Role";
-  public static final String DOWNLOAD_MODE = "#/components/schemas/DownloadMode";
   public static final String STORE = "#/components/schemas/Store";
   public static final String SLOT_STATE = "#/components/schemas/SlotState";
 
@@ -340,7 +338,6 @@ public class OpenApiDocument {
     enums.put("StepRunState", wire(StepRunState.values(), StepRunState::wireName));
     enums.put("Operation", wire(QuotaOperation.values(), QuotaOperation::wireName));
     enums.put("Role", wire(Role.values(), OpenApiDocument::lower));
-    enums.put("DownloadMode", wire(DownloadsProperties.Mode.values(), OpenApiDocument::lower));
     enums.put("Store", wire(Store.values(), OpenApiDocument::lower));
     enums.put("SlotState", wire(StoredLeases.State.values(), OpenApiDocument::lower));
     enums.forEach(
@@ -506,22 +503,18 @@ public class OpenApiDocument {
                 .addHeaderObject("Retry-After", retryAfter))
         .addResponses(
             QUOTA_EXCEEDED,
-            problem(
-                    "429 quota_exceeded: the management quota window is full (durable quota),"
-                        + " with RateLimit r=0; 429 too_many_requests: the shield (no RateLimit"
-                        + " fields).")
-                .addHeaderObject("Retry-After", retryAfter)
-                .addHeaderObject("RateLimit-Policy", headerRef("RateLimit-Policy"))
-                .addHeaderObject("RateLimit", headerRef("RateLimit")))
+            refusedByQuota(
+                "429 quota_exceeded: the management quota window is full (durable quota),"
+                    + " with RateLimit r=0; 429 too_many_requests: the shield (no RateLimit"
+                    + " fields).",
+                retryAfter))
         .addResponses(
             MODEL_QUOTA_EXCEEDED,
-            problem(
-                    "429 model_project_quota_exceeded: the Project's model quota window has no"
-                        + " room for this invocation's worst case; nothing was reserved and the"
-                        + " StepRun stays ready. (429 too_many_requests is the shield.)")
-                .addHeaderObject("Retry-After", retryAfter)
-                .addHeaderObject("RateLimit-Policy", headerRef("RateLimit-Policy"))
-                .addHeaderObject("RateLimit", headerRef("RateLimit")))
+            refusedByQuota(
+                "429 model_project_quota_exceeded: the Project's model quota window has no"
+                    + " room for this invocation's worst case; nothing was reserved and the"
+                    + " StepRun stays ready. (429 too_many_requests is the shield.)",
+                retryAfter))
         .addResponses(
             "Unavailable",
             problem(
@@ -572,6 +565,14 @@ public class OpenApiDocument {
     return new ApiResponse()
         .description(description)
         .content(new Content().addMediaType(PROBLEM_JSON, new MediaType().schema(ref(PROBLEM))));
+  }
+
+  /** A 429 of a quota: its window's end and its rate-limit fields (r=0). */
+  private static ApiResponse refusedByQuota(String description, Header retryAfter) {
+    return problem(description)
+        .addHeaderObject("Retry-After", retryAfter)
+        .addHeaderObject("RateLimit-Policy", headerRef("RateLimit-Policy"))
+        .addHeaderObject("RateLimit", headerRef("RateLimit"));
   }
 
   private static Header headerRef(String name) {

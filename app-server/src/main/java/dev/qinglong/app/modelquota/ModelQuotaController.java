@@ -61,14 +61,8 @@ import org.springframework.web.bind.annotation.RestController;
 @ConditionalOnProperty(prefix = "qinglong.ai", name = "enabled", havingValue = "true")
 @ConditionalOnRole({Role.ALL, Role.WRITER})
 @Tag(name = OpenApiDocument.MODEL_QUOTA_TAG)
-public class ModelQuotaController {
+public record ModelQuotaController(ModelQuota quota) {
   static final String BASE = "/v1/projects/{projectId}";
-
-  private final ModelQuota quota;
-
-  public ModelQuotaController(ModelQuota quota) {
-    this.quota = quota;
-  }
 
   @Operation(
       operationId = "putModelPolicy",
