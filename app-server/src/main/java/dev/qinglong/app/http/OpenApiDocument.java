@@ -213,7 +213,7 @@ public class OpenApiDocument {
       api.getComponents()
           .addSchemas(
               "PathIdentifier",
-              string("^(?!\\.\\.?$)" + Identifiers.PATTERN + "$")
+              string(pathIdentifier())
                   .minLength(1)
                   .maxLength(Identifiers.MAX_LENGTH)
                   .description(
@@ -320,6 +320,19 @@ public class OpenApiDocument {
     ApiResponses out = new ApiResponses();
     responses.keySet().stream().sorted().forEach(k -> out.addApiResponse(k, responses.get(k)));
     return out;
+  }
+
+  /**
+   * The identifier grammar without "." and "..", as alternatives a generator can follow: a first
+   * character other than a dot, or one dot and then one, or two dots and then any.
+   */
+  private static String pathIdentifier() {
+    String any = "[" + Identifiers.CHARACTERS + "]";
+    String noDot = "[" + Identifiers.CHARACTERS.replace(".", "") + "]";
+    int max = Identifiers.MAX_LENGTH;
+    return String.format(
+        "^(%2$s%1$s{0,%3$d}|\\.%2$s%1$s{0,%4$d}|\\.\\.%1$s{1,%4$d})$",
+        any, noDot, max - 1, max - 2);
   }
 
   private static void schemas(Components c) {

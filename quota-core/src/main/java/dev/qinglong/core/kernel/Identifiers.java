@@ -6,8 +6,11 @@ import java.util.regex.Pattern;
 public final class Identifiers {
   public static final int MAX_LENGTH = 128;
 
+  /** The characters of the grammar, as a regular-expression class body. */
+  public static final String CHARACTERS = "A-Za-z0-9._:-";
+
   /** The grammar as a regular expression (whole value), also stated by the OpenAPI document. */
-  public static final String PATTERN = "[A-Za-z0-9._:-]{1,128}";
+  public static final String PATTERN = "[" + CHARACTERS + "]{1," + MAX_LENGTH + "}";
 
   private static final Pattern GRAMMAR = Pattern.compile(PATTERN);
 
