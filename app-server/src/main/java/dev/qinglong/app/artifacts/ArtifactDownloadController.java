@@ -108,10 +108,7 @@ public class ArtifactDownloadController {
       responseCode = "200",
       description = "The whole artifact.",
       headers = {
-        @Header(
-            name = HttpHeaders.ETAG,
-            description = OpenApiDocument.ETAG,
-            schema = @Schema(types = "string")),
+        @Header(name = HttpHeaders.ETAG, ref = OpenApiDocument.ETAG),
         @Header(
             name = HttpHeaders.CONTENT_LENGTH,
             description = "Bytes in the body (the range's length for 206).",
@@ -127,14 +124,19 @@ public class ArtifactDownloadController {
               schema = @Schema(types = "string", format = "binary")))
   @ApiResponse(
       responseCode = "206",
-      description =
-          "One byte range (`Range: bytes=a-b`, `a-` or `-n`), with the headers of the 200 and"
-              + " `Content-Range: bytes a-b/size`.",
+      description = "One byte range (`Range: bytes=a-b`, `a-` or `-n`).",
+      headers = {
+        @Header(name = HttpHeaders.ETAG, ref = OpenApiDocument.ETAG),
+        @Header(name = HttpHeaders.CONTENT_RANGE, ref = OpenApiDocument.CONTENT_RANGE)
+      },
       content =
           @Content(
               mediaType = MediaType.APPLICATION_OCTET_STREAM_VALUE,
               schema = @Schema(types = "string", format = "binary")))
-  @ApiResponse(responseCode = "304", description = "`If-None-Match` matches the ETag; no body.")
+  @ApiResponse(
+      responseCode = "304",
+      description = "`If-None-Match` matches the ETag; no body.",
+      headers = @Header(name = HttpHeaders.ETAG, ref = OpenApiDocument.ETAG))
   @ApiResponse(responseCode = "409", ref = OpenApiDocument.NOT_PUBLISHED)
   @ApiResponse(responseCode = "416", ref = OpenApiDocument.RANGE_NOT_SATISFIABLE)
   @ApiResponse(responseCode = "503", ref = OpenApiDocument.DOWNLOAD_UNAVAILABLE)

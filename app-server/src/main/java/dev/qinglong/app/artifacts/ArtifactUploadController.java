@@ -137,11 +137,7 @@ public class ArtifactUploadController {
       responseCode = "201",
       description = "Stored and verified (also for a re-upload of stored content).",
       useReturnTypeSchema = true,
-      headers =
-          @Header(
-              name = HttpHeaders.ETAG,
-              description = OpenApiDocument.ETAG,
-              schema = @Schema(types = "string")))
+      headers = @Header(name = HttpHeaders.ETAG, ref = OpenApiDocument.ETAG))
   @ApiResponse(responseCode = "400", ref = OpenApiDocument.UPLOAD_REFUSED)
   @ApiResponse(responseCode = "413", ref = OpenApiDocument.UPLOAD_TOO_LARGE)
   @Answers({QUOTA})

@@ -78,7 +78,8 @@ public class OpenApiDocument {
   public static final String DOWNLOAD_UNAVAILABLE = "DownloadUnavailable";
   public static final String UPLOAD_REFUSED = "UploadRefused";
   public static final String UPLOAD_TOO_LARGE = "UploadTooLarge";
-  public static final String ETAG = "The artifact digest as a strong validator: `\"sha256:…\"`.";
+  public static final String ETAG = "#/components/headers/ETag";
+  public static final String CONTENT_RANGE = "#/components/headers/Content-Range";
 
   /** The tag of the optional model-quota routes ({@code qinglong.ai.enabled=true}). */
   public static final String MODEL_QUOTA_TAG = "model-quota";
@@ -270,6 +271,12 @@ public class OpenApiDocument {
                 || limited.endsWith("/" + MODEL_QUOTA_EXCEEDED));
     responses.forEach(
         (status, response) -> {
+          if (response.getHeaders() != null) {
+            // springdoc gives every header a style; a reference takes none.
+            response.getHeaders().values().stream()
+                .filter(h -> h.get$ref() != null)
+                .forEach(h -> h.setStyle(null));
+          }
           if (status.startsWith("2") && response.get$ref() == null) {
             if (counted) {
               response.addHeaderObject("RateLimit-Policy", headerRef("RateLimit-Policy"));
@@ -451,6 +458,16 @@ public class OpenApiDocument {
                 .required(true)
                 .schema(string("^/v1/projects/" + Identifiers.PATTERN + "/")))
         .addHeaders(
+            "ETag",
+            new Header()
+                .description("The artifact digest as a strong validator: `\"sha256:…\"`.")
+                .schema(string("^\"" + Sha256Digest.PATTERN + "\"$")))
+        .addHeaders(
+            "Content-Range",
+            new Header()
+                .description("`bytes a-b/size` (a 206), `bytes */size` (a 416).")
+                .schema(string("^bytes ([0-9]+-[0-9]+|\\*)/[0-9]+$")))
+        .addHeaders(
             "RetryAfterDatabase",
             new Header()
                 .description(
@@ -545,9 +562,7 @@ public class OpenApiDocument {
                     "416 range_not_satisfiable: one range that starts at or past the end. Several"
                         + " ranges or a malformed `Range` are ignored and the whole artifact is"
                         + " sent (200).")
-                .addHeaderObject(
-                    "Content-Range",
-                    new Header().description("`bytes */size`.").schema(typed("string"))))
+                .addHeaderObject("Content-Range", headerRef("Content-Range")))
         .addResponses(
             DOWNLOAD_UNAVAILABLE,
             problem(
