@@ -6,6 +6,8 @@ import dev.qinglong.app.support.Http;
 import dev.qinglong.app.support.TestApp;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeSet;
@@ -61,11 +63,36 @@ class OpenApiDocumentTest {
       Files.writeString(CHECKED_IN, pretty + "\n");
     }
     JsonNode checkedIn = Http.JSON.readTree(Files.readString(CHECKED_IN));
-    assertThat(served)
+    List<String> differences = new ArrayList<>();
+    differences("", checkedIn, served, differences);
+    assertThat(differences)
         .as(
-            "the document the app serves differs from docs/openapi.json; regenerate it with %s",
+            "where the document the app serves differs from docs/openapi.json (checked in ->"
+                + " served); regenerate the file with %s",
             REGENERATE)
-        .isEqualTo(checkedIn);
+        .isEmpty();
+  }
+
+  /** The JSON pointers at which {@code a} and {@code b} differ, the first few with both values. */
+  static void differences(String at, JsonNode a, JsonNode b, List<String> out) {
+    if (out.size() >= 20 || a.equals(b)) {
+      return;
+    }
+    if (a.isObject() && b.isObject()) {
+      TreeSet<String> names = new TreeSet<>(a.propertyNames());
+      names.addAll(b.propertyNames());
+      for (String name : names) {
+        differences(
+            at + "/" + name.replace("~", "~0").replace("/", "~1"), a.path(name), b.path(name), out);
+      }
+    } else {
+      out.add(at + ": " + abbreviated(a) + " -> " + abbreviated(b));
+    }
+  }
+
+  static String abbreviated(JsonNode node) {
+    String text = node.isMissingNode() ? "(absent)" : node.toString();
+    return text.length() > 120 ? text.substring(0, 120) + "…" : text;
   }
 
   static TreeSet<String> v1Routes(TestApp app) {

@@ -287,7 +287,6 @@ public class OpenApiDocument {
             }
           }
         });
-    operation.setResponses(sorted(responses));
   }
 
   /**
@@ -321,12 +320,6 @@ public class OpenApiDocument {
   private static boolean nullable(Schema<?> s) {
     return (s.getTypes() != null && s.getTypes().contains("null"))
         || (s.getOneOf() != null && s.getOneOf().stream().anyMatch(OpenApiDocument::nullable));
-  }
-
-  private static ApiResponses sorted(ApiResponses responses) {
-    ApiResponses out = new ApiResponses();
-    responses.keySet().stream().sorted().forEach(k -> out.addApiResponse(k, responses.get(k)));
-    return out;
   }
 
   /**
