@@ -1,4 +1,4 @@
-// Swagger UI over the checked-in OpenAPI document the app serves at /v3/api-docs (no CDN, no
+// Swagger UI over the OpenAPI document the app generates and serves at /v3/api-docs (no CDN, no
 // remote spec URL: the query-string "url" parameter is ignored so the page cannot be pointed at
 // another document). "Authorize" takes a bearer token; it stays in this page's memory only.
 window.onload = function () {

@@ -21,7 +21,8 @@ class OpenApiResponsesCheckTest {
           + "\"version\":\"1\",\"artifactDigest\":null},\"actionDigest\":\""
           + DIGEST
           + "\",\"proposedBy\":\"alice\",\"state\":\"pending\",\"createdAtMs\":1,"
-          + "\"updatedAtMs\":1}";
+          + "\"updatedAtMs\":1,\"createdAt\":\"1970-01-01T00:00:00.001Z\","
+          + "\"updatedAt\":\"1970-01-01T00:00:00.001Z\"}";
 
   final OpenApiResponses api = OpenApiResponses.load();
 

@@ -2,6 +2,7 @@ package dev.qinglong.app.artifacts;
 
 import dev.qinglong.app.http.ArtifactRoutes;
 import dev.qinglong.app.http.JsonAnswers;
+import dev.qinglong.app.http.OpenApiDocument;
 import dev.qinglong.app.http.ProblemType;
 import dev.qinglong.app.http.Problems;
 import dev.qinglong.app.platform.ConditionalOnRole;
@@ -19,6 +20,12 @@ import dev.qinglong.gateway.artifacts.StoredArtifact;
 import dev.qinglong.gateway.governor.DownloadRates;
 import dev.qinglong.gateway.governor.DownloadsHaltedException;
 import dev.qinglong.gateway.governor.ThrottleTimeoutException;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.headers.Header;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -57,6 +64,7 @@ import org.springframework.web.bind.annotation.RestController;
  */
 @RestController
 @ConditionalOnRole({Role.ALL, Role.READER})
+@Tag(name = "artifacts")
 public class ArtifactDownloadController {
   private static final Logger log = LoggerFactory.getLogger(ArtifactDownloadController.class);
   static final int THROTTLED_CHUNK_BYTES = 16 * 1024;
@@ -87,6 +95,51 @@ public class ArtifactDownloadController {
     this.minRateWindowNanos = properties.minRateWindow().toNanos();
   }
 
+  @Operation(
+      operationId = "downloadArtifact",
+      summary = "Download a published artifact, or (HEAD) its headers (needs package.read).",
+      description =
+          "Only artifacts published by the completion worker in this Project are served. Payload"
+              + " passes the download governor: `qinglong.downloads.rate-bytes-per-second` for the"
+              + " process (in shared mode its fixed share) and `.per-principal-bytes-per-second`"
+              + " per caller. Served by roles `all` and `reader`; a `writer` answers 405 with"
+              + " `Allow: PUT`, a `worker` 404.")
+  @ApiResponse(
+      responseCode = "200",
+      description = "The whole artifact.",
+      headers = {
+        @Header(name = HttpHeaders.ETAG, ref = OpenApiDocument.ETAG),
+        @Header(
+            name = HttpHeaders.CONTENT_LENGTH,
+            description = "Bytes in the body (the range's length for 206).",
+            schema = @Schema(types = "integer")),
+        @Header(
+            name = HttpHeaders.ACCEPT_RANGES,
+            description = "`bytes`.",
+            schema = @Schema(types = "string"))
+      },
+      content =
+          @Content(
+              mediaType = MediaType.APPLICATION_OCTET_STREAM_VALUE,
+              schema = @Schema(types = "string", format = "binary")))
+  @ApiResponse(
+      responseCode = "206",
+      description = "One byte range (`Range: bytes=a-b`, `a-` or `-n`).",
+      headers = {
+        @Header(name = HttpHeaders.ETAG, ref = OpenApiDocument.ETAG),
+        @Header(name = HttpHeaders.CONTENT_RANGE, ref = OpenApiDocument.CONTENT_RANGE)
+      },
+      content =
+          @Content(
+              mediaType = MediaType.APPLICATION_OCTET_STREAM_VALUE,
+              schema = @Schema(types = "string", format = "binary")))
+  @ApiResponse(
+      responseCode = "304",
+      description = "`If-None-Match` matches the ETag; no body.",
+      headers = @Header(name = HttpHeaders.ETAG, ref = OpenApiDocument.ETAG))
+  @ApiResponse(responseCode = "409", ref = OpenApiDocument.NOT_PUBLISHED)
+  @ApiResponse(responseCode = "416", ref = OpenApiDocument.RANGE_NOT_SATISFIABLE)
+  @ApiResponse(responseCode = "503", ref = OpenApiDocument.DOWNLOAD_UNAVAILABLE)
   @RequestMapping(
       path = ArtifactRoutes.PATH,
       method = {RequestMethod.GET, RequestMethod.HEAD})

@@ -1,7 +1,12 @@
 package dev.qinglong.app.artifacts;
 
+import static dev.qinglong.app.http.OpenApiDocument.Answer.CONFLICT;
+import static dev.qinglong.app.http.OpenApiDocument.Answer.QUOTA;
+
 import dev.qinglong.app.http.ArtifactRoutes;
 import dev.qinglong.app.http.JsonAnswers;
+import dev.qinglong.app.http.OpenApiDocument;
+import dev.qinglong.app.http.OpenApiDocument.Answers;
 import dev.qinglong.app.http.ProblemType;
 import dev.qinglong.app.http.Problems;
 import dev.qinglong.app.http.RateLimitHeaders;
@@ -26,6 +31,12 @@ import dev.qinglong.gateway.artifacts.ArtifactDigestMismatchException;
 import dev.qinglong.gateway.artifacts.ArtifactTooLargeException;
 import dev.qinglong.gateway.artifacts.FileArtifactStore;
 import dev.qinglong.gateway.artifacts.StoredArtifact;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.headers.Header;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
 import java.io.InputStream;
@@ -66,6 +77,7 @@ import org.springframework.web.bind.annotation.RestController;
  */
 @RestController
 @ConditionalOnRole({Role.ALL, Role.WRITER})
+@Tag(name = "artifacts")
 public class ArtifactUploadController {
   private static final Logger log = LoggerFactory.getLogger(ArtifactUploadController.class);
 
@@ -101,6 +113,34 @@ public class ArtifactUploadController {
   }
 
   // Raw bytes only: a form or multipart body is refused unread, never parsed into memory.
+  @Operation(
+      operationId = "uploadArtifact",
+      summary = "Upload an artifact (needs package.manage).",
+      description =
+          "The body is streamed into the content-addressed store, hashed while it arrives and"
+              + " stored only if it hashes to `digest` and is at most `qinglong.artifacts.max-bytes`"
+              + " (default 268435456). Only `application/octet-stream` (or no Content-Type) is"
+              + " accepted, chunked included; the 64 KiB JSON cap does not apply to it. Each upload"
+              + " consumes one `artifact.upload` of the caller's management quota in the Project"
+              + " before the body is read (the receipt is the digest: a re-upload of the same"
+              + " digest in the window is not counted again). A verified re-upload of stored"
+              + " content also answers 201. Only a digest uploaded into the Project is published"
+              + " for its proposals and served in it. Served by roles `all` and `writer`.",
+      requestBody =
+          @io.swagger.v3.oas.annotations.parameters.RequestBody(
+              required = true,
+              content =
+                  @Content(
+                      mediaType = MediaType.APPLICATION_OCTET_STREAM_VALUE,
+                      schema = @Schema(types = "string", format = "binary"))))
+  @ApiResponse(
+      responseCode = "201",
+      description = "Stored and verified (also for a re-upload of stored content).",
+      useReturnTypeSchema = true,
+      headers = @Header(name = HttpHeaders.ETAG, ref = OpenApiDocument.ETAG))
+  @ApiResponse(responseCode = "400", ref = OpenApiDocument.UPLOAD_REFUSED)
+  @ApiResponse(responseCode = "413", ref = OpenApiDocument.UPLOAD_TOO_LARGE)
+  @Answers({QUOTA})
   @PutMapping(path = ArtifactRoutes.PATH, consumes = MediaType.APPLICATION_OCTET_STREAM_VALUE)
   ResponseEntity<ArtifactUploadView> upload(
       @PathVariable String projectId,
@@ -150,6 +190,13 @@ public class ArtifactUploadController {
    * one {@code plugin-package.inspect} unit under a fresh id. Never uploaded into this Project
    * (whether or not another Project did) → the same 409 {@code conflict} as any unknown object.
    */
+  @Operation(
+      operationId = "getArtifactUpload",
+      summary = "Read the Project's upload of an artifact (needs package.manage).",
+      description =
+          "What the Location of an upload names. Consumes one unit of plugin-package.inspect"
+              + " under a fresh request id. Never uploaded into this Project: 409.")
+  @Answers({CONFLICT, QUOTA})
   @GetMapping(UPLOAD_PATH)
   ResponseEntity<ArtifactUploadStateView> upload(
       @PathVariable String projectId, @PathVariable String digest, Authentication authentication) {
@@ -180,11 +227,23 @@ public class ArtifactUploadController {
   }
 
   /** The 201 of an upload. */
-  public record ArtifactUploadView(String projectId, String digest, long sizeBytes) {}
+  @Schema(name = "ArtifactUpload")
+  public record ArtifactUploadView(
+      String projectId, String digest, @Schema(minimum = "0") long sizeBytes) {}
 
   /** The state of a Project's upload of an artifact. */
+  @Schema(name = "ArtifactUploadState")
   public record ArtifactUploadStateView(
-      String projectId, String digest, long sizeBytes, long uploadedAtMs, boolean published) {}
+      String projectId,
+      String digest,
+      @Schema(minimum = "0") long sizeBytes,
+      @Schema(description = "When the Project last uploaded it (server clock, ms since the epoch).")
+          long uploadedAtMs,
+      @Schema(
+              description =
+                  "Whether a proposal of this Project published the artifact (then GET"
+                      + " …/artifacts/{digest} serves it).")
+          boolean published) {}
 
   @ExceptionHandler(ArtifactTooLargeException.class)
   ResponseEntity<String> tooLargeWhileStreaming(ArtifactTooLargeException e) {

@@ -2,6 +2,7 @@ package dev.qinglong.app.artifacts;
 
 import dev.qinglong.app.http.ApiExceptionHandler;
 import dev.qinglong.app.http.JsonAnswers;
+import dev.qinglong.app.http.OpenApiDocument;
 import dev.qinglong.app.http.security.AuthProperties;
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.PlatformProperties;
@@ -10,6 +11,9 @@ import dev.qinglong.backend.OpenedStore;
 import dev.qinglong.core.kernel.ForbiddenException;
 import dev.qinglong.core.kernel.Principal;
 import dev.qinglong.gateway.lease.StoredLeases;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
@@ -28,6 +32,7 @@ import org.springframework.web.bind.annotation.RestController;
  */
 @RestController
 @ConditionalOnRole({Role.ALL, Role.WRITER, Role.READER})
+@Tag(name = "artifacts")
 public class GatewaysController {
   private final OpenedStore store;
   private final AuthProperties auth;
@@ -54,6 +59,14 @@ public class GatewaysController {
     this.worker = worker;
   }
 
+  @Operation(
+      operationId = "getDownloadGateways",
+      summary = "The download gateways and the completion worker (global administrators only).",
+      description =
+          "The download mode; the shared policy and every slot's lease as stored, expiry on the"
+              + " database clock; this process's own download state and completion worker. On"
+              + " SQLite (standalone) there is no stored policy and no slot. Anyone but a global"
+              + " administrator gets the same 403.")
   @GetMapping("/v1/downloads/gateways")
   ResponseEntity<GatewaysView> read(Authentication authentication) {
     Principal caller = JsonAnswers.caller(authentication);
@@ -118,37 +131,80 @@ public class GatewaysController {
     return t == null ? null : t.toString();
   }
 
-  /** The operator's view of the download gateways. */
+  /** The operator's view of the download gateways; modes are {@link DownloadsProperties.Mode}s. */
+  @Schema(name = "DownloadGateways")
   public record GatewaysView(
-      String mode,
-      String store,
-      String databaseNow,
-      PolicyView policy,
-      List<SlotView> slots,
+      @Schema(
+              allowableValues = {"standalone", "shared"},
+              description =
+                  "shared when a shared policy is stored, else this process's"
+                      + " qinglong.downloads.mode.")
+          String mode,
+      @Schema(ref = OpenApiDocument.STORE) String store,
+      @Schema(
+              types = {"string", "null"},
+              format = "date-time",
+              description = "The database clock when the leases were read (null on SQLite).")
+          String databaseNow,
+      @Schema(types = {"object", "null"}) PolicyView policy,
+      @Schema(
+              description =
+                  "Every slot of the stored policy in slot order (free ones included); empty"
+                      + " without one.")
+          List<SlotView> slots,
       ProcessView process,
       WorkerView worker) {}
 
   /** The stored shared download policy. */
+  @Schema(name = "SharedDownloadPolicy")
   public record PolicyView(
       long rateBytesPerSecond, long perPrincipalBytesPerSecond, int slots, ShareView share) {}
 
   /** One slot's share of the shared policy. */
+  @Schema(name = "DownloadShare", description = "One slot's fixed share.")
   public record ShareView(long rateBytesPerSecond, long perPrincipalBytesPerSecond) {}
 
   /** One slot's lease as stored (times on the database clock). */
+  @Schema(name = "GatewaySlot")
   public record SlotView(
-      int slot, String state, long generation, String renewedAt, String expiresAt) {}
+      int slot,
+      @Schema(ref = OpenApiDocument.SLOT_STATE, description = "On the database clock.")
+          String state,
+      @Schema(description = "Owner generation (0 for a free slot).") long generation,
+      @Schema(
+              types = {"string", "null"},
+              format = "date-time")
+          String renewedAt,
+      @Schema(
+              types = {"string", "null"},
+              format = "date-time")
+          String expiresAt) {}
 
   /** This process's download state. */
+  @Schema(name = "GatewayProcess")
   public record ProcessView(
-      String role,
-      boolean downloads,
-      String mode,
-      boolean serves,
-      Integer slot,
-      Map<?, ?> lease,
-      Long bytesServed) {}
+      @Schema(ref = OpenApiDocument.ROLE) String role,
+      @Schema(description = "Whether this process serves downloads (roles all and reader).")
+          boolean downloads,
+      @Schema(allowableValues = {"standalone", "shared"}) String mode,
+      @Schema(description = "Whether payload may flow from this process now.") boolean serves,
+      @Schema(types = {"integer", "null"}) Integer slot,
+      @Schema(
+              types = {"object", "null"},
+              description =
+                  "This process's own lease (shared mode): state, locallyValid, generation,"
+                      + " renewals, failedRenewals, lateAnswers, lossReason.")
+          Map<?, ?> lease,
+      @Schema(
+              types = {"integer", "null"},
+              description =
+                  "Payload bytes this process served since it started; null without downloads.")
+          Long bytesServed) {}
 
   /** The publication completion worker, if it runs in this process. */
-  public record WorkerView(boolean runsHere, String state) {}
+  @Schema(name = "GatewayWorker")
+  public record WorkerView(
+      @Schema(description = "Whether this process runs a completion worker (roles all and worker).")
+          boolean runsHere,
+      @Schema(types = {"string", "null"}) String state) {}
 }

@@ -1,5 +1,9 @@
 package dev.qinglong.app.governance;
 
+import static dev.qinglong.app.http.OpenApiDocument.Answer.CONFLICT;
+import static dev.qinglong.app.http.OpenApiDocument.Answer.CREATED;
+import static dev.qinglong.app.http.OpenApiDocument.Answer.QUOTA;
+
 import dev.qinglong.app.governance.GovernanceJson.ApprovalView;
 import dev.qinglong.app.governance.GovernanceJson.DecisionRequest;
 import dev.qinglong.app.governance.GovernanceJson.InspectionRequest;
@@ -9,6 +13,8 @@ import dev.qinglong.app.governance.GovernanceJson.ProposalView;
 import dev.qinglong.app.governance.GovernanceJson.ProposeRequest;
 import dev.qinglong.app.http.AuditLog;
 import dev.qinglong.app.http.JsonAnswers;
+import dev.qinglong.app.http.OpenApiDocument;
+import dev.qinglong.app.http.OpenApiDocument.Answers;
 import dev.qinglong.app.http.QueryParameters;
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
@@ -20,6 +26,10 @@ import dev.qinglong.core.governance.ProposalPage;
 import dev.qinglong.core.governance.ProposeResult;
 import dev.qinglong.core.kernel.Limited;
 import dev.qinglong.core.kernel.Principal;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import java.util.UUID;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -38,15 +48,17 @@ import org.springframework.web.bind.annotation.RestController;
  */
 @RestController
 @ConditionalOnRole({Role.ALL, Role.WRITER})
-public class GovernanceController {
+@Tag(name = "plugin-packages")
+public record GovernanceController(PluginPackageGovernance governance) {
   static final String BASE = "/v1/projects/{projectId}/plugin-packages";
 
-  private final PluginPackageGovernance governance;
-
-  public GovernanceController(PluginPackageGovernance governance) {
-    this.governance = governance;
-  }
-
+  @Operation(
+      operationId = "propose",
+      summary = "Propose a plugin-package action (needs package.manage).",
+      description =
+          "actionRef is the idempotency identity. Consumes one unit of the management quota"
+              + " plugin-package.propose under actionRef.")
+  @Answers({CREATED, CONFLICT, QUOTA})
   @PostMapping(path = BASE + "/proposals", consumes = MediaType.APPLICATION_JSON_VALUE)
   ResponseEntity<ProposalView> propose(
       @PathVariable String projectId,
@@ -69,15 +81,21 @@ public class GovernanceController {
         .with("actionDigest", proposal.actionDigest().value())
         .with("replay", !created)
         .log();
-    if (created) {
-      return JsonAnswers.created(
-          "/v1/projects/" + projectId + "/plugin-packages/proposals/" + proposal.proposalId(),
-          ProposalView.of(proposal),
-          result);
-    }
-    return JsonAnswers.ok(ProposalView.of(proposal), result);
+    return JsonAnswers.createdOrReplayed(
+        created,
+        "/v1/projects/" + projectId + "/plugin-packages/proposals/" + proposal.proposalId(),
+        ProposalView.of(proposal),
+        result);
   }
 
+  @Operation(
+      operationId = "decide",
+      summary = "Approve or reject a pending approval (needs approval.decide; not the proposer).",
+      description =
+          "decisionId is the idempotency identity; actionDigest must be the proposal's."
+              + " Consumes one unit of the management quota plugin-package.decide under"
+              + " decisionId. An approval publishes the action (the completion worker).")
+  @Answers({CONFLICT, QUOTA})
   @PostMapping(
       path = BASE + "/approvals/{approvalId}/decisions",
       consumes = MediaType.APPLICATION_JSON_VALUE)
@@ -105,6 +123,12 @@ public class GovernanceController {
     return JsonAnswers.ok(ApprovalView.of(approval), result);
   }
 
+  @Operation(
+      operationId = "inspect",
+      summary = "Inspect a proposal and its approval (needs package.read or approval.decide).",
+      description =
+          "Consumes one unit of the management quota plugin-package.inspect under inspectionId.")
+  @Answers({CONFLICT, QUOTA})
   @PostMapping(
       path = BASE + "/proposals/{proposalId}/inspections",
       consumes = MediaType.APPLICATION_JSON_VALUE)
@@ -119,12 +143,36 @@ public class GovernanceController {
     return JsonAnswers.ok(InspectionView.of(result.result()), result);
   }
 
+  @Operation(
+      operationId = "listProposals",
+      summary =
+          "List the Project's proposals, oldest first (needs package.read, package.manage or"
+              + " approval.decide).",
+      description =
+          "A keyset page in (createdAt, proposalId) order: stable while proposals are added or"
+              + " decided. Consumes one unit of the management quota plugin-package.inspect under"
+              + " a fresh request id.")
+  @Answers({QUOTA})
   @GetMapping(BASE + "/proposals")
   ResponseEntity<ProposalPageView> list(
       @PathVariable String projectId,
-      @RequestParam(name = "state", required = false) String state,
-      @RequestParam(name = "limit", required = false) String limit,
-      @RequestParam(name = "cursor", required = false) String cursor,
+      @Parameter(
+              description = "Only proposals in this state; omit for every state.",
+              schema = @Schema(ref = OpenApiDocument.STATE))
+          @RequestParam(name = "state", required = false)
+          String state,
+      @Parameter(
+              schema =
+                  @Schema(
+                      types = "integer",
+                      minimum = "1",
+                      maximum = "" + PluginPackageGovernance.MAX_PAGE,
+                      defaultValue = "" + PluginPackageGovernance.DEFAULT_PAGE))
+          @RequestParam(name = "limit", required = false)
+          String limit,
+      @Parameter(schema = @Schema(maxLength = PluginPackageGovernance.MAX_CURSOR_LENGTH))
+          @RequestParam(name = "cursor", required = false)
+          String cursor,
       Authentication authentication) {
     Limited<ProposalPage> result =
         governance.listProposals(
@@ -137,6 +185,11 @@ public class GovernanceController {
     return JsonAnswers.ok(ProposalPageView.of(result.result()), result);
   }
 
+  @Operation(
+      operationId = "getProposal",
+      summary = "One proposal (needs package.read, package.manage or approval.decide).",
+      description = "Consumes one unit of plugin-package.inspect under a fresh request id.")
+  @Answers({CONFLICT, QUOTA})
   @GetMapping(BASE + "/proposals/{proposalId}")
   ResponseEntity<ProposalView> proposal(
       @PathVariable String projectId,
@@ -147,6 +200,11 @@ public class GovernanceController {
     return JsonAnswers.ok(ProposalView.of(result.result()), result);
   }
 
+  @Operation(
+      operationId = "getApproval",
+      summary = "One approval (needs package.read, package.manage or approval.decide).",
+      description = "Consumes one unit of plugin-package.inspect under a fresh request id.")
+  @Answers({CONFLICT, QUOTA})
   @GetMapping(BASE + "/approvals/{approvalId}")
   ResponseEntity<ApprovalView> approval(
       @PathVariable String projectId,

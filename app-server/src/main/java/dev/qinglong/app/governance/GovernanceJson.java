@@ -1,16 +1,30 @@
 package dev.qinglong.app.governance;
 
+import static dev.qinglong.app.http.OpenApiDocument.ACTION;
+import static dev.qinglong.app.http.OpenApiDocument.DECISION;
+import static dev.qinglong.app.http.OpenApiDocument.IDENTIFIER;
+import static dev.qinglong.app.http.OpenApiDocument.OPERATION;
+import static dev.qinglong.app.http.OpenApiDocument.PERMISSION;
+import static dev.qinglong.app.http.OpenApiDocument.STATE;
+import static io.swagger.v3.oas.annotations.media.Schema.AdditionalPropertiesValue.FALSE;
+
 import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.qinglong.app.http.OpenApiDocument;
 import dev.qinglong.core.governance.Approval;
 import dev.qinglong.core.governance.Inspection;
 import dev.qinglong.core.governance.PluginPackageAction;
+import dev.qinglong.core.governance.PluginPackageGovernance;
 import dev.qinglong.core.governance.Proposal;
 import dev.qinglong.core.governance.ProposalPage;
 import dev.qinglong.core.policy.MemberPage;
 import dev.qinglong.core.policy.Permission;
 import dev.qinglong.core.policy.ProjectMember;
+import dev.qinglong.core.policy.ProjectPolicy;
+import dev.qinglong.core.quota.ManagementQuotaPolicy;
 import dev.qinglong.core.quota.OperationUsage;
 import dev.qinglong.core.quota.QuotaUsage;
+import io.swagger.v3.oas.annotations.media.ArraySchema;
+import io.swagger.v3.oas.annotations.media.Schema;
 import java.time.Instant;
 import java.util.List;
 
@@ -18,13 +32,26 @@ import java.util.List;
  * The wire shapes of the governance, member and management-quota routes: request bodies bound by
  * Jackson (unknown members, duplicate members and wrong JSON types refused by the mapper's
  * configuration, see {@code application.properties}), and answers written by it. Values are checked
- * once, by the core, when the request is turned into a core call.
+ * once, by the core, when the request is turned into a core call; the bounds the annotations state
+ * for the OpenAPI document are the core's constants (or the shared components of {@link
+ * OpenApiDocument}).
  */
 public final class GovernanceJson {
   private GovernanceJson() {}
 
+  static final String NEXT_CURSOR =
+      "Opaque; pass as cursor for the next page. null on the last page.";
+
   /** {@code POST …/plugin-packages/proposals}. */
-  public record ProposeRequest(String actionRef, ActionBody action) {
+  @Schema(additionalProperties = FALSE)
+  public record ProposeRequest(
+      @Schema(
+              ref = IDENTIFIER,
+              description =
+                  "Idempotency key: the same actionRef with the same action returns the stored"
+                      + " proposal (200); with another action, 409 idempotency_key_reused.")
+          String actionRef,
+      @Schema(ref = ACTION) ActionBody action) {
     /** The action, or null if the body has none (the core answers {@code action} is required). */
     PluginPackageAction toAction() {
       return action == null
@@ -34,7 +61,7 @@ public final class GovernanceJson {
     }
   }
 
-  /** A plugin-package action as a client sends it. */
+  /** A plugin-package action as a client sends it (its schema: {@link OpenApiDocument#ACTION}). */
   public record ActionBody(
       String type,
       @JsonProperty("package") String packageName,
@@ -42,13 +69,25 @@ public final class GovernanceJson {
       String artifactDigest) {}
 
   /** {@code POST …/approvals/{approvalId}/decisions}. */
-  public record DecisionRequest(String decisionId, String decision, String actionDigest) {}
+  @Schema(additionalProperties = FALSE)
+  public record DecisionRequest(
+      @Schema(ref = IDENTIFIER, description = "Idempotency key of the decision.") String decisionId,
+      @Schema(ref = DECISION) String decision,
+      @Schema(description = "The actionDigest of the proposal the caller decides on.")
+          String actionDigest) {}
 
   /** {@code POST …/proposals/{proposalId}/inspections}. */
-  public record InspectionRequest(String inspectionId) {}
+  @Schema(additionalProperties = FALSE)
+  public record InspectionRequest(
+      @Schema(
+              ref = IDENTIFIER,
+              description = "Idempotency key of the inspection (its quota unit's receipt).")
+          String inspectionId) {}
 
   /** {@code PUT …/members/{userId}}: the member's whole set of permissions. */
-  public record MemberRequest(List<String> permissions) {}
+  @Schema(additionalProperties = FALSE)
+  public record MemberRequest(
+      @ArraySchema(schema = @Schema(ref = PERMISSION)) List<String> permissions) {}
 
   /** A plugin-package action as stored. */
   public record ActionView(
@@ -65,19 +104,20 @@ public final class GovernanceJson {
     }
   }
 
+  @Schema(name = "Proposal")
   public record ProposalView(
       String proposalId,
       String approvalId,
       String projectId,
       String actionRef,
-      ActionView action,
+      @Schema(ref = ACTION) ActionView action,
       String actionDigest,
       String proposedBy,
-      String state,
+      @Schema(ref = STATE) String state,
       long createdAtMs,
       long updatedAtMs,
-      String createdAt,
-      String updatedAt) {
+      @Schema(format = "date-time") String createdAt,
+      @Schema(format = "date-time") String updatedAt) {
     static ProposalView of(Proposal p) {
       return new ProposalView(
           p.proposalId(),
@@ -95,20 +135,24 @@ public final class GovernanceJson {
     }
   }
 
+  @Schema(name = "Approval")
   public record ApprovalView(
       String approvalId,
       String proposalId,
       String projectId,
       String actionDigest,
       String proposedBy,
-      String state,
-      String decisionId,
-      String decision,
-      String decidedBy,
-      Long decidedAtMs,
-      String decidedAt,
+      @Schema(ref = STATE) String state,
+      @Schema(types = {"string", "null"}) String decisionId,
+      @Schema(types = {"string", "null"}) String decision,
+      @Schema(types = {"string", "null"}) String decidedBy,
+      @Schema(types = {"integer", "null"}) Long decidedAtMs,
+      @Schema(
+              types = {"string", "null"},
+              format = "date-time")
+          String decidedAt,
       long createdAtMs,
-      String createdAt) {
+      @Schema(format = "date-time") String createdAt) {
     static ApprovalView of(Approval a) {
       boolean decided = a.decisionId() != null;
       return new ApprovalView(
@@ -128,43 +172,80 @@ public final class GovernanceJson {
     }
   }
 
+  @Schema(name = "Inspection")
   public record InspectionView(ProposalView proposal, ApprovalView approval) {
     static InspectionView of(Inspection i) {
       return new InspectionView(ProposalView.of(i.proposal()), ApprovalView.of(i.approval()));
     }
   }
 
-  public record ProposalPageView(List<ProposalView> items, String nextCursor) {
+  @Schema(name = "ProposalPage")
+  public record ProposalPageView(
+      @ArraySchema(maxItems = PluginPackageGovernance.MAX_PAGE) List<ProposalView> items,
+      @Schema(
+              types = {"string", "null"},
+              description = NEXT_CURSOR)
+          String nextCursor) {
     static ProposalPageView of(ProposalPage page) {
       return new ProposalPageView(
           page.items().stream().map(ProposalView::of).toList(), page.nextCursor());
     }
   }
 
-  public record MemberView(String projectId, String userId, List<String> permissions) {
+  @Schema(name = "Member")
+  public record MemberView(
+      String projectId,
+      String userId,
+      @ArraySchema(schema = @Schema(ref = PERMISSION)) List<String> permissions) {
     static MemberView of(ProjectMember m) {
       return new MemberView(
           m.projectId(), m.userId(), m.permissions().stream().map(Permission::wireName).toList());
     }
   }
 
-  public record MemberListView(String projectId, List<MemberView> members, String nextCursor) {
+  @Schema(name = "MemberList")
+  public record MemberListView(
+      String projectId,
+      @ArraySchema(maxItems = ProjectPolicy.MAX_MEMBERS_PAGE) List<MemberView> members,
+      @Schema(
+              types = {"string", "null"},
+              description = NEXT_CURSOR)
+          String nextCursor) {
     static MemberListView of(String projectId, MemberPage page) {
       return new MemberListView(
           projectId, page.items().stream().map(MemberView::of).toList(), page.nextCursor());
     }
   }
 
+  @Schema(name = "OperationQuota")
   public record OperationQuotaView(
-      String operation,
-      int limit,
-      int used,
-      int remaining,
-      Long windowStartMs,
-      String windowStart,
-      Long resetAtMs,
-      String resetAt,
-      Long resetSeconds) {
+      @Schema(ref = OPERATION) String operation,
+      @Schema(minimum = "1", maximum = "" + ManagementQuotaPolicy.MAX_LIMIT) int limit,
+      @Schema(minimum = "0", maximum = "" + ManagementQuotaPolicy.MAX_LIMIT) int used,
+      @Schema(minimum = "0", maximum = "" + ManagementQuotaPolicy.MAX_LIMIT) int remaining,
+      @Schema(
+              types = {"integer", "null"},
+              description =
+                  "Start of the current window (database clock); null when no window is open:"
+                      + " the next request opens one.")
+          Long windowStartMs,
+      @Schema(
+              types = {"string", "null"},
+              format = "date-time")
+          String windowStart,
+      @Schema(
+              types = {"integer", "null"},
+              description = "End of the current window: windowStartMs + windowMs.")
+          Long resetAtMs,
+      @Schema(
+              types = {"string", "null"},
+              format = "date-time")
+          String resetAt,
+      @Schema(
+              types = {"integer", "null"},
+              minimum = "1",
+              description = "Whole seconds from databaseNowMs to resetAtMs, rounded up.")
+          Long resetSeconds) {
     static OperationQuotaView of(OperationUsage op) {
       return new OperationQuotaView(
           op.operation().wireName(),
@@ -179,13 +260,24 @@ public final class GovernanceJson {
     }
   }
 
+  @Schema(name = "ManagementQuota")
   public record ManagementQuotaView(
       String projectId,
       String userId,
-      boolean enabled,
+      @Schema(
+              description =
+                  "false: qinglong.management-quota.enabled=false; nothing is counted, operations"
+                      + " is empty.")
+          boolean enabled,
       long windowMs,
-      Long databaseNowMs,
-      String databaseNow,
+      @Schema(
+              types = {"integer", "null"},
+              description = "The database clock when the buckets were read (null when disabled).")
+          Long databaseNowMs,
+      @Schema(
+              types = {"string", "null"},
+              format = "date-time")
+          String databaseNow,
       List<OperationQuotaView> operations) {
     static ManagementQuotaView of(String projectId, String userId, QuotaUsage usage) {
       return new ManagementQuotaView(

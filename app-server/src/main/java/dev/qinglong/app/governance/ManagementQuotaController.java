@@ -6,6 +6,8 @@ import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
 import dev.qinglong.core.kernel.Principal;
 import dev.qinglong.core.quota.CallerQuota;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import org.springframework.http.ResponseEntity;
 import org.springframework.security.core.Authentication;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -19,13 +21,13 @@ import org.springframework.web.bind.annotation.RestController;
  */
 @RestController
 @ConditionalOnRole({Role.ALL, Role.WRITER})
-public class ManagementQuotaController {
-  private final CallerQuota quota;
-
-  public ManagementQuotaController(CallerQuota quota) {
-    this.quota = quota;
-  }
-
+@Tag(name = "members")
+public record ManagementQuotaController(CallerQuota quota) {
+  @Operation(
+      operationId = "getManagementQuota",
+      summary =
+          "The caller's own management quota in the Project, per operation (database clock);"
+              + " reading it consumes none.")
   @GetMapping("/v1/projects/{projectId}/management-quota")
   ResponseEntity<ManagementQuotaView> read(
       @PathVariable String projectId, Authentication authentication) {

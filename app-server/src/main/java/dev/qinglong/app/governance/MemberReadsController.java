@@ -1,8 +1,11 @@
 package dev.qinglong.app.governance;
 
+import static dev.qinglong.app.http.OpenApiDocument.Answer.CONFLICT;
+
 import dev.qinglong.app.governance.GovernanceJson.MemberListView;
 import dev.qinglong.app.governance.GovernanceJson.MemberView;
 import dev.qinglong.app.http.JsonAnswers;
+import dev.qinglong.app.http.OpenApiDocument.Answers;
 import dev.qinglong.app.http.QueryParameters;
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
@@ -10,6 +13,10 @@ import dev.qinglong.core.kernel.ConflictException;
 import dev.qinglong.core.kernel.Identifiers;
 import dev.qinglong.core.policy.ProjectMember;
 import dev.qinglong.core.policy.ProjectPolicy;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import org.springframework.http.ResponseEntity;
 import org.springframework.security.core.Authentication;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -23,18 +30,28 @@ import org.springframework.web.bind.annotation.RestController;
  */
 @RestController
 @ConditionalOnRole({Role.ALL, Role.WRITER, Role.READER})
-public class MemberReadsController {
-  private final ProjectPolicy policy;
-
-  public MemberReadsController(ProjectPolicy policy) {
-    this.policy = policy;
-  }
-
+@Tag(name = "members")
+public record MemberReadsController(ProjectPolicy policy) {
+  @Operation(
+      operationId = "listMembers",
+      summary =
+          "List the Project's members in user-id order, one page at a time (needs any"
+              + " permission in the Project).")
   @GetMapping(MembersController.BASE)
   ResponseEntity<MemberListView> list(
       @PathVariable String projectId,
-      @RequestParam(name = "limit", required = false) String limit,
-      @RequestParam(name = "cursor", required = false) String cursor,
+      @Parameter(
+              schema =
+                  @Schema(
+                      types = "integer",
+                      minimum = "1",
+                      maximum = "" + ProjectPolicy.MAX_MEMBERS_PAGE,
+                      defaultValue = "" + ProjectPolicy.DEFAULT_MEMBERS_PAGE))
+          @RequestParam(name = "limit", required = false)
+          String limit,
+      @Parameter(schema = @Schema(maxLength = ProjectPolicy.MAX_CURSOR_LENGTH))
+          @RequestParam(name = "cursor", required = false)
+          String cursor,
       Authentication authentication) {
     return JsonAnswers.ok(
         MemberListView.of(
@@ -46,6 +63,10 @@ public class MemberReadsController {
                 cursor)));
   }
 
+  @Operation(
+      operationId = "getMember",
+      summary = "One member (needs any permission in the Project); 409 if not a member.")
+  @Answers({CONFLICT})
   @GetMapping(MembersController.BASE + "/{userId}")
   ResponseEntity<MemberView> get(
       @PathVariable String projectId, @PathVariable String userId, Authentication authentication) {

@@ -10,6 +10,8 @@ import dev.qinglong.core.kernel.ValidationException;
 import dev.qinglong.core.policy.Permission;
 import dev.qinglong.core.policy.ProjectMember;
 import dev.qinglong.core.policy.ProjectPolicy;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import java.util.EnumSet;
 import java.util.Set;
 import org.springframework.http.MediaType;
@@ -27,15 +29,16 @@ import org.springframework.web.bind.annotation.RestController;
  */
 @RestController
 @ConditionalOnRole({Role.ALL, Role.WRITER})
-public class MembersController {
+@Tag(name = "members")
+public record MembersController(ProjectPolicy policy) {
   static final String BASE = "/v1/projects/{projectId}/members";
 
-  private final ProjectPolicy policy;
-
-  public MembersController(ProjectPolicy policy) {
-    this.policy = policy;
-  }
-
+  @Operation(
+      operationId = "replaceMember",
+      summary = "Replace a member's permissions (needs project.admin).",
+      description =
+          "Creates the membership (and so the Project) if absent. An empty list keeps the user a"
+              + " member without permissions.")
   @PutMapping(path = BASE + "/{userId}", consumes = MediaType.APPLICATION_JSON_VALUE)
   ResponseEntity<MemberView> replace(
       @PathVariable String projectId,

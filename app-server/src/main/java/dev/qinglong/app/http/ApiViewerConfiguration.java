@@ -18,12 +18,12 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
 /**
  * The API viewer: Swagger UI from its Maven Central webjar ({@code org.webjars:swagger-ui}, no CDN)
- * at {@value #PATH}, showing the checked-in document served at {@link OpenApiController#PATH}. Our
- * own {@code index.html} and {@code qinglong-init.js} fix the document's URL; the webjar supplies
- * only the bundle and its stylesheet (its demo files are not served, and Spring Boot's default
- * {@code /webjars/**} mapping is off: {@code spring.web.resources.add-mappings=false}). Every
- * response carries the console's Content-Security-Policy ({@link PageHeaders}). Only roles {@code
- * all} and {@code writer} serve it (a read gateway or worker answers 404, see {@link RoleFilter}).
+ * at {@value #PATH}, showing the OpenAPI document springdoc serves at {@code /v3/api-docs}. Our own
+ * {@code index.html} and {@code qinglong-init.js} fix the document's URL; the webjar supplies only
+ * the bundle and its stylesheet (its demo files are not served, and Spring Boot's default {@code
+ * /webjars/**} mapping is off: {@code spring.web.resources.add-mappings=false}). Every response
+ * carries the console's Content-Security-Policy ({@link PageHeaders}). Only roles {@code all} and
+ * {@code writer} serve it (a read gateway or worker answers 404, see {@link RoleFilter}).
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnRole({Role.ALL, Role.WRITER})

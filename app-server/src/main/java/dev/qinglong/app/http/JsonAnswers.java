@@ -21,59 +21,35 @@ public final class JsonAnswers {
 
   /** A 200 JSON answer. */
   public static <T> ResponseEntity<T> ok(T body) {
-    return ResponseEntity.ok()
-        .contentType(MediaType.APPLICATION_JSON)
-        .header(HttpHeaders.CACHE_CONTROL, "no-store")
-        .body(body);
+    return answer(false, null, body, HttpHeaders.EMPTY);
   }
 
   /** A 200 JSON answer with the rate-limit fields of the limits that decided it. */
   public static <T> ResponseEntity<T> ok(T body, Limited<?> decided) {
-    return ResponseEntity.ok()
-        .contentType(MediaType.APPLICATION_JSON)
-        .header(HttpHeaders.CACHE_CONTROL, "no-store")
-        .headers(RateLimitHeaders.headers(decided.rateLimits()))
-        .body(body);
+    return answer(false, null, body, RateLimitHeaders.headers(decided.rateLimits()));
   }
 
   /**
-   * A 201 JSON answer with {@code Location}: the path of what was created (every 201 carries it).
-   * Identifiers are of the contract's grammar, so the path needs no escaping.
+   * A 201 JSON answer with {@code Location}, the path of what was created (every 201 carries it),
+   * if {@code created}; else the 200 of a replay, the stored answer. Identifiers are of the
+   * contract's grammar, so the path needs no escaping.
    */
-  public static <T> ResponseEntity<T> created(String location, T body) {
-    return ResponseEntity.status(201)
-        .contentType(MediaType.APPLICATION_JSON)
-        .header(HttpHeaders.CACHE_CONTROL, "no-store")
-        .header(HttpHeaders.LOCATION, location)
-        .body(body);
+  public static <T> ResponseEntity<T> createdOrReplayed(
+      boolean created, String location, T body, Limited<?> decided) {
+    return answer(created, location, body, RateLimitHeaders.headers(decided.rateLimits()));
   }
 
-  /** A 201 JSON answer with {@code Location} and the rate-limit fields of what decided it. */
-  public static <T> ResponseEntity<T> created(String location, T body, Limited<?> decided) {
-    return ResponseEntity.status(201)
-        .contentType(MediaType.APPLICATION_JSON)
-        .header(HttpHeaders.CACHE_CONTROL, "no-store")
-        .header(HttpHeaders.LOCATION, location)
-        .headers(RateLimitHeaders.headers(decided.rateLimits()))
-        .body(body);
-  }
-
-  /** A 200 JSON answer with extra header fields (e.g. the model quota's rate-limit fields). */
-  public static <T> ResponseEntity<T> ok(T body, HttpHeaders fields) {
-    return ResponseEntity.ok()
-        .contentType(MediaType.APPLICATION_JSON)
-        .header(HttpHeaders.CACHE_CONTROL, "no-store")
-        .headers(fields)
-        .body(body);
-  }
-
-  /** A 201 JSON answer with {@code Location} and extra header fields. */
-  public static <T> ResponseEntity<T> created(String location, T body, HttpHeaders fields) {
-    return ResponseEntity.status(201)
-        .contentType(MediaType.APPLICATION_JSON)
-        .header(HttpHeaders.CACHE_CONTROL, "no-store")
-        .header(HttpHeaders.LOCATION, location)
-        .headers(fields)
-        .body(body);
+  /** As {@link #createdOrReplayed(boolean, String, Object, Limited)}, with extra header fields. */
+  public static <T> ResponseEntity<T> answer(
+      boolean created, String location, T body, HttpHeaders fields) {
+    ResponseEntity.BodyBuilder answer =
+        ResponseEntity.status(created ? 201 : 200)
+            .contentType(MediaType.APPLICATION_JSON)
+            .header(HttpHeaders.CACHE_CONTROL, "no-store")
+            .headers(fields);
+    if (created) {
+      answer.header(HttpHeaders.LOCATION, location);
+    }
+    return answer.body(body);
   }
 }

@@ -1,6 +1,13 @@
 package dev.qinglong.app.modelquota;
 
+import static dev.qinglong.app.http.OpenApiDocument.Answer.CONFLICT;
+import static dev.qinglong.app.http.OpenApiDocument.Answer.CREATED;
+import static dev.qinglong.app.http.OpenApiDocument.Answer.MODEL_QUOTA;
+import static dev.qinglong.app.http.OpenApiDocument.Answer.QUOTA;
+
 import dev.qinglong.app.http.JsonAnswers;
+import dev.qinglong.app.http.OpenApiDocument;
+import dev.qinglong.app.http.OpenApiDocument.Answers;
 import dev.qinglong.app.http.QueryParameters;
 import dev.qinglong.app.http.RateLimitHeaders;
 import dev.qinglong.app.modelquota.ModelQuotaJson.AdmissionRequest;
@@ -27,6 +34,10 @@ import dev.qinglong.core.modelquota.ProjectQuotaPolicy;
 import dev.qinglong.core.modelquota.Settled;
 import dev.qinglong.core.modelquota.StepRunCreation;
 import dev.qinglong.core.modelquota.WindowUsageReading;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import java.util.UUID;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.http.HttpHeaders;
@@ -49,15 +60,17 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 @ConditionalOnProperty(prefix = "qinglong.ai", name = "enabled", havingValue = "true")
 @ConditionalOnRole({Role.ALL, Role.WRITER})
-public class ModelQuotaController {
+@Tag(name = OpenApiDocument.MODEL_QUOTA_TAG)
+public record ModelQuotaController(ModelQuota quota) {
   static final String BASE = "/v1/projects/{projectId}";
 
-  private final ModelQuota quota;
-
-  public ModelQuotaController(ModelQuota quota) {
-    this.quota = quota;
-  }
-
+  @Operation(
+      operationId = "putModelPolicy",
+      summary = "Set a model's invocation policy (needs project.admin).",
+      description =
+          "Appends a new immutable revision unless the latest one has exactly these limits (then"
+              + " returns it). Admission reserves maxTotalTokens and maxCostMicros (the worst"
+              + " case) per invocation.")
   @PutMapping(
       path = BASE + "/model-policies/{modelId}",
       consumes = MediaType.APPLICATION_JSON_VALUE)
@@ -76,6 +89,13 @@ public class ModelQuotaController {
     return JsonAnswers.ok(ModelPolicyView.of(policy));
   }
 
+  @Operation(
+      operationId = "putModelQuota",
+      summary = "Set the Project's model quota (needs project.admin).",
+      description =
+          "Appends a new immutable revision unless unchanged. Fixed, epoch-aligned window on the"
+              + " database clock. A cost limit requires every model policy of the Project to cap"
+              + " cost, or admission fails closed (409).")
   @PutMapping(path = BASE + "/model-quota", consumes = MediaType.APPLICATION_JSON_VALUE)
   ResponseEntity<ProjectQuotaView> putProjectQuota(
       @PathVariable String projectId,
@@ -92,6 +112,10 @@ public class ModelQuotaController {
     return JsonAnswers.ok(ProjectQuotaView.of(policy));
   }
 
+  @Operation(
+      operationId = "createStepRun",
+      summary = "Create a ready StepRun (needs model.invoke).")
+  @Answers({CREATED, CONFLICT})
   @PostMapping(path = BASE + "/step-runs", consumes = MediaType.APPLICATION_JSON_VALUE)
   ResponseEntity<StepRunView> createStepRun(
       @PathVariable String projectId,
@@ -104,15 +128,16 @@ public class ModelQuotaController {
             body.stepRunId(),
             body.runId(),
             body.modelId());
-    if (result.created()) {
-      return JsonAnswers.created(
-          "/v1/projects/" + projectId + "/step-runs/" + result.stepRun().stepRunId(),
-          StepRunView.of(result.stepRun()));
-    }
-    return JsonAnswers.ok(StepRunView.of(result.stepRun()));
+    return JsonAnswers.answer(
+        result.created(),
+        "/v1/projects/" + projectId + "/step-runs/" + result.stepRun().stepRunId(),
+        StepRunView.of(result.stepRun()),
+        HttpHeaders.EMPTY);
   }
 
   /** What the {@code Location} of a created StepRun names; the same view as the creation's. */
+  @Operation(operationId = "getStepRun", summary = "Read one StepRun (needs model.invoke).")
+  @Answers({CONFLICT})
   @GetMapping(BASE + "/step-runs/{stepRunId}")
   ResponseEntity<StepRunView> stepRun(
       @PathVariable String projectId,
@@ -123,6 +148,10 @@ public class ModelQuotaController {
   }
 
   /** What the {@code Location} of an admission names; the same view as the admission's. */
+  @Operation(
+      operationId = "getModelInvocation",
+      summary = "Read one admitted model invocation (needs model.invoke).")
+  @Answers({CONFLICT})
   @GetMapping(BASE + "/model-invocations/{invocationId}")
   ResponseEntity<AdmissionView> invocation(
       @PathVariable String projectId,
@@ -133,6 +162,15 @@ public class ModelQuotaController {
             quota.invocation(JsonAnswers.caller(authentication), projectId, invocationId)));
   }
 
+  @Operation(
+      operationId = "admitModelInvocation",
+      summary = "Admit one model invocation: reserve its worst case (needs model.invoke).",
+      description =
+          "In one transaction serialised per Project window: the window from the database"
+              + " clock, its usage, the quota fence, StepRun ready -> running, the start and"
+              + " reservation receipts. An exact replay (same invocationId and stepRunId) returns"
+              + " the stored receipts (200).")
+  @Answers({CREATED, CONFLICT, MODEL_QUOTA})
   @PostMapping(path = BASE + "/model-invocations", consumes = MediaType.APPLICATION_JSON_VALUE)
   ResponseEntity<AdmissionView> admit(
       @PathVariable String projectId,
@@ -147,16 +185,22 @@ public class ModelQuotaController {
     // fields.
     Admission admission =
         quota.admit(JsonAnswers.caller(authentication), projectId, invocationId, stepRunId);
-    HttpHeaders rateLimit = RateLimitHeaders.fields(ModelRateLimits.of(admission.window()));
-    if (admission.created()) {
-      return JsonAnswers.created(
-          "/v1/projects/" + projectId + "/model-invocations/" + invocationId,
-          AdmissionView.of(admission),
-          rateLimit);
-    }
-    return JsonAnswers.ok(AdmissionView.of(admission), rateLimit);
+    return JsonAnswers.answer(
+        admission.created(),
+        "/v1/projects/" + projectId + "/model-invocations/" + invocationId,
+        AdmissionView.of(admission),
+        RateLimitHeaders.fields(ModelRateLimits.of(admission.window())));
   }
 
+  @Operation(
+      operationId = "completeModelInvocation",
+      summary = "Complete an admitted invocation and settle its reservation (needs model.invoke).",
+      description =
+          "In one transaction: completion, UsageLedger entry, settlement, terminal StepRun."
+              + " Known usage settles the actual tokens (and cost where cost was reserved) and"
+              + " releases the rest; usage null or outcome unknown keeps the whole reservation."
+              + " Usage above the reservation is 409, nothing recorded.")
+  @Answers({CONFLICT})
   @PostMapping(
       path = BASE + "/model-invocations/{invocationId}/completion",
       consumes = MediaType.APPLICATION_JSON_VALUE)
@@ -176,6 +220,12 @@ public class ModelQuotaController {
     return JsonAnswers.ok(SettledView.of(settled));
   }
 
+  @Operation(
+      operationId = "recoverStepRun",
+      summary =
+          "Recover a StepRun left running: complete it as unknown, keeping its whole reservation"
+              + " (needs project.admin).")
+  @Answers({CONFLICT})
   @PostMapping(BASE + "/step-runs/{stepRunId}/recovery")
   ResponseEntity<SettledView> recover(
       @PathVariable String projectId,
@@ -186,6 +236,15 @@ public class ModelQuotaController {
     return JsonAnswers.ok(SettledView.of(settled));
   }
 
+  @Operation(
+      operationId = "getModelUsageWindow",
+      summary =
+          "The Project's current model quota window: usage and limits (needs model.usage.read).",
+      description =
+          "Without a Project quota the window is the unfenced day window and every limit is"
+              + " null. Consumes one unit of the management quota model-usage.read under a fresh"
+              + " request id.")
+  @Answers({CONFLICT, QUOTA})
   @GetMapping(BASE + "/model-usage/window")
   ResponseEntity<WindowUsageView> window(
       @PathVariable String projectId, Authentication authentication) {
@@ -194,11 +253,28 @@ public class ModelQuotaController {
     return JsonAnswers.ok(WindowUsageView.of(reading));
   }
 
+  @Operation(
+      operationId = "getModelUsageLedger",
+      summary = "A bounded page of the Project's UsageLedger (needs model.usage.read).",
+      description =
+          "Entries in ledger order. Consumes one unit of the management quota model-usage.read"
+              + " under a fresh request id.")
+  @Answers({CONFLICT, QUOTA})
   @GetMapping(BASE + "/model-usage/ledger")
   ResponseEntity<LedgerPageView> ledger(
       @PathVariable String projectId,
-      @RequestParam(name = "limit", required = false) String limit,
-      @RequestParam(name = "cursor", required = false) String cursor,
+      @Parameter(
+              schema =
+                  @Schema(
+                      types = "integer",
+                      minimum = "1",
+                      maximum = "" + ModelQuota.MAX_LEDGER_PAGE,
+                      defaultValue = "" + ModelQuota.DEFAULT_LEDGER_PAGE))
+          @RequestParam(name = "limit", required = false)
+          String limit,
+      @Parameter(schema = @Schema(maxLength = ModelQuota.MAX_CURSOR_LENGTH))
+          @RequestParam(name = "cursor", required = false)
+          String cursor,
       Authentication authentication) {
     if (cursor != null && cursor.isEmpty()) {
       throw new ValidationException("cursor", "is not a cursor this server issued");

@@ -1,11 +1,19 @@
 package dev.qinglong.app.modelquota;
 
+import static dev.qinglong.app.http.OpenApiDocument.IDENTIFIER;
+import static dev.qinglong.app.http.OpenApiDocument.OUTCOME;
+import static dev.qinglong.app.http.OpenApiDocument.STEP_RUN_STATE;
+import static dev.qinglong.app.http.OpenApiDocument.WINDOW;
+import static io.swagger.v3.oas.annotations.media.Schema.AdditionalPropertiesValue.FALSE;
+
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.qinglong.core.modelquota.Admission;
 import dev.qinglong.core.modelquota.Completion;
 import dev.qinglong.core.modelquota.InvocationStart;
 import dev.qinglong.core.modelquota.LedgerPage;
+import dev.qinglong.core.modelquota.Limits;
 import dev.qinglong.core.modelquota.ModelInvocationPolicy;
+import dev.qinglong.core.modelquota.ModelQuota;
 import dev.qinglong.core.modelquota.ProjectQuotaPolicy;
 import dev.qinglong.core.modelquota.Reservation;
 import dev.qinglong.core.modelquota.Settled;
@@ -16,50 +24,96 @@ import dev.qinglong.core.modelquota.UsageLedgerEntry;
 import dev.qinglong.core.modelquota.WindowBudget;
 import dev.qinglong.core.modelquota.WindowUsage;
 import dev.qinglong.core.modelquota.WindowUsageReading;
+import io.swagger.v3.oas.annotations.media.ArraySchema;
+import io.swagger.v3.oas.annotations.media.Schema;
 import java.util.List;
 
 /**
  * The wire shapes of the model quota routes: request bodies bound by Jackson (strictness in the
  * mapper's configuration; a whole number the route needs is {@code required}, so its absence is
- * refused by the binding), answers written by it. Values are checked once, by the core.
+ * refused by the binding), answers written by it. Values are checked once, by the core; the bounds
+ * the annotations state for the OpenAPI document are the core's {@link Limits}.
  */
 public final class ModelQuotaJson {
   private ModelQuotaJson() {}
 
+  static final String TOKENS_MAX = "" + Limits.MAX_INVOCATION_TOKENS;
+  static final String AMOUNT_MAX = "" + Limits.MAX_AMOUNT;
+
+  @Schema(additionalProperties = FALSE)
   public record ModelPolicyRequest(
-      @JsonProperty(required = true) long maxTotalTokens, Long maxCostMicros) {}
+      @JsonProperty(required = true) @Schema(minimum = "1", maximum = TOKENS_MAX)
+          long maxTotalTokens,
+      @Schema(
+              types = {"integer", "null"},
+              minimum = "0",
+              maximum = AMOUNT_MAX)
+          Long maxCostMicros) {}
 
+  @Schema(additionalProperties = FALSE)
   public record ProjectQuotaRequest(
-      String window,
-      @JsonProperty(required = true) long maxInvocations,
-      @JsonProperty(required = true) long maxTokens,
-      Long maxCostMicros) {}
+      @Schema(ref = WINDOW) String window,
+      @JsonProperty(required = true) @Schema(minimum = "1", maximum = "" + Limits.MAX_INVOCATIONS)
+          long maxInvocations,
+      @JsonProperty(required = true) @Schema(minimum = "1", maximum = AMOUNT_MAX) long maxTokens,
+      @Schema(
+              types = {"integer", "null"},
+              minimum = "0",
+              maximum = AMOUNT_MAX)
+          Long maxCostMicros) {}
 
-  public record StepRunRequest(String stepRunId, String runId, String modelId) {}
+  @Schema(additionalProperties = FALSE)
+  public record StepRunRequest(
+      @Schema(ref = IDENTIFIER, description = "Idempotency key of the StepRun.") String stepRunId,
+      @Schema(ref = IDENTIFIER) String runId,
+      @Schema(ref = IDENTIFIER) String modelId) {}
 
-  public record AdmissionRequest(String invocationId, String stepRunId) {}
+  @Schema(additionalProperties = FALSE)
+  public record AdmissionRequest(
+      @Schema(ref = IDENTIFIER, description = "Idempotency key of the invocation.")
+          String invocationId,
+      @Schema(ref = IDENTIFIER) String stepRunId) {}
 
+  @Schema(name = "UsageRequest", additionalProperties = FALSE)
   public record UsageBody(
-      @JsonProperty(required = true) long inputTokens,
-      @JsonProperty(required = true) long outputTokens,
-      @JsonProperty(required = true) long totalTokens) {
+      @JsonProperty(required = true) @Schema(minimum = "0", maximum = AMOUNT_MAX) long inputTokens,
+      @JsonProperty(required = true) @Schema(minimum = "0", maximum = AMOUNT_MAX) long outputTokens,
+      @JsonProperty(required = true)
+          @Schema(
+              minimum = "0",
+              maximum = AMOUNT_MAX,
+              description = "At least inputTokens + outputTokens; what quota settles on.")
+          long totalTokens) {
     TokenUsage toUsage() {
       return new TokenUsage(inputTokens, outputTokens, totalTokens);
     }
   }
 
-  public record CompletionRequest(String outcome, UsageBody usage, Long costMicros) {
+  @Schema(additionalProperties = FALSE)
+  public record CompletionRequest(
+      @Schema(ref = OUTCOME) String outcome,
+      @Schema(
+              types = {"object", "null"},
+              description = "null (or absent) when unknown: the whole token reservation stays.")
+          UsageBody usage,
+      @Schema(
+              types = {"integer", "null"},
+              minimum = "0",
+              maximum = AMOUNT_MAX,
+              description = "Actual cost; null (or absent) when unknown.")
+          Long costMicros) {
     TokenUsage toUsage() {
       return usage == null ? null : usage.toUsage();
     }
   }
 
+  @Schema(name = "ModelPolicy")
   public record ModelPolicyView(
       String projectId,
       String modelId,
       long revision,
       long maxTotalTokens,
-      Long maxCostMicros,
+      @Schema(types = {"integer", "null"}) Long maxCostMicros,
       long createdAtMs) {
     static ModelPolicyView of(ModelInvocationPolicy p) {
       return new ModelPolicyView(
@@ -72,13 +126,14 @@ public final class ModelQuotaJson {
     }
   }
 
+  @Schema(name = "ProjectQuota")
   public record ProjectQuotaView(
       String projectId,
       long revision,
-      String window,
+      @Schema(ref = WINDOW) String window,
       long maxInvocations,
       long maxTokens,
-      Long maxCostMicros,
+      @Schema(types = {"integer", "null"}) Long maxCostMicros,
       long createdAtMs) {
     static ProjectQuotaView of(ProjectQuotaPolicy q) {
       return new ProjectQuotaView(
@@ -92,13 +147,14 @@ public final class ModelQuotaJson {
     }
   }
 
+  @Schema(name = "StepRun")
   public record StepRunView(
       String projectId,
       String stepRunId,
       String runId,
       String modelId,
-      String state,
-      String invocationId,
+      @Schema(ref = STEP_RUN_STATE) String state,
+      @Schema(types = {"string", "null"}) String invocationId,
       long createdAtMs,
       long updatedAtMs) {
     static StepRunView of(StepRun s) {
@@ -114,17 +170,28 @@ public final class ModelQuotaJson {
     }
   }
 
-  public record BudgetView(Long maxInvocations, Long maxTokens, Long maxCostMicros) {
+  @Schema(
+      name = "WindowBudget",
+      description =
+          "The window's limits bound by the reservation; all null when the Project had no quota.")
+  public record BudgetView(
+      @Schema(types = {"integer", "null"}) Long maxInvocations,
+      @Schema(types = {"integer", "null"}) Long maxTokens,
+      @Schema(types = {"integer", "null"}) Long maxCostMicros) {
     static BudgetView of(WindowBudget b) {
       return new BudgetView(b.maxInvocations(), b.maxTokens(), b.maxCostMicros());
     }
   }
 
+  @Schema(name = "ReservationTotals")
   public record ReservationTotalsView(
       long seq, long invocations, long reservedTokens, long reservedCostMicros) {}
 
+  @Schema(
+      name = "Reservation",
+      description = "Immutable reservation receipt; digest = SHA-256 of its canonical JSON.")
   public record ReservationView(
-      String type,
+      @Schema(allowableValues = Reservation.TYPE) String type,
       String projectId,
       String invocationId,
       String stepRunId,
@@ -136,7 +203,7 @@ public final class ModelQuotaJson {
       long windowMs,
       BudgetView windowBudget,
       long reservedTokens,
-      Long reservedCostMicros,
+      @Schema(types = {"integer", "null"}) Long reservedCostMicros,
       ReservationTotalsView windowTotals,
       long reservedAtMs,
       String digest) {
@@ -165,8 +232,9 @@ public final class ModelQuotaJson {
     }
   }
 
+  @Schema(name = "InvocationStart")
   public record StartView(
-      String type,
+      @Schema(allowableValues = InvocationStart.TYPE) String type,
       String invocationId,
       String stepRunId,
       String reservationDigest,
@@ -183,6 +251,7 @@ public final class ModelQuotaJson {
     }
   }
 
+  @Schema(name = "Admission")
   public record AdmissionView(
       String invocationId,
       String stepRunId,
@@ -200,21 +269,27 @@ public final class ModelQuotaJson {
     }
   }
 
+  @Schema(name = "TokenUsage")
   public record UsageView(long inputTokens, long outputTokens, long totalTokens) {
     static UsageView of(TokenUsage u) {
       return u == null ? null : new UsageView(u.inputTokens(), u.outputTokens(), u.totalTokens());
     }
   }
 
+  @Schema(name = "SettlementTotals")
   public record SettlementTotalsView(long seq, long releasedTokens, long releasedCostMicros) {}
 
+  @Schema(name = "Settlement")
   public record SettlementView(
-      String type,
+      @Schema(allowableValues = Settlement.TYPE) String type,
       String invocationId,
       long windowStartMs,
       long windowMs,
       long settledTokens,
-      Long settledCostMicros,
+      @Schema(
+              types = {"integer", "null"},
+              description = "null exactly when the reservation reserved no cost.")
+          Long settledCostMicros,
       long releasedTokens,
       long releasedCostMicros,
       String reservationDigest,
@@ -241,13 +316,14 @@ public final class ModelQuotaJson {
     }
   }
 
+  @Schema(name = "Completion")
   public record CompletionView(
-      String type,
+      @Schema(allowableValues = Completion.TYPE) String type,
       String invocationId,
       String stepRunId,
-      String outcome,
-      UsageView usage,
-      Long costMicros,
+      @Schema(ref = OUTCOME) String outcome,
+      @Schema(types = {"object", "null"}) UsageView usage,
+      @Schema(types = {"integer", "null"}) Long costMicros,
       long completedAtMs,
       String digest) {
     static CompletionView of(Completion c) {
@@ -263,16 +339,17 @@ public final class ModelQuotaJson {
     }
   }
 
+  @Schema(name = "LedgerEntry")
   public record LedgerEntryView(
-      String type,
+      @Schema(allowableValues = UsageLedgerEntry.TYPE) String type,
       long ledgerSeq,
       String invocationId,
       String stepRunId,
       String runId,
       String modelId,
-      String outcome,
-      UsageView usage,
-      Long costMicros,
+      @Schema(ref = OUTCOME) String outcome,
+      @Schema(types = {"object", "null"}) UsageView usage,
+      @Schema(types = {"integer", "null"}) Long costMicros,
       String completionDigest,
       long recordedAtMs,
       String digest) {
@@ -293,11 +370,12 @@ public final class ModelQuotaJson {
     }
   }
 
+  @Schema(name = "Settled")
   public record SettledView(
       String invocationId,
       String stepRunId,
       String projectId,
-      String outcome,
+      @Schema(ref = OUTCOME) String outcome,
       SettlementView settlement,
       CompletionView completion,
       LedgerEntryView ledgerEntry) {
@@ -314,8 +392,13 @@ public final class ModelQuotaJson {
     }
   }
 
-  public record WindowLimitsView(Long maxInvocations, Long maxTokens, Long maxCostMicros) {}
+  @Schema(name = "WindowLimits")
+  public record WindowLimitsView(
+      @Schema(types = {"integer", "null"}) Long maxInvocations,
+      @Schema(types = {"integer", "null"}) Long maxTokens,
+      @Schema(types = {"integer", "null"}) Long maxCostMicros) {}
 
+  @Schema(name = "WindowUsage")
   public record WindowUsageView(
       String projectId,
       long windowStartMs,
@@ -324,7 +407,8 @@ public final class ModelQuotaJson {
       long tokens,
       long costMicros,
       WindowLimitsView limits,
-      long quotaPolicyRevision,
+      @Schema(description = "0 when the Project has no quota (unfenced day window).")
+          long quotaPolicyRevision,
       long databaseNowMs) {
     static WindowUsageView of(WindowUsageReading reading) {
       WindowUsage u = reading.usage();
@@ -344,7 +428,13 @@ public final class ModelQuotaJson {
     }
   }
 
-  public record LedgerPageView(List<LedgerEntryView> items, String nextCursor) {
+  @Schema(name = "LedgerPage")
+  public record LedgerPageView(
+      @ArraySchema(maxItems = ModelQuota.MAX_LEDGER_PAGE) List<LedgerEntryView> items,
+      @Schema(
+              types = {"string", "null"},
+              description = "Opaque; pass as cursor for the next page. null on the last page.")
+          String nextCursor) {
     static LedgerPageView of(LedgerPage page) {
       return new LedgerPageView(
           page.items().stream().map(LedgerEntryView::of).toList(), page.nextCursor());

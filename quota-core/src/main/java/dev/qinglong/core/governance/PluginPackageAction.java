@@ -12,8 +12,14 @@ import java.util.regex.Pattern;
  */
 public record PluginPackageAction(
     ActionType type, String packageName, String version, Sha256Digest artifactDigest) {
-  private static final Pattern PACKAGE = Pattern.compile("[a-z0-9@][a-z0-9@/._-]{0,127}");
-  private static final Pattern VERSION = Pattern.compile("[0-9A-Za-z][0-9A-Za-z.+-]{0,63}");
+  /** The package-name grammar (whole value), also stated by the OpenAPI document. */
+  public static final String PACKAGE_PATTERN = "[a-z0-9@][a-z0-9@/._-]{0,127}";
+
+  /** The version grammar (whole value), also stated by the OpenAPI document. */
+  public static final String VERSION_PATTERN = "[0-9A-Za-z][0-9A-Za-z.+-]{0,63}";
+
+  private static final Pattern PACKAGE = Pattern.compile(PACKAGE_PATTERN);
+  private static final Pattern VERSION = Pattern.compile(VERSION_PATTERN);
 
   public PluginPackageAction {
     Objects.requireNonNull(type, "type");

@@ -230,6 +230,9 @@ public final class PluginPackageGovernance {
     return new Limited<>(found, limits);
   }
 
+  /** The longest proposal-list cursor accepted (an issued one is far shorter). */
+  public static final int MAX_CURSOR_LENGTH = 256;
+
   /** The largest page {@link #listProposals} returns. */
   public static final int MAX_PAGE = 200;
 

@@ -25,7 +25,8 @@ final class ProposalCursor {
    * @throws ValidationException if the cursor was not issued by {@link #encode}
    */
   static ProposalKey decode(String cursor) {
-    return Cursors.decode(cursor, PREFIX, 256, ProposalCursor::position);
+    return Cursors.decode(
+        cursor, PREFIX, PluginPackageGovernance.MAX_CURSOR_LENGTH, ProposalCursor::position);
   }
 
   private static ProposalKey position(String rest) {

@@ -5,7 +5,14 @@ import java.util.regex.Pattern;
 /** The identifier grammar of the contract: 1–128 characters of {@code [A-Za-z0-9._:-]}. */
 public final class Identifiers {
   public static final int MAX_LENGTH = 128;
-  private static final Pattern GRAMMAR = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
+
+  /** The characters of the grammar, as a regular-expression class body. */
+  public static final String CHARACTERS = "A-Za-z0-9._:-";
+
+  /** The grammar as a regular expression (whole value), also stated by the OpenAPI document. */
+  public static final String PATTERN = "[" + CHARACTERS + "]{1," + MAX_LENGTH + "}";
+
+  private static final Pattern GRAMMAR = Pattern.compile(PATTERN);
 
   private Identifiers() {}
 

@@ -8,7 +8,10 @@ import java.util.regex.Pattern;
 
 /** A digest in the contract's form: {@code sha256:} followed by 64 lowercase hex digits. */
 public record Sha256Digest(String value) {
-  private static final Pattern GRAMMAR = Pattern.compile("sha256:[0-9a-f]{64}");
+  /** The form as a regular expression (whole value), also stated by the OpenAPI document. */
+  public static final String PATTERN = "sha256:[0-9a-f]{64}";
+
+  private static final Pattern GRAMMAR = Pattern.compile(PATTERN);
 
   public Sha256Digest {
     if (value == null || !GRAMMAR.matcher(value).matches()) {

@@ -28,7 +28,7 @@ final class LedgerCursor {
         Cursors.decode(
             cursor,
             PREFIX,
-            64,
+            ModelQuota.MAX_CURSOR_LENGTH,
             seq -> {
               if (!SEQ.matcher(seq).matches()) {
                 throw new IllegalArgumentException("sequence");

@@ -3,15 +3,15 @@ package dev.qinglong.core.modelquota;
 import dev.qinglong.core.kernel.ValidationException;
 
 /** Bounds of the numbers the model quota accepts, so sums over a window can never overflow. */
-final class Limits {
+public final class Limits {
   /** Per invocation: at most 10^9 tokens. */
-  static final long MAX_INVOCATION_TOKENS = 1_000_000_000L;
+  public static final long MAX_INVOCATION_TOKENS = 1_000_000_000L;
 
   /** Per window or per invocation: at most 10^15 tokens or micro-units of cost. */
-  static final long MAX_AMOUNT = 1_000_000_000_000_000L;
+  public static final long MAX_AMOUNT = 1_000_000_000_000_000L;
 
   /** Per window: at most 10^9 invocations. */
-  static final long MAX_INVOCATIONS = 1_000_000_000L;
+  public static final long MAX_INVOCATIONS = 1_000_000_000L;
 
   private Limits() {}
 

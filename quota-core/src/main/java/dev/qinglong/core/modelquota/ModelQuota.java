@@ -37,6 +37,9 @@ import java.util.function.BiFunction;
  * StoreUnavailableException} 503.
  */
 public final class ModelQuota {
+  /** The longest ledger cursor accepted (an issued one is far shorter). */
+  public static final int MAX_CURSOR_LENGTH = 64;
+
   /** The largest ledger page. */
   public static final int MAX_LEDGER_PAGE = 500;
 

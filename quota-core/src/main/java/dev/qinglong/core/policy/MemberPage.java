@@ -28,7 +28,7 @@ public record MemberPage(List<ProjectMember> items, String nextCursor) {
     return Cursors.decode(
         cursor,
         PREFIX,
-        256,
+        ProjectPolicy.MAX_CURSOR_LENGTH,
         userId -> {
           if (!Identifiers.isValid(userId)) {
             throw new IllegalArgumentException("content");

@@ -70,6 +70,9 @@ public final class ProjectPolicy {
     return store.members(projectId);
   }
 
+  /** The longest members cursor accepted (an issued one is far shorter). */
+  public static final int MAX_CURSOR_LENGTH = 256;
+
   /** The largest members page. */
   public static final int MAX_MEMBERS_PAGE = 500;
 
