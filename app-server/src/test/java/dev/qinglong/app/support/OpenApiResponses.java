@@ -42,6 +42,11 @@ public final class OpenApiResponses {
     this.doc = doc;
   }
 
+  /** A checker of {@code doc}, e.g. the document the app serves. */
+  public static OpenApiResponses of(JsonNode doc) {
+    return new OpenApiResponses(doc);
+  }
+
   public static OpenApiResponses load() {
     try {
       return new OpenApiResponses(Http.JSON.readTree(Files.readString(DOCUMENT)));

@@ -1,0 +1,193 @@
+package dev.qinglong.app.fuzz;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.qinglong.app.fuzz.RequestDrawer.Drawn;
+import dev.qinglong.app.fuzz.RequestDrawer.Operation;
+import dev.qinglong.app.support.Http;
+import dev.qinglong.app.support.OpenApiResponses;
+import dev.qinglong.app.support.TestApp;
+import java.net.http.HttpRequest;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A spec-driven fuzz run: requests drawn from the OpenAPI document the app serves at {@code
+ * /v3/api-docs} (read at run time, whatever produced it), every operation, each request valid under
+ * the document by construction, sent with valid dev tokens of Project members who hold the
+ * permissions. Each answer must be one the document lists for the operation (status, media type,
+ * body schema, headers; {@link OpenApiResponses}); a 400 is always a finding, for the request was
+ * inside the document; so is a 5xx, for the store is up.
+ *
+ * <p>Deterministic draws: seed {@code -Dqinglong.fuzz.seed} (default 19), {@code
+ * -Dqinglong.fuzz.requests} requests (default 1500).
+ */
+class SpecFuzzTest {
+  static final long SEED = Long.getLong("qinglong.fuzz.seed", 19L);
+  static final int REQUESTS = Integer.getInteger("qinglong.fuzz.requests", 1500);
+  static final List<String> PROJECTS = List.of("fz-a", "fz-b");
+  static final List<String> ALL_PERMISSIONS =
+      List.of(
+          "package.manage",
+          "approval.decide",
+          "package.read",
+          "model.invoke",
+          "model.usage.read",
+          "project.admin");
+  // Two members with every permission (four-eyes decisions need two), a reader, a global admin.
+  static final List<String> CALLERS = List.of("alice", "bob", "alice", "bob", "carol", "admin");
+
+  @TempDir static Path dataDir;
+  static TestApp app;
+
+  @BeforeAll
+  static void start() {
+    app =
+        TestApp.start(
+            dataDir,
+            Map.of(
+                "qinglong.ai.enabled", "true",
+                "qinglong.management-quota.limits.propose", "1000",
+                "qinglong.management-quota.limits.decide", "1000",
+                "qinglong.management-quota.limits.inspect", "1000",
+                "qinglong.management-quota.limits.model-usage-read", "1000",
+                "qinglong.management-quota.limits.artifact-upload", "1000"));
+    for (String project : PROJECTS) {
+      app.grant(project, "alice", ALL_PERMISSIONS.toArray(String[]::new));
+      app.grant(project, "bob", ALL_PERMISSIONS.toArray(String[]::new));
+      seed(project, "PUT", "/model-policies/m1", "{\"maxTotalTokens\":100000}");
+    }
+    app.grant(PROJECTS.get(0), "carol", "package.read");
+    seed(
+        PROJECTS.get(0),
+        "PUT",
+        "/model-quota",
+        "{\"window\":\"1d\",\"maxInvocations\":100000,\"maxTokens\":1000000000}");
+  }
+
+  static void seed(String project, String method, String path, String body) {
+    Http.Response r =
+        app.http.method(
+            method, "/v1/projects/" + project + path, app.token("admin"), "application/json", body);
+    assertThat(r.status()).as("seeding %s: %s", path, r.body()).isEqualTo(200);
+  }
+
+  @AfterAll
+  static void stop() {
+    app.close();
+  }
+
+  @Test
+  void schemaValidRequestsGetOnlyDocumentedAnswersAndNever400() {
+    Http.Response served = app.http.get("/v3/api-docs", null);
+    assertThat(served.status()).isEqualTo(200);
+    OpenApiResponses answers = OpenApiResponses.of(served.json());
+    Random random = new Random(SEED);
+    KnownValues known = new KnownValues();
+    // The world's Projects (an admin's membership write on a drawn Project id would make another
+    // one, where nobody else may act), and the one caller whose membership the run may rewrite:
+    // a write on alice or bob would take away the permissions the run needs.
+    known.fix("projectId", PROJECTS);
+    known.fix("userId", List.of("carol"));
+    known.add("modelId", "m1");
+    SchemaSampler sampler = new SchemaSampler(served.json(), random, known);
+    RequestDrawer drawer = new RequestDrawer(sampler, random);
+    List<Operation> operations = RequestDrawer.operations(served.json());
+    assertThat(operations).as("operations of the served document").isNotEmpty();
+
+    Findings findings = new Findings();
+    Map<String, Set<Integer>> statuses = new TreeMap<>();
+    for (int i = 0; i < REQUESTS; i++) {
+      Operation op = operations.get(random.nextInt(operations.size()));
+      List<String> failures = new ArrayList<>();
+      Drawn request = drawer.draw(op, failures);
+      if (request == null) {
+        failures.forEach(f -> findings.add(op.key(), "generator: " + f, ""));
+        continue;
+      }
+      String caller = CALLERS.get(random.nextInt(CALLERS.size()));
+      Http.Response r = send(request, caller);
+      statuses.computeIfAbsent(op.key(), k -> new TreeSet<>()).add(r.status());
+      if (System.getProperty("fuzzdebug") != null
+          && op.key().contains(System.getProperty("fuzzdebug"))) {
+        System.out.println(
+            "DEBUG " + caller + " " + request + " -> " + r.status() + " " + r.body());
+      }
+      for (String f : answers.check(op.method(), op.path(), r.status(), r::header, r.body())) {
+        findings.add(op.key(), "outside the document: " + f, request + " -> " + r.body());
+      }
+      if (r.status() == 400 || r.status() >= 500) {
+        findings.add(
+            op.key(),
+            r.status()
+                + " to a schema-valid request: "
+                + (r.json() == null ? r.body() : r.json().path("detail").asString("")),
+            request.values().toString());
+      }
+      if (r.status() / 100 == 2) {
+        known.learn(r.json());
+        drawer.answered(op, r.json());
+      }
+    }
+    System.out.println("fuzz statuses by operation (seed " + SEED + "): " + statuses);
+    assertThat(statuses.keySet())
+        .as("operations exercised")
+        .containsAll(operations.stream().map(Operation::key).toList());
+    assertThat(findings.list()).as(findings.report(SEED)).isEmpty();
+  }
+
+  static Http.Response send(Drawn d, String caller) {
+    HttpRequest.Builder b = app.http.builder(d.uri(), app.token(caller));
+    d.headers().forEach(b::header);
+    if (d.contentType() != null) {
+      b.header("Content-Type", d.contentType());
+    }
+    return app.http.send(
+        b.method(
+            d.operation().method(),
+            d.body() == null
+                ? HttpRequest.BodyPublishers.noBody()
+                : HttpRequest.BodyPublishers.ofByteArray(d.body())));
+  }
+
+  /** Findings by operation and kind, each with how often and its first request. */
+  static final class Findings {
+    private final Map<String, List<String>> byKind = new TreeMap<>();
+
+    void add(String operation, String what, String example) {
+      byKind.computeIfAbsent(operation + " | " + what, k -> new ArrayList<>()).add(example);
+    }
+
+    List<String> list() {
+      return List.copyOf(byKind.keySet());
+    }
+
+    String report(long seed) {
+      StringBuilder out =
+          new StringBuilder("findings of the fuzz run (seed " + seed + "; rerun with ")
+              .append("-Dqinglong.fuzz.seed=")
+              .append(seed)
+              .append("):\n");
+      byKind.forEach(
+          (kind, examples) ->
+              out.append("- ")
+                  .append(kind)
+                  .append(" (×")
+                  .append(examples.size())
+                  .append(")\n    e.g. ")
+                  .append(examples.get(0))
+                  .append('\n'));
+      return out.toString();
+    }
+  }
+}
