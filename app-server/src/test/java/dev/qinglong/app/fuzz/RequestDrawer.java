@@ -4,6 +4,7 @@ import dev.qinglong.core.kernel.Sha256Digest;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -23,16 +24,23 @@ import tools.jackson.databind.node.ObjectNode;
  * with the parameter's (a {@code cursor} from a {@code nextCursor}), or is left out.
  */
 final class RequestDrawer {
-  /** One operation of the document. */
-  record Operation(String method, String path, JsonNode spec) {
+  /** One operation of the document, with the parameters its path item declares for all. */
+  record Operation(String method, String path, JsonNode spec, JsonNode pathItem) {
     String key() {
       return method + " " + path;
     }
 
-    List<JsonNode> parameters(SchemaSampler sampler) {
-      List<JsonNode> out = new ArrayList<>();
-      spec.path("parameters").forEach(p -> out.add(sampler.resolve(p)));
-      return out;
+    /** The path item's parameters, then the operation's (which override by name and place). */
+    Collection<JsonNode> parameters(SchemaSampler sampler) {
+      Map<String, JsonNode> out = new LinkedHashMap<>();
+      for (JsonNode list : List.of(pathItem.path("parameters"), spec.path("parameters"))) {
+        list.forEach(
+            p -> {
+              JsonNode r = sampler.resolve(p);
+              out.put(r.path("in").asString() + " " + r.path("name").asString(), r);
+            });
+      }
+      return out.values();
     }
   }
 
@@ -65,7 +73,11 @@ final class RequestDrawer {
       for (Map.Entry<String, JsonNode> op : path.getValue().properties()) {
         if (op.getValue().has("responses")) {
           out.add(
-              new Operation(op.getKey().toUpperCase(Locale.ROOT), path.getKey(), op.getValue()));
+              new Operation(
+                  op.getKey().toUpperCase(Locale.ROOT),
+                  path.getKey(),
+                  op.getValue(),
+                  path.getValue()));
         }
       }
     }
@@ -94,49 +106,44 @@ final class RequestDrawer {
     String path = op.path();
     byte[] body = null;
     String contentType = null;
-    JsonNode content = sampler.resolve(op.spec().path("requestBody")).path("content");
-    Map.Entry<String, JsonNode> media =
-        content.properties().stream()
-            .skip(random.nextInt(Math.max(1, content.size())))
-            .findFirst()
-            .orElse(null);
-    if (media != null
-        && media.getValue().path("schema").path("format").asString("").equals("binary")) {
-      contentType = media.getKey();
-      body = new byte[random.nextInt(256)];
-      random.nextBytes(body);
-      values.put("body", body.length + " bytes");
-    } else if (media != null) {
-      contentType = media.getKey();
-      Optional<JsonNode> json =
-          sampler.draw(media.getValue().path("schema"), null, 0.5, RequestDrawer::bindRelations);
-      if (json.isEmpty()) {
-        failures.add(op.key() + ": no valid body drawn");
-        return null;
+    JsonNode requestBody = sampler.resolve(op.spec().path("requestBody"));
+    List<String> media = new ArrayList<>(requestBody.path("content").propertyNames());
+    if (!media.isEmpty()
+        && (requestBody.path("required").asBoolean(false) || random.nextDouble() < 0.8)) {
+      contentType = media.get(random.nextInt(media.size()));
+      if (contentType.endsWith("json")) {
+        JsonNode schema = requestBody.path("content").path(contentType).path("schema");
+        Optional<JsonNode> json = sampler.draw(schema, null, 0.5, RequestDrawer::bindRelations);
+        if (json.isEmpty()) {
+          failures.add(op.key() + ": no valid body drawn");
+          return null;
+        }
+        body = json.get().toString().getBytes(StandardCharsets.UTF_8);
+        values.put("body", json.get().toString());
+      } else {
+        body = new byte[random.nextInt(256)];
+        random.nextBytes(body);
+        values.put("body", body.length + " bytes");
       }
-      body = json.get().toString().getBytes(StandardCharsets.UTF_8);
-      values.put("body", json.get().toString());
     }
     for (JsonNode p : op.parameters(sampler)) {
       String name = p.path("name").asString();
       String in = p.path("in").asString();
-      boolean required = p.path("required").asBoolean(in.equals("path"));
-      String value;
+      List<String> value;
       if (p.path("x-qinglong-issued").asBoolean(false)) {
         List<String> pool = new ArrayList<>(issued.getOrDefault(op.key() + " " + name, Set.of()));
         if (pool.isEmpty() || random.nextDouble() < 0.3) {
           continue;
         }
-        value = pool.get(random.nextInt(pool.size()));
-      } else if (!required && random.nextDouble() < 0.4) {
+        value = List.of(pool.get(random.nextInt(pool.size())));
+      } else if (!p.path("required").asBoolean(in.equals("path")) && random.nextDouble() < 0.4) {
         continue;
       } else if (in.equals("path")
           && name.equals("digest")
-          && body != null
-          && contentType != null
-          && values.get("body").endsWith(" bytes")) {
+          && values.containsKey("body")
+          && !contentType.endsWith("json")) {
         // The one relation a schema cannot state: an upload's path names its bytes' digest.
-        value = Sha256Digest.of(body).value();
+        value = List.of(Sha256Digest.of(body).value());
       } else {
         // Paths name objects: mostly ones that exist.
         Optional<JsonNode> drawn =
@@ -145,18 +152,28 @@ final class RequestDrawer {
           failures.add(op.key() + ": no valid value drawn for " + in + " parameter " + name);
           return null;
         }
-        value = drawn.get().isString() ? drawn.get().asString() : drawn.get().toString();
+        value = new ArrayList<>();
+        for (JsonNode v : drawn.get().isArray() ? drawn.get() : List.of(drawn.get())) {
+          value.add(v.isString() ? v.asString() : v.toString());
+        }
       }
-      values.put(in + " " + name, value);
+      values.put(in + " " + name, String.join(",", value));
       switch (in) {
-        case "path" -> path = path.replace("{" + name + "}", encode(value));
+        case "path" ->
+            path =
+                path.replace(
+                    "{" + name + "}",
+                    String.join(",", value.stream().map(RequestDrawer::encode).toList()));
         case "query" ->
-            query
-                .append(query.isEmpty() ? "?" : "&")
-                .append(encode(name))
-                .append('=')
-                .append(encode(value));
-        case "header" -> headers.put(name, value);
+            // Form style, exploded: an array is the parameter repeated.
+            value.forEach(
+                v ->
+                    query
+                        .append(query.isEmpty() ? "?" : "&")
+                        .append(encode(name))
+                        .append('=')
+                        .append(encode(v)));
+        case "header" -> headers.put(name, String.join(",", value));
         default -> failures.add(op.key() + ": parameter " + name + " in " + in + " is not drawn");
       }
     }

@@ -2,13 +2,20 @@ package dev.qinglong.app.fuzz;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.qinglong.app.artifacts.ArtifactPublisher;
 import dev.qinglong.app.fuzz.RequestDrawer.Drawn;
 import dev.qinglong.app.fuzz.RequestDrawer.Operation;
 import dev.qinglong.app.support.Http;
 import dev.qinglong.app.support.OpenApiResponses;
 import dev.qinglong.app.support.TestApp;
+import dev.qinglong.backend.OpenedStore;
+import dev.qinglong.core.kernel.Sha256Digest;
+import dev.qinglong.core.policy.Permission;
+import dev.qinglong.gateway.artifacts.FileArtifactStore;
 import java.net.http.HttpRequest;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -16,10 +23,12 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
 
 /**
  * A spec-driven fuzz run: requests drawn from the OpenAPI document the app serves at {@code
@@ -30,20 +39,14 @@ import org.junit.jupiter.api.io.TempDir;
  * inside the document; so is a 5xx, for the store is up.
  *
  * <p>Deterministic draws: seed {@code -Dqinglong.fuzz.seed} (default 19), {@code
- * -Dqinglong.fuzz.requests} requests (default 1500).
+ * -Dqinglong.fuzz.requests} requests (default 1000).
  */
 class SpecFuzzTest {
   static final long SEED = Long.getLong("qinglong.fuzz.seed", 19L);
-  static final int REQUESTS = Integer.getInteger("qinglong.fuzz.requests", 1500);
+  static final int REQUESTS = Integer.getInteger("qinglong.fuzz.requests", 1000);
   static final List<String> PROJECTS = List.of("fz-a", "fz-b");
-  static final List<String> ALL_PERMISSIONS =
-      List.of(
-          "package.manage",
-          "approval.decide",
-          "package.read",
-          "model.invoke",
-          "model.usage.read",
-          "project.admin");
+  static final String[] ALL_PERMISSIONS =
+      Stream.of(Permission.values()).map(Permission::wireName).toArray(String[]::new);
   // Two members with every permission (four-eyes decisions need two), a reader, a global admin.
   static final List<String> CALLERS = List.of("alice", "bob", "alice", "bob", "carol", "admin");
 
@@ -63,23 +66,89 @@ class SpecFuzzTest {
                 "qinglong.management-quota.limits.model-usage-read", "1000",
                 "qinglong.management-quota.limits.artifact-upload", "1000"));
     for (String project : PROJECTS) {
-      app.grant(project, "alice", ALL_PERMISSIONS.toArray(String[]::new));
-      app.grant(project, "bob", ALL_PERMISSIONS.toArray(String[]::new));
-      seed(project, "PUT", "/model-policies/m1", "{\"maxTotalTokens\":100000}");
+      app.grant(project, "alice", ALL_PERMISSIONS);
+      app.grant(project, "bob", ALL_PERMISSIONS);
+      seedProject(project);
     }
     app.grant(PROJECTS.get(0), "carol", "package.read");
     seed(
-        PROJECTS.get(0),
+        "admin",
         "PUT",
+        PROJECTS.get(0),
         "/model-quota",
         "{\"window\":\"1d\",\"maxInvocations\":100000,\"maxTokens\":1000000000}");
+    new ArtifactPublisher(
+            app.bean(OpenedStore.Worker.class).publisher(),
+            app.bean(FileArtifactStore.class),
+            Clock.systemUTC())
+        .publishOnce();
   }
 
-  static void seed(String project, String method, String path, String body) {
+  /**
+   * Objects the fuzz can reach in {@code project}: a model policy, ready and admitted StepRuns, and
+   * an uploaded artifact whose install alice proposed and bob approved (published by the caller).
+   */
+  static void seedProject(String project) {
+    seed("admin", "PUT", project, "/model-policies/m1", "{\"maxTotalTokens\":100000}");
+    for (int i = 0; i < 6; i++) {
+      String stepRun = "s-" + project + "-" + i;
+      seed(
+          "alice",
+          "POST",
+          project,
+          "/step-runs",
+          "{\"stepRunId\":\"" + stepRun + "\",\"runId\":\"r1\",\"modelId\":\"m1\"}");
+      if (i % 2 == 0) {
+        seed(
+            "alice",
+            "POST",
+            project,
+            "/model-invocations",
+            "{\"invocationId\":\"i-" + stepRun + "\",\"stepRunId\":\"" + stepRun + "\"}");
+      }
+    }
+    byte[] artifact = ("the artifact of " + project).getBytes(StandardCharsets.UTF_8);
+    String digest = Sha256Digest.of(artifact).value();
+    HttpRequest.Builder upload =
+        app.http
+            .builder("/v1/projects/" + project + "/artifacts/" + digest, app.token("alice"))
+            .header("Content-Type", "application/octet-stream")
+            .PUT(HttpRequest.BodyPublishers.ofByteArray(artifact));
+    SEEDED.add(expectCreatedOrOk(app.http.send(upload)));
+    JsonNode proposal =
+        seed(
+            "alice",
+            "POST",
+            project,
+            "/plugin-packages/proposals",
+            "{\"actionRef\":\"seed\",\"action\":{\"type\":\"install\",\"package\":\"pkg\","
+                + "\"version\":\"1.0.0\",\"artifactDigest\":\""
+                + digest
+                + "\"}}");
+    seed(
+        "bob",
+        "POST",
+        project,
+        "/plugin-packages/approvals/" + proposal.get("approvalId").asString() + "/decisions",
+        "{\"decisionId\":\"seed\",\"decision\":\"approve\",\"actionDigest\":\""
+            + proposal.get("actionDigest").asString()
+            + "\"}");
+  }
+
+  /** What the seeding answered: the fuzz learns its ids. */
+  static final List<JsonNode> SEEDED = new ArrayList<>();
+
+  static JsonNode seed(String user, String method, String project, String path, String body) {
     Http.Response r =
         app.http.method(
-            method, "/v1/projects/" + project + path, app.token("admin"), "application/json", body);
-    assertThat(r.status()).as("seeding %s: %s", path, r.body()).isEqualTo(200);
+            method, "/v1/projects/" + project + path, app.token(user), "application/json", body);
+    SEEDED.add(expectCreatedOrOk(r));
+    return r.json();
+  }
+
+  static JsonNode expectCreatedOrOk(Http.Response r) {
+    assertThat(r.status()).as("seeding: %s", r.body()).isIn(200, 201);
+    return r.json();
   }
 
   @AfterAll
@@ -100,6 +169,7 @@ class SpecFuzzTest {
     known.fix("projectId", PROJECTS);
     known.fix("userId", List.of("carol"));
     known.add("modelId", "m1");
+    SEEDED.forEach(known::learn);
     SchemaSampler sampler = new SchemaSampler(served.json(), random, known);
     RequestDrawer drawer = new RequestDrawer(sampler, random);
     List<Operation> operations = RequestDrawer.operations(served.json());
@@ -118,11 +188,6 @@ class SpecFuzzTest {
       String caller = CALLERS.get(random.nextInt(CALLERS.size()));
       Http.Response r = send(request, caller);
       statuses.computeIfAbsent(op.key(), k -> new TreeSet<>()).add(r.status());
-      if (System.getProperty("fuzzdebug") != null
-          && op.key().contains(System.getProperty("fuzzdebug"))) {
-        System.out.println(
-            "DEBUG " + caller + " " + request + " -> " + r.status() + " " + r.body());
-      }
       for (String f : answers.check(op.method(), op.path(), r.status(), r::header, r.body())) {
         findings.add(op.key(), "outside the document: " + f, request + " -> " + r.body());
       }
@@ -165,7 +230,9 @@ class SpecFuzzTest {
     private final Map<String, List<String>> byKind = new TreeMap<>();
 
     void add(String operation, String what, String example) {
-      byKind.computeIfAbsent(operation + " | " + what, k -> new ArrayList<>()).add(example);
+      // One kind for every item of a list: /items/3/… is /items/*/….
+      String kind = operation + " | " + what.replaceAll("/[0-9]+(?=[/ ])", "/*");
+      byKind.computeIfAbsent(kind, k -> new ArrayList<>()).add(example);
     }
 
     List<String> list() {
