@@ -1,9 +1,7 @@
 package dev.qinglong.app.fuzz;
 
-import com.networknt.schema.Schema;
-import com.networknt.schema.SchemaRegistry;
-import com.networknt.schema.SpecificationVersion;
 import dev.qinglong.app.support.Http;
+import dev.qinglong.app.support.OpenApiResponses;
 import dk.brics.automaton.Automaton;
 import dk.brics.automaton.BasicAutomata;
 import dk.brics.automaton.RegExp;
@@ -29,9 +27,9 @@ import tools.jackson.databind.node.ObjectNode;
  * types, {@code const}/{@code enum}, {@code oneOf}/{@code anyOf}, required and optional members,
  * {@code additionalProperties}, lengths, item counts, {@code minimum}/{@code maximum} and {@code
  * pattern}. Strings under a pattern are walks through the pattern's automaton (dk.brics.automaton),
- * cut to the allowed lengths. Every value drawn is checked with the networknt validator the other
- * OpenAPI tests use; {@link #draw} retries and gives up with an empty answer, never with an invalid
- * value.
+ * cut to the allowed lengths. Every value drawn is checked with the validator of {@link
+ * OpenApiResponses} (networknt's); {@link #draw} retries and gives up with an empty answer, never
+ * with an invalid value.
  *
  * <p>Hand-written because Maven Central, as reachable here, has no JSON Schema instance generator
  * (the known ones are npm and Python tools); the brics automaton does the only hard part.
@@ -45,16 +43,15 @@ final class SchemaSampler {
   private static final int TRIES = 30;
 
   private final JsonNode doc;
+  private final OpenApiResponses document;
   private final Random random;
   private final KnownValues known;
-  private final SchemaRegistry registry =
-      SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12);
-  private final Map<String, Schema> compiled = new HashMap<>();
   private final Map<String, Automaton> automata = new HashMap<>();
   private double reuse;
 
   SchemaSampler(JsonNode doc, Random random, KnownValues known) {
     this.doc = doc;
+    this.document = OpenApiResponses.of(doc);
     this.random = random;
     this.known = known;
   }
@@ -82,18 +79,7 @@ final class SchemaSampler {
   }
 
   boolean valid(JsonNode schema, JsonNode value) {
-    return compiled
-        .computeIfAbsent(
-            schema.toString(),
-            text -> {
-              ObjectNode wrapper = Http.JSON.createObjectNode();
-              wrapper.put("$schema", "https://json-schema.org/draft/2020-12/schema");
-              wrapper.set("components", doc.get("components"));
-              wrapper.putArray("allOf").add(schema);
-              return registry.getSchema(wrapper.toString());
-            })
-        .validate(value)
-        .isEmpty();
+    return document.valid(schema, value);
   }
 
   /** {@code $ref}s to {@code #/…} followed. */

@@ -181,6 +181,11 @@ public final class OpenApiResponses {
     return resolve(target);
   }
 
+  /** Whether {@code instance} is valid under {@code schema}, a schema of the document. */
+  public boolean valid(JsonNode schema, JsonNode instance) {
+    return schema(schema).validate(instance).isEmpty();
+  }
+
   /**
    * The schema of {@code node} with the document's components beside it, so that its {@code
    * #/components/schemas/…} references resolve within one JSON Schema resource.
