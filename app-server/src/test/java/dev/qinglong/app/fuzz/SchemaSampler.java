@@ -101,11 +101,22 @@ final class SchemaSampler {
     if (s.has("enum")) {
       return pick(s.get("enum"));
     }
-    for (String combinator : List.of("oneOf", "anyOf", "allOf")) {
+    for (String combinator : List.of("oneOf", "anyOf")) {
       if (s.path(combinator).isArray() && !s.path(combinator).isEmpty()) {
-        // allOf: one branch drawn, the whole checked by the validator (retried when it fails).
         return sample(pick(s.get(combinator)), name, depth + 1);
       }
+    }
+    if (s.path("allOf").isArray() && !s.path("allOf").isEmpty()) {
+      // Every branch drawn, objects merged (a composed schema); the validator judges the whole.
+      ObjectNode merged = NODES.objectNode();
+      for (JsonNode branch : s.get("allOf")) {
+        JsonNode part = sample(branch, name, depth + 1);
+        if (!(part instanceof ObjectNode o)) {
+          return part;
+        }
+        merged.setAll(o);
+      }
+      return merged;
     }
     if (random.nextDouble() < reuse) {
       Optional<JsonNode> seen = known.pick(name, random).filter(v -> valid(schema, v));
@@ -232,10 +243,18 @@ final class SchemaSampler {
     Automaton a =
         automata.computeIfAbsent(
             pattern + "\u0000" + min + "\u0000" + max,
-            k ->
-                new RegExp(bricsSyntax(pattern), RegExp.NONE)
+            k -> {
+              Automaton lengths = BasicAutomata.makeCharRange(' ', '\ud7ff').repeat(min, max);
+              try {
+                return new RegExp(bricsSyntax(pattern), RegExp.NONE)
                     .toAutomaton()
-                    .intersection(BasicAutomata.makeCharRange(' ', '\ud7ff').repeat(min, max)));
+                    .intersection(lengths);
+              } catch (IllegalArgumentException beyondBrics) {
+                // A construct brics lacks (a lookaround, a flag): draw by length, let the
+                // validator keep what matches, and report the operation if nothing does.
+                return lengths;
+              }
+            });
     // Mostly short strings; now and then one as long as the automaton allows.
     double stop = random.nextDouble() < 0.15 ? 0 : 0.3;
     StringBuilder out = new StringBuilder();
