@@ -42,6 +42,11 @@ public final class OpenApiResponses {
     this.doc = doc;
   }
 
+  /** A checker of {@code doc}, e.g. the document the app serves. */
+  public static OpenApiResponses of(JsonNode doc) {
+    return new OpenApiResponses(doc);
+  }
+
   public static OpenApiResponses load() {
     try {
       return new OpenApiResponses(Http.JSON.readTree(Files.readString(DOCUMENT)));
@@ -174,6 +179,11 @@ public final class OpenApiResponses {
     }
     JsonNode target = doc.at(ref.asString().substring(1));
     return resolve(target);
+  }
+
+  /** Whether {@code instance} is valid under {@code schema}, a schema of the document. */
+  public boolean valid(JsonNode schema, JsonNode instance) {
+    return schema(schema).validate(instance).isEmpty();
   }
 
   /**
