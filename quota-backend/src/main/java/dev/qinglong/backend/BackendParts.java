@@ -10,7 +10,7 @@ package dev.qinglong.backend;
  * @param modelQuota the model-invocation quota store (PostgreSQL: {@code ql3_runtime}, policy
  *     writes through the governance part's {@code ql3_admin}); only with {@code governance} and
  *     {@code qinglong.ai.enabled=true}
- * @param worker the completion worker's lock and its publishing store (PostgreSQL: {@code
+ * @param worker the publication worker's lock and its publishing store (PostgreSQL: {@code
  *     ql3_package_executor}). Roles {@code all} and {@code worker}.
  * @param downloads artifact downloads: the download coordination and, without {@code governance},
  *     the read-only Policy and published-artifact reads they need (PostgreSQL: {@code ql3_reader}).

@@ -25,7 +25,7 @@ import java.util.Optional;
  *     only serves downloads; absent for a PostgreSQL worker
  * @param managementQuota the durable management quota ({@link BackendParts#governance()})
  * @param modelQuota the model-invocation quota ({@link BackendParts#modelQuota()})
- * @param worker the completion worker's publishing store and lock ({@link BackendParts#worker()})
+ * @param worker the publication worker's publishing store and lock ({@link BackendParts#worker()})
  * @param downloads what starts the download side with the application's own settings ({@link
  *     BackendParts#downloads()})
  * @param storedLeases the shared-download policy and slot leases stored in the database, for
@@ -62,10 +62,10 @@ public record OpenedStore(
   }
 
   /**
-   * The completion worker's side.
+   * The publication worker's side.
    *
    * @param publisher the store the worker publishes through
-   * @param lock the lock that keeps one completion worker active per database
+   * @param lock the lock that keeps one publication worker active per database
    */
   public record Worker(GovernanceStore publisher, WorkerLock lock) {
     public Worker {

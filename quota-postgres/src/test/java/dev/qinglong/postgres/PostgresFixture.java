@@ -131,7 +131,7 @@ final class PostgresFixture implements ModelQuotaFixture {
   @Override
   public GovernanceStore governanceStore(DataSource dataSource) {
     GovernanceStore manager = new JdbcGovernanceStore(dataSource, PostgresDialect.INSTANCE);
-    // Only the completion worker's login publishes (migration V5), as PostgresBackend wires it.
+    // Only the publication worker's login publishes (migration V5), as PostgresBackend wires it.
     return ours(dataSource) ? new PublishingAsExecutor(manager, executor()) : manager;
   }
 

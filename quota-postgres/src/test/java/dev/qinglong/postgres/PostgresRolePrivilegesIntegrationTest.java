@@ -330,7 +330,7 @@ class PostgresRolePrivilegesIntegrationTest {
         manager,
         "UPDATE " + PROPOSALS + " SET state = 'approved'" + where(g.rejected()),
         CHECK_VIOLATION);
-    // Publication is the completion worker's alone.
+    // Publication is the publication worker's alone.
     assertRefused(
         manager,
         "UPDATE " + PROPOSALS + " SET state = 'published'" + where(g.approved()),

@@ -11,7 +11,7 @@ import java.util.Optional;
 
 /**
  * The governance store as the application splits it on PostgreSQL: the management API's writes
- * through {@code ql3_package_manager}, the completion worker's scan and publication through {@code
+ * through {@code ql3_package_manager}, the publication worker's scan and publication through {@code
  * ql3_package_executor} (the only login the V5 guard lets publish).
  */
 final class PublishingAsExecutor implements GovernanceStore {

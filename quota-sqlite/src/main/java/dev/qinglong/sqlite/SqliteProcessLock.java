@@ -17,7 +17,7 @@ import java.util.Set;
  * The one-process rule of the embedded store (SQLite is for one process, see
  * docs/design.md#stores): an exclusive OS lock on {@code <database file>.lock}, held for as long as
  * the process uses the file. A second process on the same file is refused at start with {@link
- * SqliteInUseException} instead of running a second completion worker and a second whole download
+ * SqliteInUseException} instead of running a second publication worker and a second whole download
  * budget on the same data.
  *
  * <p>Hand-written on purpose: SQLite's own locks serialise statements, not processes, and a lock

@@ -99,7 +99,7 @@ public class ArtifactDownloadController {
       operationId = "downloadArtifact",
       summary = "Download a published artifact, or (HEAD) its headers (needs package.read).",
       description =
-          "Only artifacts published by the completion worker in this Project are served. Payload"
+          "Only artifacts published by the publication worker in this Project are served. Payload"
               + " passes the download governor: `qinglong.downloads.rate-bytes-per-second` for the"
               + " process (in shared mode its fixed share) and `.per-principal-bytes-per-second`"
               + " per caller. Served by roles `all` and `reader`; a `writer` answers 405 with"
@@ -321,12 +321,12 @@ public class ArtifactDownloadController {
   }
 
   /**
-   * The minimum transfer rate (issue 10 item 3): counts only the time spent in writes, i.e. waiting
-   * for the client to take bytes (the governor's pacing is not the reader's fault), and every
-   * {@code window} of that time the reader must have taken at least {@code minBytesPerSecond} on
-   * average. A reader that takes too little to free kernel buffer space blocks one write until the
-   * container's write timeout ({@code server.tomcat.connection-timeout}, 20 s), which cuts it off
-   * too (also counted as a slow reader).
+   * The minimum transfer rate: counts only the time spent in writes, i.e. waiting for the client to
+   * take bytes (the governor's pacing is not the reader's fault), and every {@code window} of that
+   * time the reader must have taken at least {@code minBytesPerSecond} on average. A reader that
+   * takes too little to free kernel buffer space blocks one write until the container's write
+   * timeout ({@code server.tomcat.connection-timeout}, 20 s), which cuts it off too (also counted
+   * as a slow reader).
    */
   static final class SlowReaderCheck {
     private final long minBytesPerSecond;

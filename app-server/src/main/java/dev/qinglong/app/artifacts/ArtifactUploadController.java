@@ -68,12 +68,12 @@ import org.springframework.web.bind.annotation.RestController;
  * lost response) is a replay and not counted again, and a receipt can never name two different
  * requests. A full window is 429 {@code quota_exceeded} before a byte of the body is read.
  *
- * <p>Artifacts are per Project (issue 18): the bytes go to the shared content-addressed store, and
- * the upload into this Project is recorded ({@link GovernanceStore#recordArtifactUpload}); only
- * then may the Project's proposals for the digest be published and the artifact be served in it.
- * The 201's {@code Location} is {@code GET …/artifacts/{digest}/upload}, the upload's state (needs
- * {@code package.manage}, one {@code plugin-package.inspect} quota unit): the download path answers
- * 409 until a proposal of the Project is published.
+ * <p>Artifacts are per Project: the bytes go to the shared content-addressed store, and the upload
+ * into this Project is recorded ({@link GovernanceStore#recordArtifactUpload}); only then may the
+ * Project's proposals for the digest be published and the artifact be served in it. The 201's
+ * {@code Location} is {@code GET …/artifacts/{digest}/upload}, the upload's state (needs {@code
+ * package.manage}, one {@code plugin-package.inspect} quota unit): the download path answers 409
+ * until a proposal of the Project is published.
  */
 @RestController
 @ConditionalOnRole({Role.ALL, Role.WRITER})

@@ -25,10 +25,11 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * {@code GET /v1/downloads/gateways}: the operator's view of the download gateways (ADR 002) for
- * global administrators only: the download mode, the shared policy and every slot's lease as stored
- * in the database (expiry on the database clock), and this process's own download state (its slot,
- * bytes served) and completion worker. Anyone else gets the same 403, whatever exists.
+ * {@code GET /v1/downloads/gateways}: the operator's view of the download gateways
+ * (docs/downloads.md) for global administrators only: the download mode, the shared policy and
+ * every slot's lease as stored in the database (expiry on the database clock), and this process's
+ * own download state (its slot, bytes served) and publication worker. Anyone else gets the same
+ * 403, whatever exists.
  */
 @RestController
 @ConditionalOnRole({Role.ALL, Role.WRITER, Role.READER})
@@ -61,10 +62,10 @@ public class GatewaysController {
 
   @Operation(
       operationId = "getDownloadGateways",
-      summary = "The download gateways and the completion worker (global administrators only).",
+      summary = "The download gateways and the publication worker (global administrators only).",
       description =
           "The download mode; the shared policy and every slot's lease as stored, expiry on the"
-              + " database clock; this process's own download state and completion worker. On"
+              + " database clock; this process's own download state and publication worker. On"
               + " SQLite (standalone) there is no stored policy and no slot. Anyone but a global"
               + " administrator gets the same 403.")
   @GetMapping("/v1/downloads/gateways")
@@ -201,10 +202,12 @@ public class GatewaysController {
                   "Payload bytes this process served since it started; null without downloads.")
           Long bytesServed) {}
 
-  /** The publication completion worker, if it runs in this process. */
+  /** The publication worker, if it runs in this process. */
   @Schema(name = "GatewayWorker")
   public record WorkerView(
-      @Schema(description = "Whether this process runs a completion worker (roles all and worker).")
+      @Schema(
+              description =
+                  "Whether this process runs a publication worker (roles all and worker).")
           boolean runsHere,
       @Schema(types = {"string", "null"}) String state) {}
 }

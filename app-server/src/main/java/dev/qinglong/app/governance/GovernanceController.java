@@ -94,7 +94,7 @@ public record GovernanceController(PluginPackageGovernance governance) {
       description =
           "decisionId is the idempotency identity; actionDigest must be the proposal's."
               + " Consumes one unit of the management quota plugin-package.decide under"
-              + " decisionId. An approval publishes the action (the completion worker).")
+              + " decisionId. An approval publishes the action (the publication worker).")
   @Answers({CONFLICT, QUOTA})
   @PostMapping(
       path = BASE + "/approvals/{approvalId}/decisions",

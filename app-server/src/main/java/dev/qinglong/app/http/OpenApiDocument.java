@@ -166,7 +166,7 @@ public class OpenApiDocument {
                 .version("0.1.0")
                 .description(
                     "Plugin-package governance under Project Policy and a durable management"
-                        + " quota; streamed artifact uploads, published by the completion worker"
+                        + " quota; streamed artifact uploads, published by the publication worker"
                         + " and downloaded through read gateways under a byte-rate budget; an"
                         + " optional model-invocation quota (tag model-quota, operations marked"
                         + " x-qinglong-feature: ai: they exist only with qinglong.ai.enabled=true"

@@ -53,9 +53,10 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * Model-invocation quota routes (DESIGN §5), present only when {@code qinglong.ai.enabled=true}.
- * Every route validates its input strictly, then the core checks the Project Policy before it
- * touches the store; errors are problem documents like the governance routes'.
+ * Model-invocation quota routes (docs/model-quota.md), present only when {@code
+ * qinglong.ai.enabled=true}. Every route validates its input strictly, then the core checks the
+ * Project Policy before it touches the store; errors are problem documents like the governance
+ * routes'.
  */
 @RestController
 @ConditionalOnProperty(prefix = "qinglong.ai", name = "enabled", havingValue = "true")

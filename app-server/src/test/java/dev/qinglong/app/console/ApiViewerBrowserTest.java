@@ -16,7 +16,7 @@ import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
- * Issue 18 item 4: the API viewer still works in a real headless Chromium under the console's
+ * The API viewer still works in a real headless Chromium under the console's
  * Content-Security-Policy: it loads the bundle, fetches the app's own OpenAPI document and renders
  * its operations; the policy refuses no script and no connection.
  */

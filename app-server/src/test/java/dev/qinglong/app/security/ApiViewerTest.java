@@ -14,9 +14,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 18 item 4: the API viewer ({@code /swagger-ui/}) is under the console's
- * Content-Security-Policy, serves none of the webjar's demo files (petstore initializer, OAuth2
- * redirect page, demo index), and its page still loads the app's own OpenAPI document.
+ * The API viewer ({@code /swagger-ui/}) is under the console's Content-Security-Policy, serves none
+ * of the webjar's demo files (petstore initializer, OAuth2 redirect page, demo index), and its page
+ * still loads the app's own OpenAPI document.
  */
 class ApiViewerTest {
   @TempDir static Path dataDir;

@@ -27,10 +27,10 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
 import tools.jackson.databind.JsonNode;
 
 /**
- * What DESIGN §3–§6 say of every {@code /v1} route: who may call it, which roles serve it, and one
- * well-formed request for it. The suite derives its route list from the running application (and
- * the checked-in OpenAPI document) and fails when a route has no entry here, so a new route cannot
- * escape the authorization matrix.
+ * What docs/api.md and docs/security.md say of every {@code /v1} route: who may call it, which
+ * roles serve it, and one well-formed request for it. The suite derives its route list from the
+ * running application (and the checked-in OpenAPI document) and fails when a route has no entry
+ * here, so a new route cannot escape the authorization matrix.
  */
 final class RouteTable {
   private RouteTable() {}

@@ -70,7 +70,7 @@ public interface GovernanceStore {
    * Approved install/upgrade proposals (those with an artifact digest that was uploaded into the
    * proposal's Project, see {@link #recordArtifactUpload}) that are not yet published, over all
    * Projects, in (projectId, proposalId) order strictly after the given key: a keyset page for the
-   * completion worker. Pass empty strings to start from the beginning.
+   * publication worker. Pass empty strings to start from the beginning.
    *
    * @param limit at most this many, {@code >= 1}
    */

@@ -27,7 +27,7 @@ final class PostgresDownloads implements DownloadCoordinator {
     this.settings = settings;
   }
 
-  /** The completion worker's lock, on a dedicated connection as {@code ql3_package_executor}. */
+  /** The publication worker's lock, on a dedicated connection as {@code ql3_package_executor}. */
   static PostgresWorkerLock workerLock(PostgresSettings settings) {
     PostgresSettings.Login login = settings.login(PostgresSettings.PACKAGE_EXECUTOR);
     return new PostgresWorkerLock(

@@ -15,7 +15,7 @@ final class GatewaySql {
   /** Object id of the standalone/shared mode barrier. */
   static final int MODE_BARRIER = 1;
 
-  /** Object id of the completion-worker lock. */
+  /** Object id of the publication-worker lock. */
   static final int WORKER_LOCK = 2;
 
   static final String TRY_SHARED_LOCK = "SELECT pg_try_advisory_lock_shared(?, ?)";

@@ -7,7 +7,7 @@ import java.sql.SQLException;
 import java.util.Objects;
 
 /**
- * The completion-worker lock in PostgreSQL: a session advisory lock ({@code pg_try_advisory_lock})
+ * The publication-worker lock in PostgreSQL: a session advisory lock ({@code pg_try_advisory_lock})
  * on a dedicated connection, one per database. It is released when this process closes the
  * connection or when its session dies, and the next standby worker then gets it.
  *
@@ -42,7 +42,7 @@ public final class PostgresWorkerLock implements WorkerLock {
     } catch (SQLException e) {
       closeQuietly(c);
       throw new StoreUnavailableException(
-          "completion-worker lock could not be checked (SQLState " + e.getSQLState() + ")", e);
+          "publication-worker lock could not be checked (SQLState " + e.getSQLState() + ")", e);
     }
   }
 

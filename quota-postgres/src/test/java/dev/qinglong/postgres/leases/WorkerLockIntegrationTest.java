@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
 /**
- * Two completion workers on one database, each with its own dedicated lock connection: exactly one
+ * Two publication workers on one database, each with its own dedicated lock connection: exactly one
  * is active, the other waits in standby (logging it once) and takes over when the active one's
  * session ends. The standby retry is shortened from 5 s to 200 ms; the default is checked apart.
  */
