@@ -15,8 +15,6 @@ import dev.qinglong.core.modelquota.StepRun;
 import dev.qinglong.core.modelquota.StepRunCreation;
 import dev.qinglong.core.modelquota.UsageLedgerEntry;
 import dev.qinglong.core.modelquota.WindowUsageReading;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -35,10 +33,10 @@ import javax.sql.DataSource;
  * cannot raise the budget that fences it.
  */
 public final class JdbcModelQuotaStore implements ModelQuotaStore {
-  private final JdbcDialect dialect;
   private final JdbcTransactions jdbc;
   private final JdbcTransactions policyWrites;
   private final ModelLifecycle lifecycle;
+  private final String insertReady;
 
   /** Everything, policy writes included, over {@code dataSource}. */
   public JdbcModelQuotaStore(DataSource dataSource, JdbcDialect dialect) {
@@ -50,10 +48,10 @@ public final class JdbcModelQuotaStore implements ModelQuotaStore {
    * @param policyWrites only the policy writes
    */
   public JdbcModelQuotaStore(DataSource dataSource, DataSource policyWrites, JdbcDialect dialect) {
-    this.dialect = Objects.requireNonNull(dialect, "dialect");
     this.jdbc = new JdbcTransactions(dataSource, dialect);
     this.policyWrites = new JdbcTransactions(policyWrites, dialect);
     this.lifecycle = Objects.requireNonNull(dialect.modelLifecycle(jdbc), "modelLifecycle");
+    this.insertReady = StepRunRows.insertReady(dialect);
   }
 
   private <T> T transaction(String operation, JdbcTransactions.Work<T> work) {
@@ -78,7 +76,7 @@ public final class JdbcModelQuotaStore implements ModelQuotaStore {
                   latest.map(p -> p.revision() + 1).orElse(1L),
                   maxTotalTokens,
                   maxCostMicros,
-                  now(c));
+                  jdbc.nowMs(c));
           ModelPolicyRows.MODEL_POLICIES.insert(c, next);
           return next;
         });
@@ -113,7 +111,7 @@ public final class JdbcModelQuotaStore implements ModelQuotaStore {
                   maxInvocations,
                   maxTokens,
                   maxCostMicros,
-                  now(c));
+                  jdbc.nowMs(c));
           ModelPolicyRows.QUOTA_POLICIES.insert(c, next);
           return next;
         });
@@ -124,10 +122,13 @@ public final class JdbcModelQuotaStore implements ModelQuotaStore {
     return transaction("project quota read", c -> ModelPolicyRows.latestQuotaPolicy(c, projectId));
   }
 
+  /** One statement in auto-commit; the stored row is read back only if it existed already. */
   @Override
   public StepRunCreation createStepRun(
       String projectId, String stepRunId, String runId, String modelId) {
-    return lifecycle.createStepRun(projectId, stepRunId, runId, modelId);
+    return jdbc.autoCommit(
+        "step run create",
+        c -> StepRunRows.create(c, insertReady, projectId, stepRunId, runId, modelId));
   }
 
   @Override
@@ -187,10 +188,11 @@ public final class JdbcModelQuotaStore implements ModelQuotaStore {
         "stale step run read",
         c ->
             StepRunRows.staleRunning(
-                c, now(c) - olderThanMs, afterUpdatedAtMs, afterProjectId, afterStepRunId, limit));
-  }
-
-  private long now(Connection c) throws SQLException {
-    return JdbcRows.nowMs(c, dialect);
+                c,
+                jdbc.nowMs(c) - olderThanMs,
+                afterUpdatedAtMs,
+                afterProjectId,
+                afterStepRunId,
+                limit));
   }
 }

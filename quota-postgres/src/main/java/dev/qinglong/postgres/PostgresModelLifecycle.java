@@ -26,7 +26,6 @@ import dev.qinglong.core.modelquota.QuotaWindow;
 import dev.qinglong.core.modelquota.Reservation;
 import dev.qinglong.core.modelquota.Settlement;
 import dev.qinglong.core.modelquota.StepRun;
-import dev.qinglong.core.modelquota.StepRunCreation;
 import dev.qinglong.core.modelquota.UsageLedgerEntry;
 import dev.qinglong.core.modelquota.WindowRef;
 import dev.qinglong.core.modelquota.WindowUsageReading;
@@ -35,7 +34,6 @@ import dev.qinglong.jdbc.JdbcRows;
 import dev.qinglong.jdbc.JdbcTransactions;
 import dev.qinglong.jdbc.ModelLifecycle;
 import dev.qinglong.jdbc.RecordTable;
-import dev.qinglong.jdbc.StepRunRows;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -84,7 +82,6 @@ final class PostgresModelLifecycle implements ModelLifecycle {
   private final String admissionRead;
   private final String completionRead;
   private final String windowRead;
-  private final String insertReady;
 
   PostgresModelLifecycle(JdbcTransactions jdbc, JdbcDialect dialect) {
     this.jdbc = Objects.requireNonNull(jdbc, "jdbc");
@@ -94,23 +91,6 @@ final class PostgresModelLifecycle implements ModelLifecycle {
     this.admissionRead = admissionRead(dialect);
     this.completionRead = completionRead(dialect);
     this.windowRead = windowRead(dialect);
-    this.insertReady =
-        INSERT_READY.formatted(String.join(", ", STEP_RUNS.columns()), dialect.nowMs());
-  }
-
-  /** One statement in auto-commit; the stored row is read back only if it existed already. */
-  @Override
-  public StepRunCreation createStepRun(
-      String projectId, String stepRunId, String runId, String modelId) {
-    return jdbc.autoCommit(
-        "step run create",
-        c -> {
-          StepRun inserted = insertReady(c, projectId, stepRunId, runId, modelId);
-          if (inserted != null) {
-            return new StepRunCreation(inserted, true);
-          }
-          return new StepRunCreation(StepRunRows.existing(c, projectId, stepRunId), false);
-        });
   }
 
   @Override
@@ -332,14 +312,28 @@ final class PostgresModelLifecycle implements ModelLifecycle {
    * use the row if they differ.
    */
   private static String admissionRead(JdbcDialect dialect) {
+    return windowed(ADMISSION, keys(dialect, "project_id", "invocation_id", "step_run_id"));
+  }
+
+  /**
+   * The row {@code k} of the text parameters {@code names}, in order, and the database clock {@code
+   * now_ms}.
+   */
+  private static String keys(JdbcDialect dialect, String... names) {
+    StringBuilder out = new StringBuilder("\nFROM (SELECT ");
+    for (String name : names) {
+      out.append("CAST(? AS text) AS ").append(name).append(", ");
+    }
+    return out.append(dialect.nowMs()).append(" AS now_ms) k").toString();
+  }
+
+  /** The clock, the window {@code w} and {@code slots} of the key row {@code keys}. */
+  private static String windowed(Slots slots, String keys) {
     return "SELECT k.now_ms, w.window_start_ms, w.window_ms"
-        + ADMISSION.columns()
-        + "\nFROM (SELECT CAST(? AS text) AS project_id, CAST(? AS text) AS invocation_id,"
-        + " CAST(? AS text) AS step_run_id, "
-        + dialect.nowMs()
-        + " AS now_ms) k"
+        + slots.columns()
+        + keys
         + WINDOW
-        + ADMISSION.joins();
+        + slots.joins();
   }
 
   private AdmissionSnapshot readAdmission(Connection c, AdmissionRequest request)
@@ -373,16 +367,11 @@ final class PostgresModelLifecycle implements ModelLifecycle {
   private static <T> T snapshot(
       Connection c, String sql, String what, JdbcRows.RowMapper<T> mapper, String... parameters)
       throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(sql)) {
-      for (int i = 0; i < parameters.length; i++) {
-        ps.setString(i + 1, parameters[i]);
-      }
-      T row = JdbcRows.one(ps, "model quota", mapper);
-      if (row == null) {
-        throw new StoreUnavailableException(what + " returned no row");
-      }
-      return row;
+    T row = JdbcRows.one(c, sql, "model quota", mapper, (Object[]) parameters);
+    if (row == null) {
+      throw new StoreUnavailableException(what + " returned no row");
     }
+    return row;
   }
 
   /** A window's usage as of one snapshot: the window heads of {@link #readWindow}. */
@@ -403,13 +392,7 @@ final class PostgresModelLifecycle implements ModelLifecycle {
 
   /** Parameter 1 project; the window as in {@link #admissionRead}. */
   private static String windowRead(JdbcDialect dialect) {
-    return "SELECT k.now_ms, w.window_start_ms, w.window_ms"
-        + WINDOW_READ.columns()
-        + "\nFROM (SELECT CAST(? AS text) AS project_id, "
-        + dialect.nowMs()
-        + " AS now_ms) k"
-        + WINDOW
-        + WINDOW_READ.joins();
+    return windowed(WINDOW_READ, keys(dialect, "project_id"));
   }
 
   /** The current window's quota policy and heads, in one statement (one snapshot). */
@@ -455,9 +438,8 @@ final class PostgresModelLifecycle implements ModelLifecycle {
     return "SELECT k.now_ms"
         + COMPLETION.columns()
         + ", lg.ledger_seq"
-        + "\nFROM (SELECT CAST(? AS text) AS project_id, CAST(? AS text) AS invocation_id, "
-        + dialect.nowMs()
-        + " AS now_ms) k\n"
+        + keys(dialect, "project_id", "invocation_id")
+        + "\n"
         + COMPLETION.joins()
         + """
         LEFT JOIN LATERAL (SELECT ledger_seq FROM model_usage_ledger
@@ -589,30 +571,6 @@ final class PostgresModelLifecycle implements ModelLifecycle {
         return false;
       }
       throw new StoreUnavailableException("lifecycle procedure answered " + answer);
-    }
-  }
-
-  private static final String INSERT_READY =
-      """
-      INSERT INTO model_step_runs (%1$s)
-      SELECT ?, ?, ?, ?, 'ready', NULL, k.now_ms, k.now_ms FROM (SELECT %2$s AS now_ms) k
-      ON CONFLICT (project_id, step_run_id) DO NOTHING
-      RETURNING %1$s
-      """;
-
-  /**
-   * A {@code ready} StepRun, inserted unless it exists, returned as stored; null if it existed
-   * (nothing inserted). One statement; run it in auto-commit.
-   */
-  private StepRun insertReady(
-      Connection c, String projectId, String stepRunId, String runId, String modelId)
-      throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(insertReady)) {
-      ps.setString(1, projectId);
-      ps.setString(2, stepRunId);
-      ps.setString(3, runId);
-      ps.setString(4, modelId);
-      return STEP_RUNS.one(ps);
     }
   }
 }

@@ -164,6 +164,6 @@ public final class SqliteDialect implements JdbcDialect {
   /** One {@code BEGIN IMMEDIATE} transaction per admission and completion. */
   @Override
   public ModelLifecycle modelLifecycle(JdbcTransactions jdbc) {
-    return new SqliteModelLifecycle(jdbc, this);
+    return new SqliteModelLifecycle(jdbc);
   }
 }
