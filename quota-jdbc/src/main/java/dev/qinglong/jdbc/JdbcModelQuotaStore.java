@@ -18,6 +18,8 @@ import dev.qinglong.core.modelquota.WindowUsageReading;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Predicate;
+import java.util.function.ToLongFunction;
 import javax.sql.DataSource;
 
 /**
@@ -61,24 +63,44 @@ public final class JdbcModelQuotaStore implements ModelQuotaStore {
   @Override
   public ModelInvocationPolicy putModelPolicy(
       String projectId, String modelId, long maxTotalTokens, Long maxCostMicros) {
-    return policyWrites.retryingTransaction(
+    return putRevision(
         "model policy write",
+        ModelPolicyRows.MODEL_POLICIES,
+        c -> ModelPolicyRows.latestModelPolicy(c, projectId, modelId),
+        latest -> latest.sameLimits(maxTotalTokens, maxCostMicros),
+        ModelInvocationPolicy::revision,
+        (revision, nowMs) ->
+            new ModelInvocationPolicy(
+                projectId, modelId, revision, maxTotalTokens, maxCostMicros, nowMs));
+  }
+
+  /** A policy of revision {@code revision}, created at {@code nowMs}. */
+  private interface Revision<P> {
+    P create(long revision, long nowMs);
+  }
+
+  /**
+   * Appends the next revision of a policy ({@code next}, on the database clock) unless the latest
+   * one already has the same limits; returns the one in force.
+   */
+  private <P extends Record> P putRevision(
+      String operation,
+      RecordTable<P> table,
+      JdbcTransactions.Work<Optional<P>> latestOf,
+      Predicate<P> sameLimits,
+      ToLongFunction<P> revisionOf,
+      Revision<P> next) {
+    return policyWrites.retryingTransaction(
+        operation,
         c -> {
-          Optional<ModelInvocationPolicy> latest =
-              ModelPolicyRows.latestModelPolicy(c, projectId, modelId);
-          if (latest.isPresent() && latest.get().sameLimits(maxTotalTokens, maxCostMicros)) {
+          Optional<P> latest = latestOf.run(c);
+          if (latest.isPresent() && sameLimits.test(latest.get())) {
             return latest.get();
           }
-          ModelInvocationPolicy next =
-              new ModelInvocationPolicy(
-                  projectId,
-                  modelId,
-                  latest.map(p -> p.revision() + 1).orElse(1L),
-                  maxTotalTokens,
-                  maxCostMicros,
-                  jdbc.nowMs(c));
-          ModelPolicyRows.MODEL_POLICIES.insert(c, next);
-          return next;
+          P created =
+              next.create(latest.map(p -> revisionOf.applyAsLong(p) + 1).orElse(1L), jdbc.nowMs(c));
+          table.insert(c, created);
+          return created;
         });
   }
 
@@ -95,26 +117,15 @@ public final class JdbcModelQuotaStore implements ModelQuotaStore {
       long maxInvocations,
       long maxTokens,
       Long maxCostMicros) {
-    return policyWrites.retryingTransaction(
+    return putRevision(
         "project quota write",
-        c -> {
-          Optional<ProjectQuotaPolicy> latest = ModelPolicyRows.latestQuotaPolicy(c, projectId);
-          if (latest.isPresent()
-              && latest.get().sameLimits(window, maxInvocations, maxTokens, maxCostMicros)) {
-            return latest.get();
-          }
-          ProjectQuotaPolicy next =
-              new ProjectQuotaPolicy(
-                  projectId,
-                  latest.map(p -> p.revision() + 1).orElse(1L),
-                  window,
-                  maxInvocations,
-                  maxTokens,
-                  maxCostMicros,
-                  jdbc.nowMs(c));
-          ModelPolicyRows.QUOTA_POLICIES.insert(c, next);
-          return next;
-        });
+        ModelPolicyRows.QUOTA_POLICIES,
+        c -> ModelPolicyRows.latestQuotaPolicy(c, projectId),
+        latest -> latest.sameLimits(window, maxInvocations, maxTokens, maxCostMicros),
+        ProjectQuotaPolicy::revision,
+        (revision, nowMs) ->
+            new ProjectQuotaPolicy(
+                projectId, revision, window, maxInvocations, maxTokens, maxCostMicros, nowMs));
   }
 
   @Override

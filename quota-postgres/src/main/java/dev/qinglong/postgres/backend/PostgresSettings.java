@@ -69,17 +69,10 @@ public record PostgresSettings(
             Duration.ofSeconds(3));
 
     public Timeouts {
-      Objects.requireNonNull(connect, "connect");
-      Objects.requireNonNull(socket, "socket");
-      Objects.requireNonNull(statement, "statement");
-      Objects.requireNonNull(lock, "lock");
-      if (connect.compareTo(Duration.ofSeconds(1)) < 0) {
-        throw new IllegalArgumentException("qinglong.postgres.connect-timeout must be at least 1s");
-      }
-      if (socket.compareTo(Duration.ofSeconds(1)) < 0) {
-        throw new IllegalArgumentException("qinglong.postgres.socket-timeout must be at least 1s");
-      }
-      if (statement.isNegative() || lock.isNegative()) {
+      atLeastOneSecond(connect, "connect");
+      atLeastOneSecond(socket, "socket");
+      if (Objects.requireNonNull(statement, "statement").isNegative()
+          || Objects.requireNonNull(lock, "lock").isNegative()) {
         throw new IllegalArgumentException(
             "qinglong.postgres.statement-timeout and .lock-timeout must not be negative");
       }
@@ -97,6 +90,13 @@ public record PostgresSettings(
     /** {@code socket} in whole seconds (rounded up), as the driver takes it. */
     public long socketSeconds() {
       return ceilSeconds(socket);
+    }
+
+    private static void atLeastOneSecond(Duration timeout, String name) {
+      if (Objects.requireNonNull(timeout, name).compareTo(Duration.ofSeconds(1)) < 0) {
+        throw new IllegalArgumentException(
+            "qinglong.postgres." + name + "-timeout must be at least 1s");
+      }
     }
 
     private static long ceilSeconds(Duration d) {
