@@ -49,7 +49,8 @@ public final class JdbcRows {
 
   /**
    * Binds {@code values} from parameter 1 on: a {@link String} as text, a {@link Long} or {@link
-   * Integer} as such, and null as a text NULL (a nullable number needs {@link #setNullableLong}).
+   * Integer} as such, null as a text NULL (a nullable number needs {@link #setNullableLong}), and
+   * anything else as the driver's {@link PreparedStatement#setObject} binds it.
    */
   public static void bind(PreparedStatement ps, Object... values) throws SQLException {
     for (int i = 0; i < values.length; i++) {
@@ -61,7 +62,7 @@ public final class JdbcRows {
       } else if (value instanceof Integer n) {
         ps.setInt(i + 1, n);
       } else {
-        throw new IllegalArgumentException("no binding for " + value.getClass());
+        ps.setObject(i + 1, value);
       }
     }
   }

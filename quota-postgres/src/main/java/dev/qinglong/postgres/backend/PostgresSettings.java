@@ -1,5 +1,6 @@
 package dev.qinglong.postgres.backend;
 
+import dev.qinglong.postgres.leases.DedicatedConnectionFactory;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -76,7 +77,7 @@ public record PostgresSettings(
         throw new IllegalArgumentException(
             "qinglong.postgres.statement-timeout and .lock-timeout must not be negative");
       }
-      if (ceilSeconds(socket) * 1000 <= statement.toMillis()) {
+      if (DedicatedConnectionFactory.ceilSeconds(socket) * 1000 <= statement.toMillis()) {
         throw new IllegalArgumentException(
             "qinglong.postgres.socket-timeout must be longer than .statement-timeout");
       }
@@ -84,12 +85,12 @@ public record PostgresSettings(
 
     /** {@code connect} in whole seconds (rounded up), as the driver takes it. */
     public long connectSeconds() {
-      return ceilSeconds(connect);
+      return DedicatedConnectionFactory.ceilSeconds(connect);
     }
 
     /** {@code socket} in whole seconds (rounded up), as the driver takes it. */
     public long socketSeconds() {
-      return ceilSeconds(socket);
+      return DedicatedConnectionFactory.ceilSeconds(socket);
     }
 
     private static void atLeastOneSecond(Duration timeout, String name) {
@@ -97,10 +98,6 @@ public record PostgresSettings(
         throw new IllegalArgumentException(
             "qinglong.postgres." + name + "-timeout must be at least 1s");
       }
-    }
-
-    private static long ceilSeconds(Duration d) {
-      return Math.max(1, (d.toMillis() + 999) / 1000);
     }
   }
 
