@@ -39,9 +39,11 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.stream.Collectors;
 
 /**
  * PostgreSQL's model lifecycle (migration {@code db/postgres-ai/V4}): one statement reads
@@ -224,30 +226,21 @@ final class PostgresModelLifecycle implements ModelLifecycle {
 
     /** The {@code LEFT JOIN LATERAL} of every slot that has a {@code where}, in order. */
     String joins() {
-      StringBuilder out = new StringBuilder();
-      for (Slot<?> slot : slots) {
-        if (slot.where() != null) {
-          out.append("LEFT JOIN LATERAL (SELECT * FROM ")
-              .append(slot.table().name())
-              .append(" WHERE ")
-              .append(slot.where())
-              .append(") ")
-              .append(slot.alias())
-              .append(" ON true\n");
-        }
-      }
-      return out.toString();
+      return slots.stream()
+          .filter(slot -> slot.where() != null)
+          .map(
+              slot ->
+                  "LEFT JOIN LATERAL (SELECT * FROM %s WHERE %s) %s ON true\n"
+                      .formatted(slot.table().name(), slot.where(), slot.alias()))
+          .collect(Collectors.joining());
     }
 
     /** {@code , alias.c1, alias.c2, …} for every slot, in order. */
     String columns() {
-      StringBuilder out = new StringBuilder();
-      for (Slot<?> slot : slots) {
-        for (String name : slot.table().columns()) {
-          out.append(", ").append(slot.alias()).append('.').append(name);
-        }
-      }
-      return out.toString();
+      return slots.stream()
+          .flatMap(slot -> slot.table().columns().stream().map(name -> slot.alias() + "." + name))
+          .map(column -> ", " + column)
+          .collect(Collectors.joining());
     }
 
     /** The index of the column after the last slot's. */
@@ -320,11 +313,9 @@ final class PostgresModelLifecycle implements ModelLifecycle {
    * now_ms}.
    */
   private static String keys(JdbcDialect dialect, String... names) {
-    StringBuilder out = new StringBuilder("\nFROM (SELECT ");
-    for (String name : names) {
-      out.append("CAST(? AS text) AS ").append(name).append(", ");
-    }
-    return out.append(dialect.nowMs()).append(" AS now_ms) k").toString();
+    return Arrays.stream(names)
+        .map(name -> "CAST(? AS text) AS " + name + ", ")
+        .collect(Collectors.joining("", "\nFROM (SELECT ", dialect.nowMs() + " AS now_ms) k"));
   }
 
   /** The clock, the window {@code w} and {@code slots} of the key row {@code keys}. */
