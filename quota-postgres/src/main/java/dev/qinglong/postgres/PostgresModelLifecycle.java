@@ -103,18 +103,8 @@ final class PostgresModelLifecycle implements ModelLifecycle {
         c -> {
           AdmissionSnapshot v = readAdmission(c, request);
           AdmissionOutcome outcome = ModelQuotaRules.admit(request, v);
-          if (!(outcome instanceof AdmissionOutcome.Admitted admitted)) {
-            return outcome;
-          }
-          boolean written =
-              admit(
-                  c,
-                  AdvisoryLockKeys.window(v.window()),
-                  v.windowHead() == null ? 0 : v.windowHead().windowSeq(),
-                  v.settledHead() == null ? 0 : v.settledHead().windowSettleSeq(),
-                  admitted.reservation(),
-                  admitted.start());
-          return written ? outcome : null;
+          boolean stale = outcome instanceof AdmissionOutcome.Admitted a && !write(c, v, a);
+          return stale ? null : outcome;
         });
   }
 
@@ -126,21 +116,9 @@ final class PostgresModelLifecycle implements ModelLifecycle {
         c -> {
           CompletionSnapshot v = readCompletion(c, request);
           CompletionOutcome outcome = ModelQuotaRules.complete(request, v);
-          if (!(outcome instanceof CompletionOutcome.Completed done)) {
-            return outcome;
-          }
-          boolean written =
-              complete(
-                  c,
-                  AdvisoryLockKeys.window(done.reservation().window()),
-                  AdvisoryLockKeys.ledger(request.projectId()),
-                  v.settledHead() == null ? 0 : v.settledHead().windowSettleSeq(),
-                  v.lastLedgerSeq(),
-                  request.outcome().terminalState().wireName(),
-                  done.completion(),
-                  done.ledgerEntry(),
-                  done.settlement());
-          return written ? outcome : null;
+          boolean stale =
+              outcome instanceof CompletionOutcome.Completed done && !write(c, request, v, done);
+          return stale ? null : outcome;
         });
   }
 
@@ -463,25 +441,20 @@ final class PostgresModelLifecycle implements ModelLifecycle {
   private static final String ADMIT = "CALL model_lifecycle_admit(" + "?, ".repeat(26) + "NULL)";
 
   /**
-   * Writes an admission's receipts and starts its StepRun, if the window heads are still {@code
-   * expectedSeq} and {@code expectedSettleSeq} (0: none) and the StepRun is still ready.
+   * Writes an admission's receipts and starts its StepRun, if the window heads are still those of
+   * {@code v} and the StepRun is still ready.
    *
    * @return true if written, false if stale (nothing written)
    */
-  private static boolean admit(
-      Connection c,
-      long windowKey,
-      long expectedSeq,
-      long expectedSettleSeq,
-      Reservation r,
-      InvocationStart s)
+  private static boolean write(Connection c, AdmissionSnapshot v, AdmissionOutcome.Admitted a)
       throws SQLException {
+    InvocationStart s = a.start();
     try (PreparedStatement ps = c.prepareStatement(ADMIT)) {
       int i = 0;
-      ps.setLong(++i, windowKey);
-      ps.setLong(++i, expectedSeq);
-      ps.setLong(++i, expectedSettleSeq);
-      i = RESERVATIONS.bind(ps, i + 1, r) - 1;
+      ps.setLong(++i, AdvisoryLockKeys.window(v.window()));
+      ps.setLong(++i, v.windowHead() == null ? 0 : v.windowHead().windowSeq());
+      ps.setLong(++i, settleSeq(v.settledHead()));
+      i = RESERVATIONS.bind(ps, i + 1, a.reservation()) - 1;
       ps.setString(++i, s.reservationDigest().value());
       ps.setLong(++i, s.startedAtMs());
       ps.setString(++i, s.digest().value());
@@ -493,31 +466,25 @@ final class PostgresModelLifecycle implements ModelLifecycle {
       "CALL model_lifecycle_complete(" + "?, ".repeat(32) + "NULL)";
 
   /**
-   * Writes a completion's three receipts and ends its StepRun in {@code terminalState}, if the
-   * window's settlement head is still {@code expectedSettleSeq}, the Project's ledger head still
-   * {@code expectedLedgerSeq} (0: none), the invocation has no completion and its StepRun is still
-   * running under it.
+   * Writes a completion's three receipts and ends its StepRun in the request's terminal state, if
+   * the window's settlement head and the Project's ledger head are still those of {@code v}, the
+   * invocation has no completion and its StepRun is still running under it.
    *
    * @return true if written, false if stale (nothing written)
    */
-  private static boolean complete(
-      Connection c,
-      long windowKey,
-      long ledgerKey,
-      long expectedSettleSeq,
-      long expectedLedgerSeq,
-      String terminalState,
-      Completion x,
-      UsageLedgerEntry e,
-      Settlement s)
+  private static boolean write(
+      Connection c, CompletionRequest request, CompletionSnapshot v, CompletionOutcome.Completed d)
       throws SQLException {
+    Completion x = d.completion();
+    UsageLedgerEntry e = d.ledgerEntry();
+    Settlement s = d.settlement();
     try (PreparedStatement ps = c.prepareStatement(COMPLETE)) {
       int i = 0;
-      ps.setLong(++i, windowKey);
-      ps.setLong(++i, ledgerKey);
-      ps.setLong(++i, expectedSettleSeq);
-      ps.setLong(++i, expectedLedgerSeq);
-      ps.setString(++i, terminalState);
+      ps.setLong(++i, AdvisoryLockKeys.window(d.reservation().window()));
+      ps.setLong(++i, AdvisoryLockKeys.ledger(request.projectId()));
+      ps.setLong(++i, settleSeq(v.settledHead()));
+      ps.setLong(++i, v.lastLedgerSeq());
+      ps.setString(++i, request.outcome().terminalState().wireName());
       ps.setString(++i, x.projectId());
       ps.setString(++i, x.invocationId());
       ps.setString(++i, x.stepRunId());
@@ -547,6 +514,11 @@ final class PostgresModelLifecycle implements ModelLifecycle {
       ps.setString(++i, s.digest().value());
       return written(ps);
     }
+  }
+
+  /** The window settlement sequence of {@code head}; 0 without one. */
+  private static long settleSeq(Settlement head) {
+    return head == null ? 0 : head.windowSettleSeq();
   }
 
   private static boolean written(PreparedStatement ps) throws SQLException {
