@@ -83,13 +83,12 @@ public final class SchemaProbe {
           }
         }
       }
-      if (current == null || current.compareTo(required) < 0) {
+      if (current == null) {
+        return failed("schema behind");
+      }
+      if (current.compareTo(required) < 0) {
         return new Result(
-            name,
-            false,
-            current == null ? null : current.getVersion(),
-            required.getVersion(),
-            "schema behind");
+            name, false, current.getVersion(), required.getVersion(), "schema behind");
       }
       return new Result(name, true, current.getVersion(), required.getVersion(), null);
     } catch (SQLException e) {
@@ -101,14 +100,9 @@ public final class SchemaProbe {
               || "3F000".equals(state)
               || "42501".equals(state)
               || (e.getMessage() != null && e.getMessage().contains("no such table"));
-      return new Result(
-          name,
-          false,
-          null,
-          required.getVersion(),
-          missing ? "schema not migrated" : "database unreachable");
+      return failed(missing ? "schema not migrated" : "database unreachable");
     } catch (RuntimeException e) {
-      return new Result(name, false, null, required.getVersion(), "database unreachable");
+      return failed("database unreachable");
     }
   }
 }

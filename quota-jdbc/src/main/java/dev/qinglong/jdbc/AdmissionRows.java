@@ -20,30 +20,40 @@ public final class AdmissionRows {
   public static final RecordTable<InvocationStart> STARTS =
       RecordTable.of("model_invocation_starts", InvocationStart.class);
 
+  static final String BY_INVOCATION = "WHERE project_id = ? AND invocation_id = ?";
+
+  static final String BY_STEP_RUN = "WHERE project_id = ? AND step_run_id = ?";
+
   public static Reservation reservationOfInvocation(
       Connection c, String projectId, String invocationId) throws SQLException {
-    return RESERVATIONS.byKey(
-        c, "WHERE project_id = ? AND invocation_id = ?", projectId, invocationId);
+    return RESERVATIONS.first(c, BY_INVOCATION, projectId, invocationId);
   }
 
   public static Reservation reservationOfStepRun(Connection c, String projectId, String stepRunId)
       throws SQLException {
-    return RESERVATIONS.byKey(c, "WHERE project_id = ? AND step_run_id = ?", projectId, stepRunId);
+    return RESERVATIONS.first(c, BY_STEP_RUN, projectId, stepRunId);
   }
 
   /** The window's latest reservation: one seek down the (project, window, seq) unique index. */
   public static Reservation windowHead(Connection c, WindowRef w) throws SQLException {
-    return RESERVATIONS.byWindow(
+    return head(RESERVATIONS, "window_seq", c, w);
+  }
+
+  /** The row of {@code table} in window {@code w} with the highest {@code seq}, or null. */
+  static <R extends Record> R head(RecordTable<R> table, String seq, Connection c, WindowRef w)
+      throws SQLException {
+    return table.first(
         c,
-        """
-        WHERE project_id = ? AND window_start_ms = ? AND window_ms = ?
-        ORDER BY window_seq DESC LIMIT 1
-        """,
-        w);
+        "WHERE project_id = ? AND window_start_ms = ? AND window_ms = ? ORDER BY "
+            + seq
+            + " DESC LIMIT 1",
+        w.projectId(),
+        w.windowStartMs(),
+        w.windowMs());
   }
 
   public static InvocationStart startOfInvocation(
       Connection c, String projectId, String invocationId) throws SQLException {
-    return STARTS.byKey(c, "WHERE project_id = ? AND invocation_id = ?", projectId, invocationId);
+    return STARTS.first(c, BY_INVOCATION, projectId, invocationId);
   }
 }

@@ -191,11 +191,7 @@ final class Coalescer<Q, R> {
     // connection throws on an interrupted thread): the status is kept aside and restored after.
     boolean interrupted = Thread.interrupted();
     try {
-      List<Q> requests = new ArrayList<>(batch.size());
-      for (Call<Q, R> c : batch) {
-        requests.add(c.request);
-      }
-      answers = runner.run(requests);
+      answers = runner.run(batch.stream().map(c -> c.request).toList());
       if (answers == null || answers.size() != batch.size()) {
         throw new IllegalStateException(name + ": a batch answered " + batch.size() + " requests");
       }

@@ -11,10 +11,8 @@ import dev.qinglong.core.governance.ProposalState;
 import dev.qinglong.core.kernel.Sha256Digest;
 import dev.qinglong.core.kernel.StoreUnavailableException;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Types;
 import java.util.Optional;
 
 /**
@@ -45,26 +43,24 @@ final class GovernanceRows {
 
   /** False if the Project already has a proposal with this actionRef: nothing inserted. */
   static boolean insertProposal(Connection c, Proposal p) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(INSERT_PROPOSAL)) {
-      ps.setString(1, p.projectId());
-      ps.setString(2, p.proposalId());
-      ps.setString(3, p.approvalId());
-      ps.setString(4, p.actionRef());
-      ps.setString(5, p.action().type().wireName());
-      ps.setString(6, p.action().packageName());
-      ps.setString(7, p.action().version());
-      if (p.action().artifactDigest() == null) {
-        ps.setNull(8, Types.VARCHAR);
-      } else {
-        ps.setString(8, p.action().artifactDigest().value());
-      }
-      ps.setString(9, p.actionDigest().value());
-      ps.setString(10, p.proposedBy());
-      ps.setString(11, p.state().wireName());
-      ps.setLong(12, p.createdAtMs());
-      ps.setLong(13, p.updatedAtMs());
-      return ps.executeUpdate() == 1;
-    }
+    Sha256Digest artifact = p.action().artifactDigest();
+    return JdbcRows.update(
+            c,
+            INSERT_PROPOSAL,
+            p.projectId(),
+            p.proposalId(),
+            p.approvalId(),
+            p.actionRef(),
+            p.action().type().wireName(),
+            p.action().packageName(),
+            p.action().version(),
+            artifact == null ? null : artifact.value(),
+            p.actionDigest().value(),
+            p.proposedBy(),
+            p.state().wireName(),
+            p.createdAtMs(),
+            p.updatedAtMs())
+        == 1;
   }
 
   private static final String INSERT_APPROVAL =
@@ -75,16 +71,16 @@ final class GovernanceRows {
       """;
 
   static void insertApproval(Connection c, Approval a) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(INSERT_APPROVAL)) {
-      ps.setString(1, a.projectId());
-      ps.setString(2, a.approvalId());
-      ps.setString(3, a.proposalId());
-      ps.setString(4, a.actionDigest().value());
-      ps.setString(5, a.proposedBy());
-      ps.setString(6, a.state().wireName());
-      ps.setLong(7, a.createdAtMs());
-      ps.executeUpdate();
-    }
+    JdbcRows.update(
+        c,
+        INSERT_APPROVAL,
+        a.projectId(),
+        a.approvalId(),
+        a.proposalId(),
+        a.actionDigest().value(),
+        a.proposedBy(),
+        a.state().wireName(),
+        a.createdAtMs());
   }
 
   static Optional<Proposal> proposalById(Connection c, String projectId, String proposalId)
@@ -102,7 +98,7 @@ final class GovernanceRows {
       Connection c, String column, String projectId, String key) throws SQLException {
     String query = PROPOSALS + "WHERE project_id = ? AND " + column + " = ?";
     return Optional.ofNullable(
-        JdbcRows.byKey(c, query, projectId, key, "proposal", GovernanceRows::proposal));
+        JdbcRows.one(c, query, "proposal", GovernanceRows::proposal, projectId, key));
   }
 
   /** A row of {@link #PROPOSALS}; its action digest must match the action it stores. */
@@ -162,23 +158,23 @@ final class GovernanceRows {
   static Optional<Inspection> proposalWithApproval(
       Connection c, String projectId, String proposalId) throws SQLException {
     return Optional.ofNullable(
-        JdbcRows.byKey(
+        JdbcRows.one(
             c,
             PROPOSAL_WITH_APPROVAL,
-            projectId,
-            proposalId,
             "proposal",
             rs ->
                 new Inspection(
                     proposal(rs),
-                    rs.getString("a_approval_id") == null ? null : approval(rs, "a_"))));
+                    rs.getString("a_approval_id") == null ? null : approval(rs, "a_")),
+            projectId,
+            proposalId));
   }
 
   static Optional<Approval> approvalById(Connection c, String projectId, String approvalId)
       throws SQLException {
     return Optional.ofNullable(
-        JdbcRows.byKey(
-            c, APPROVAL_BY_ID, projectId, approvalId, "approval", GovernanceRows::approval));
+        JdbcRows.one(
+            c, APPROVAL_BY_ID, "approval", GovernanceRows::approval, projectId, approvalId));
   }
 
   private static Approval approval(ResultSet rs) throws SQLException {
@@ -219,18 +215,19 @@ final class GovernanceRows {
 
   /** False if nothing was decided: not pending, or the decision id is taken. */
   static boolean decide(Connection c, DecisionCommand d) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(DECIDE_APPROVAL)) {
-      ps.setString(1, d.decision().resultingState().wireName());
-      ps.setString(2, d.decisionId());
-      ps.setString(3, d.decision().wireName());
-      ps.setString(4, d.decidedBy());
-      ps.setLong(5, d.decidedAtMs());
-      ps.setString(6, d.projectId());
-      ps.setString(7, d.approvalId());
-      ps.setString(8, d.projectId());
-      ps.setString(9, d.decisionId());
-      return ps.executeUpdate() == 1;
-    }
+    return JdbcRows.update(
+            c,
+            DECIDE_APPROVAL,
+            d.decision().resultingState().wireName(),
+            d.decisionId(),
+            d.decision().wireName(),
+            d.decidedBy(),
+            d.decidedAtMs(),
+            d.projectId(),
+            d.approvalId(),
+            d.projectId(),
+            d.decisionId())
+        == 1;
   }
 
   /** The proposal takes its approval's new state. */
@@ -243,15 +240,17 @@ final class GovernanceRows {
       """;
 
   static void followDecision(Connection c, DecisionCommand d) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(FOLLOW_DECISION)) {
-      ps.setString(1, d.decision().resultingState().wireName());
-      ps.setLong(2, d.decidedAtMs());
-      ps.setString(3, d.projectId());
-      ps.setString(4, d.projectId());
-      ps.setString(5, d.approvalId());
-      if (ps.executeUpdate() != 1) {
-        throw new StoreUnavailableException("approval without its proposal");
-      }
+    int followed =
+        JdbcRows.update(
+            c,
+            FOLLOW_DECISION,
+            d.decision().resultingState().wireName(),
+            d.decidedAtMs(),
+            d.projectId(),
+            d.projectId(),
+            d.approvalId());
+    if (followed != 1) {
+      throw new StoreUnavailableException("approval without its proposal");
     }
   }
 }

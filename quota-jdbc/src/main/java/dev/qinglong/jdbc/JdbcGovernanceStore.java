@@ -145,26 +145,20 @@ public final class JdbcGovernanceStore implements GovernanceStore {
   @Override
   public List<Proposal> listApprovedUnpublished(
       String afterProjectId, String afterProposalId, int limit) {
-    if (limit < 1) {
-      throw new IllegalArgumentException("limit must be >= 1, was " + limit);
-    }
-    return jdbc.statement(
+    return jdbc.list(
         "approved proposals read",
         APPROVED_UNPUBLISHED,
-        ps -> {
-          ps.setString(1, Objects.requireNonNull(afterProjectId, "afterProjectId"));
-          ps.setString(2, Objects.requireNonNull(afterProposalId, "afterProposalId"));
-          ps.setInt(3, limit);
-          return JdbcRows.all(ps, "proposal", GovernanceRows::proposal);
-        });
+        "proposal",
+        GovernanceRows::proposal,
+        Objects.requireNonNull(afterProjectId, "afterProjectId"),
+        Objects.requireNonNull(afterProposalId, "afterProposalId"),
+        JdbcRows.requireLimit(limit));
   }
 
   @Override
   public List<Proposal> listProposals(
       String projectId, ProposalState state, ProposalKey after, int limit) {
-    if (limit < 1) {
-      throw new IllegalArgumentException("limit must be >= 1, was " + limit);
-    }
+    JdbcRows.requireLimit(limit);
     return jdbc.statement(
         "proposal list",
         PROPOSAL_PAGE,
@@ -183,43 +177,29 @@ public final class JdbcGovernanceStore implements GovernanceStore {
 
   @Override
   public boolean markPublished(String projectId, String proposalId, long publishedAtMs) {
-    return jdbc.statement(
-        "proposal publish",
-        MARK_PUBLISHED,
-        ps -> {
-          ps.setLong(1, publishedAtMs);
-          ps.setString(2, projectId);
-          ps.setString(3, proposalId);
-          return ps.executeUpdate() == 1;
-        });
+    return jdbc.update("proposal publish", MARK_PUBLISHED, publishedAtMs, projectId, proposalId)
+        == 1;
   }
 
   @Override
   public boolean isArtifactPublished(String projectId, Sha256Digest artifactDigest) {
-    return jdbc.statement(
+    return jdbc.query(
         "published artifact read",
         ARTIFACT_PUBLISHED,
-        ps -> {
-          ps.setString(1, projectId);
-          ps.setString(2, artifactDigest.value());
-          try (ResultSet rs = ps.executeQuery()) {
-            return rs.next();
-          }
-        });
+        ResultSet::next,
+        projectId,
+        artifactDigest.value());
   }
 
   @Override
   public void recordArtifactUpload(ArtifactUpload upload) {
-    jdbc.statement(
+    jdbc.update(
         "artifact upload record",
         RECORD_UPLOAD,
-        ps -> {
-          ps.setString(1, upload.projectId());
-          ps.setString(2, upload.digest().value());
-          ps.setLong(3, upload.sizeBytes());
-          ps.setLong(4, upload.uploadedAtMs());
-          return ps.executeUpdate();
-        });
+        upload.projectId(),
+        upload.digest().value(),
+        upload.sizeBytes(),
+        upload.uploadedAtMs());
   }
 
   @Override
@@ -229,30 +209,23 @@ public final class JdbcGovernanceStore implements GovernanceStore {
         "artifact upload read",
         c ->
             Optional.ofNullable(
-                JdbcRows.byKey(
+                JdbcRows.one(
                     c,
                     FIND_UPLOAD,
-                    projectId,
-                    artifactDigest.value(),
                     "artifact upload",
                     rs ->
                         new ArtifactUpload(
                             rs.getString(1),
                             Sha256Digest.parse("artifact_digest", rs.getString(2)),
                             rs.getLong(3),
-                            rs.getLong(4)))));
+                            rs.getLong(4)),
+                    projectId,
+                    artifactDigest.value())));
   }
 
   @Override
   public boolean isArtifactReferenced(Sha256Digest artifactDigest) {
-    return jdbc.statement(
-        "artifact reference read",
-        ARTIFACT_REFERENCED,
-        ps -> {
-          ps.setString(1, artifactDigest.value());
-          try (ResultSet rs = ps.executeQuery()) {
-            return rs.next();
-          }
-        });
+    return jdbc.query(
+        "artifact reference read", ARTIFACT_REFERENCED, ResultSet::next, artifactDigest.value());
   }
 }

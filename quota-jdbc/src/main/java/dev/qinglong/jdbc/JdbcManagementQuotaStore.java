@@ -1,6 +1,7 @@
 package dev.qinglong.jdbc;
 
 import dev.qinglong.core.kernel.StoreUnavailableException;
+import dev.qinglong.core.kernel.WireNamed;
 import dev.qinglong.core.quota.BucketReading;
 import dev.qinglong.core.quota.BucketsSnapshot;
 import dev.qinglong.core.quota.ManagementQuotaStore;
@@ -10,13 +11,13 @@ import dev.qinglong.core.quota.QuotaOperation;
 import dev.qinglong.core.quota.ReceiptId;
 import dev.qinglong.core.quota.RequestDigest;
 import dev.qinglong.core.quota.SubjectType;
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
@@ -54,6 +55,11 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
    * the second run finds it, locks it and decides.
    */
   private static final int RUNS = 2;
+
+  /** The element types of {@link JdbcDialect#decideBatchStatement}'s eight arrays. */
+  private static final String[] BATCH_TYPES = {
+    "text", "text", "text", "text", "text", "text", "bigint", "integer"
+  };
 
   /**
    * A subject's buckets with the database clock in one statement; the outer row keeps the clock
@@ -105,7 +111,21 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
 
   /** One decision asked for. */
   private record Request(
-      QuotaKey key, ReceiptId receipt, RequestDigest digest, int limit, Duration window) {}
+      QuotaKey key, ReceiptId receipt, RequestDigest digest, int limit, Duration window) {
+    /** Its parameters of {@link JdbcDialect#decideStatement}, in order. */
+    Object[] parameters() {
+      return new Object[] {
+        key.projectId(),
+        key.subjectType().wireName(),
+        key.subjectId(),
+        key.operation().wireName(),
+        receipt.value(),
+        digest.hex(),
+        window.toMillis(),
+        limit
+      };
+    }
+  }
 
   private final JdbcTransactions jdbc;
   private final String store;
@@ -163,42 +183,35 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
 
   @Override
   public BucketsSnapshot buckets(String projectId, SubjectType subjectType, String subjectId) {
-    return jdbc.statement(
+    return jdbc.query(
         "quota read",
         buckets,
-        ps -> {
-          ps.setString(1, projectId);
-          ps.setString(2, subjectType.wireName());
-          ps.setString(3, subjectId);
-          try (ResultSet rs = ps.executeQuery()) {
-            long now = 0;
-            Map<QuotaOperation, BucketsSnapshot.Bucket> found = new EnumMap<>(QuotaOperation.class);
-            boolean any = false;
-            while (rs.next()) {
-              any = true;
-              now = rs.getLong(1);
-              String operation = rs.getString(2);
-              if (operation == null) {
-                continue;
-              }
+        rs -> {
+          long now = 0;
+          Map<QuotaOperation, BucketsSnapshot.Bucket> found = new EnumMap<>(QuotaOperation.class);
+          boolean any = false;
+          while (rs.next()) {
+            any = true;
+            now = rs.getLong(1);
+            String operation = rs.getString(2);
+            if (operation != null) {
               found.put(
-                  operationOf(operation), new BucketsSnapshot.Bucket(rs.getLong(3), rs.getInt(4)));
+                  WireNamed.lookup(QuotaOperation.class, operation)
+                      .orElseThrow(
+                          () ->
+                              new StoreUnavailableException(
+                                  "corrupt quota bucket: unknown operation")),
+                  new BucketsSnapshot.Bucket(rs.getLong(3), rs.getInt(4)));
             }
-            if (!any) {
-              throw new StoreUnavailableException("quota read returned no clock");
-            }
-            return new BucketsSnapshot(now, found);
           }
-        });
-  }
-
-  private static QuotaOperation operationOf(String wireName) {
-    for (QuotaOperation op : QuotaOperation.values()) {
-      if (op.wireName().equals(wireName)) {
-        return op;
-      }
-    }
-    throw new StoreUnavailableException("corrupt quota bucket: unknown operation");
+          if (!any) {
+            throw new StoreUnavailableException("quota read returned no clock");
+          }
+          return new BucketsSnapshot(now, found);
+        },
+        projectId,
+        subjectType.wireName(),
+        subjectId);
   }
 
   @Override
@@ -213,8 +226,9 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
     if (known != null) {
       return known;
     }
+    Request r = new Request(key, receipt, request, limit, window);
     if (coalescer != null) {
-      return coalescer.call(new Request(key, receipt, request, limit, window));
+      return coalescer.call(r);
     }
     // Before the statement is sent: the deadline of a bucket it finds full must not outlast it.
     long sentAtNanos = hot.nanoTime();
@@ -223,7 +237,7 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
             "quota decision",
             c -> {
               for (int run = 0; run < RUNS; run++) {
-                Decided d = decide(c, key, receipt, request, limit, window);
+                Decided d = decide(c, r);
                 if (d != null) {
                   return d;
                 }
@@ -231,7 +245,7 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
               throw new StoreUnavailableException(
                   "quota decision undetermined after " + RUNS + " runs");
             });
-    return decided(new Request(key, receipt, request, limit, window), decided, sentAtNanos);
+    return decided(r, decided, sentAtNanos);
   }
 
   /** The decision of {@code d}, the bucket remembered by the fast path when it is full. */
@@ -261,10 +275,8 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
       }
       rounds.get(round).add(i);
     }
-    List<Coalescer.Answer<QuotaDecision>> answers = new ArrayList<>(requests.size());
-    for (int i = 0; i < requests.size(); i++) {
-      answers.add(null);
-    }
+    List<Coalescer.Answer<QuotaDecision>> answers =
+        new ArrayList<>(Collections.nCopies(requests.size(), null));
     return jdbc.autoCommit(
         "quota decision",
         c -> {
@@ -324,14 +336,10 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
     for (int run = 0; run < RUNS && !open.isEmpty(); run++) {
       // Before the statement is sent: the deadline of a bucket it finds full must not outlast it.
       long sentAtNanos = hot.nanoTime();
-      List<Decided> decided;
-      if (open.size() == 1) {
-        Request r = requests.get(open.get(0));
-        decided = new ArrayList<>(1);
-        decided.add(decide(c, r.key(), r.receipt(), r.digest(), r.limit(), r.window()));
-      } else {
-        decided = decideBatch(c, requests, open);
-      }
+      List<Decided> decided =
+          open.size() == 1
+              ? Collections.singletonList(decide(c, requests.get(open.get(0))))
+              : decideBatch(c, requests, open);
       List<Integer> undecided = new ArrayList<>();
       for (int k = 0; k < open.size(); k++) {
         int i = open.get(k);
@@ -364,44 +372,29 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
   private List<Decided> decideBatch(Connection c, List<Request> requests, List<Integer> indexes)
       throws SQLException {
     int n = indexes.size();
-    String[] projects = new String[n];
-    String[] subjectTypes = new String[n];
-    String[] subjects = new String[n];
-    String[] operations = new String[n];
-    String[] receipts = new String[n];
-    String[] digests = new String[n];
-    Long[] windows = new Long[n];
-    Integer[] limits = new Integer[n];
+    // Element i of each array is request i's parameter of JdbcDialect#decideStatement.
+    Object[][] columns = {
+      new String[n],
+      new String[n],
+      new String[n],
+      new String[n],
+      new String[n],
+      new String[n],
+      new Long[n],
+      new Integer[n]
+    };
     for (int k = 0; k < n; k++) {
-      Request r = requests.get(indexes.get(k));
-      projects[k] = r.key().projectId();
-      subjectTypes[k] = r.key().subjectType().wireName();
-      subjects[k] = r.key().subjectId();
-      operations[k] = r.key().operation().wireName();
-      receipts[k] = r.receipt().value();
-      digests[k] = r.digest().hex();
-      windows[k] = r.window().toMillis();
-      limits[k] = r.limit();
+      Object[] parameters = requests.get(indexes.get(k)).parameters();
+      for (int p = 0; p < columns.length; p++) {
+        columns[p][k] = parameters[p];
+      }
     }
-    List<Decided> decided = new ArrayList<>(n);
-    for (int k = 0; k < n; k++) {
-      decided.add(null);
-    }
+    List<Decided> decided = new ArrayList<>(Collections.nCopies(n, null));
     boolean[] answered = new boolean[n];
     try (PreparedStatement ps = c.prepareStatement(decideBatch)) {
       // The parameters of JdbcDialect#decideBatchStatement.
-      List<Array> arrays =
-          List.of(
-              c.createArrayOf("text", projects),
-              c.createArrayOf("text", subjectTypes),
-              c.createArrayOf("text", subjects),
-              c.createArrayOf("text", operations),
-              c.createArrayOf("text", receipts),
-              c.createArrayOf("text", digests),
-              c.createArrayOf("bigint", windows),
-              c.createArrayOf("integer", limits));
-      for (int p = 0; p < arrays.size(); p++) {
-        ps.setArray(p + 1, arrays.get(p));
+      for (int p = 0; p < columns.length; p++) {
+        ps.setArray(p + 1, c.createArrayOf(BATCH_TYPES[p], columns[p]));
       }
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
@@ -445,34 +438,16 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
   }
 
   /** One run of the statement; null when it could not decide (see {@link #RUNS}). */
-  private Decided decide(
-      Connection c,
-      QuotaKey key,
-      ReceiptId receipt,
-      RequestDigest request,
-      int limit,
-      Duration window)
-      throws SQLException {
+  private Decided decide(Connection c, Request r) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(decide)) {
-      // The parameters of JdbcDialect#decideStatement.
-      ps.setString(1, key.projectId());
-      ps.setString(2, key.subjectType().wireName());
-      ps.setString(3, key.subjectId());
-      ps.setString(4, key.operation().wireName());
-      ps.setString(5, receipt.value());
-      ps.setString(6, request.hex());
-      ps.setLong(7, window.toMillis());
-      ps.setInt(8, limit);
+      JdbcRows.bind(ps, r.parameters());
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
           // SQLite: the statement refuses to update a corrupt bucket and so returns nothing.
           throw new StoreUnavailableException("corrupt quota bucket: no decision row");
         }
         String outcome = rs.getString(1);
-        if (outcome == null) {
-          return null;
-        }
-        return Decided.of(outcome, rs, 2);
+        return outcome == null ? null : Decided.of(outcome, rs, 2);
       }
     }
   }

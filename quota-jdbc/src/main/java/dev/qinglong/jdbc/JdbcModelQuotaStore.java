@@ -15,11 +15,11 @@ import dev.qinglong.core.modelquota.StepRun;
 import dev.qinglong.core.modelquota.StepRunCreation;
 import dev.qinglong.core.modelquota.UsageLedgerEntry;
 import dev.qinglong.core.modelquota.WindowUsageReading;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Predicate;
+import java.util.function.ToLongFunction;
 import javax.sql.DataSource;
 
 /**
@@ -35,10 +35,10 @@ import javax.sql.DataSource;
  * cannot raise the budget that fences it.
  */
 public final class JdbcModelQuotaStore implements ModelQuotaStore {
-  private final JdbcDialect dialect;
   private final JdbcTransactions jdbc;
   private final JdbcTransactions policyWrites;
   private final ModelLifecycle lifecycle;
+  private final String insertReady;
 
   /** Everything, policy writes included, over {@code dataSource}. */
   public JdbcModelQuotaStore(DataSource dataSource, JdbcDialect dialect) {
@@ -50,10 +50,10 @@ public final class JdbcModelQuotaStore implements ModelQuotaStore {
    * @param policyWrites only the policy writes
    */
   public JdbcModelQuotaStore(DataSource dataSource, DataSource policyWrites, JdbcDialect dialect) {
-    this.dialect = Objects.requireNonNull(dialect, "dialect");
     this.jdbc = new JdbcTransactions(dataSource, dialect);
     this.policyWrites = new JdbcTransactions(policyWrites, dialect);
     this.lifecycle = Objects.requireNonNull(dialect.modelLifecycle(jdbc), "modelLifecycle");
+    this.insertReady = StepRunRows.insertReady(dialect);
   }
 
   private <T> T transaction(String operation, JdbcTransactions.Work<T> work) {
@@ -63,24 +63,44 @@ public final class JdbcModelQuotaStore implements ModelQuotaStore {
   @Override
   public ModelInvocationPolicy putModelPolicy(
       String projectId, String modelId, long maxTotalTokens, Long maxCostMicros) {
-    return policyWrites.retryingTransaction(
+    return putRevision(
         "model policy write",
+        ModelPolicyRows.MODEL_POLICIES,
+        c -> ModelPolicyRows.latestModelPolicy(c, projectId, modelId),
+        latest -> latest.sameLimits(maxTotalTokens, maxCostMicros),
+        ModelInvocationPolicy::revision,
+        (revision, nowMs) ->
+            new ModelInvocationPolicy(
+                projectId, modelId, revision, maxTotalTokens, maxCostMicros, nowMs));
+  }
+
+  /** A policy of revision {@code revision}, created at {@code nowMs}. */
+  private interface Revision<P> {
+    P create(long revision, long nowMs);
+  }
+
+  /**
+   * Appends the next revision of a policy ({@code next}, on the database clock) unless the latest
+   * one already has the same limits; returns the one in force.
+   */
+  private <P extends Record> P putRevision(
+      String operation,
+      RecordTable<P> table,
+      JdbcTransactions.Work<Optional<P>> latestOf,
+      Predicate<P> sameLimits,
+      ToLongFunction<P> revisionOf,
+      Revision<P> next) {
+    return policyWrites.retryingTransaction(
+        operation,
         c -> {
-          Optional<ModelInvocationPolicy> latest =
-              ModelPolicyRows.latestModelPolicy(c, projectId, modelId);
-          if (latest.isPresent() && latest.get().sameLimits(maxTotalTokens, maxCostMicros)) {
+          Optional<P> latest = latestOf.run(c);
+          if (latest.isPresent() && sameLimits.test(latest.get())) {
             return latest.get();
           }
-          ModelInvocationPolicy next =
-              new ModelInvocationPolicy(
-                  projectId,
-                  modelId,
-                  latest.map(p -> p.revision() + 1).orElse(1L),
-                  maxTotalTokens,
-                  maxCostMicros,
-                  now(c));
-          ModelPolicyRows.MODEL_POLICIES.insert(c, next);
-          return next;
+          P created =
+              next.create(latest.map(p -> revisionOf.applyAsLong(p) + 1).orElse(1L), jdbc.nowMs(c));
+          table.insert(c, created);
+          return created;
         });
   }
 
@@ -97,26 +117,15 @@ public final class JdbcModelQuotaStore implements ModelQuotaStore {
       long maxInvocations,
       long maxTokens,
       Long maxCostMicros) {
-    return policyWrites.retryingTransaction(
+    return putRevision(
         "project quota write",
-        c -> {
-          Optional<ProjectQuotaPolicy> latest = ModelPolicyRows.latestQuotaPolicy(c, projectId);
-          if (latest.isPresent()
-              && latest.get().sameLimits(window, maxInvocations, maxTokens, maxCostMicros)) {
-            return latest.get();
-          }
-          ProjectQuotaPolicy next =
-              new ProjectQuotaPolicy(
-                  projectId,
-                  latest.map(p -> p.revision() + 1).orElse(1L),
-                  window,
-                  maxInvocations,
-                  maxTokens,
-                  maxCostMicros,
-                  now(c));
-          ModelPolicyRows.QUOTA_POLICIES.insert(c, next);
-          return next;
-        });
+        ModelPolicyRows.QUOTA_POLICIES,
+        c -> ModelPolicyRows.latestQuotaPolicy(c, projectId),
+        latest -> latest.sameLimits(window, maxInvocations, maxTokens, maxCostMicros),
+        ProjectQuotaPolicy::revision,
+        (revision, nowMs) ->
+            new ProjectQuotaPolicy(
+                projectId, revision, window, maxInvocations, maxTokens, maxCostMicros, nowMs));
   }
 
   @Override
@@ -124,10 +133,13 @@ public final class JdbcModelQuotaStore implements ModelQuotaStore {
     return transaction("project quota read", c -> ModelPolicyRows.latestQuotaPolicy(c, projectId));
   }
 
+  /** One statement in auto-commit; the stored row is read back only if it existed already. */
   @Override
   public StepRunCreation createStepRun(
       String projectId, String stepRunId, String runId, String modelId) {
-    return lifecycle.createStepRun(projectId, stepRunId, runId, modelId);
+    return jdbc.autoCommit(
+        "step run create",
+        c -> StepRunRows.create(c, insertReady, projectId, stepRunId, runId, modelId));
   }
 
   @Override
@@ -187,10 +199,11 @@ public final class JdbcModelQuotaStore implements ModelQuotaStore {
         "stale step run read",
         c ->
             StepRunRows.staleRunning(
-                c, now(c) - olderThanMs, afterUpdatedAtMs, afterProjectId, afterStepRunId, limit));
-  }
-
-  private long now(Connection c) throws SQLException {
-    return JdbcRows.nowMs(c, dialect);
+                c,
+                jdbc.nowMs(c) - olderThanMs,
+                afterUpdatedAtMs,
+                afterProjectId,
+                afterStepRunId,
+                limit));
   }
 }

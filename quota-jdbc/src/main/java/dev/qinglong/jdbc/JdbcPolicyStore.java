@@ -3,12 +3,12 @@ package dev.qinglong.jdbc;
 import dev.qinglong.core.policy.Permission;
 import dev.qinglong.core.policy.ProjectMember;
 import dev.qinglong.core.policy.ProjectPolicyStore;
-import java.sql.ResultSet;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.stream.Collectors;
 import javax.sql.DataSource;
 
 /**
@@ -61,18 +61,12 @@ public final class JdbcPolicyStore implements ProjectPolicyStore {
 
   @Override
   public Set<Permission> permissionsOf(String projectId, String userId) {
-    return jdbc.statement(
+    return jdbc.query(
         "policy read",
         PERMISSIONS_OF,
-        ps -> {
-          ps.setString(1, projectId);
-          ps.setString(2, userId);
-          try (ResultSet rs = ps.executeQuery()) {
-            return rs.next()
-                ? decode(dialect.getPermissions(rs, 1))
-                : EnumSet.noneOf(Permission.class);
-          }
-        });
+        rs -> decode(rs.next() ? dialect.getPermissions(rs, 1) : List.of()),
+        projectId,
+        userId);
   }
 
   @Override
@@ -97,34 +91,27 @@ public final class JdbcPolicyStore implements ProjectPolicyStore {
 
   @Override
   public List<ProjectMember> members(String projectId, String afterUserId, int limit) {
-    if (limit < 1) {
-      throw new IllegalArgumentException("limit must be >= 1, was " + limit);
-    }
-    return jdbc.statement(
+    return jdbc.query(
         "policy list",
         MEMBERS_PAGE,
-        ps -> {
-          ps.setString(1, projectId);
-          ps.setString(2, afterUserId);
-          ps.setString(3, afterUserId);
-          ps.setInt(4, limit);
+        rs -> {
           List<ProjectMember> members = new ArrayList<>();
-          try (ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-              members.add(
-                  new ProjectMember(
-                      projectId, rs.getString(1), decode(dialect.getPermissions(rs, 2))));
-            }
+          while (rs.next()) {
+            members.add(
+                new ProjectMember(
+                    projectId, rs.getString(1), decode(dialect.getPermissions(rs, 2))));
           }
           return members;
-        });
+        },
+        projectId,
+        afterUserId,
+        afterUserId,
+        JdbcRows.requireLimit(limit));
   }
 
   private static Set<Permission> decode(List<String> wireNames) {
-    Set<Permission> permissions = EnumSet.noneOf(Permission.class);
-    for (String name : wireNames) {
-      permissions.add(Permission.fromWire(name));
-    }
-    return permissions;
+    return wireNames.stream()
+        .map(Permission::fromWire)
+        .collect(Collectors.toCollection(() -> EnumSet.noneOf(Permission.class)));
   }
 }

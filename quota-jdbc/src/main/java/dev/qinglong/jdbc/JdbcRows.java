@@ -2,7 +2,6 @@ package dev.qinglong.jdbc;
 
 import dev.qinglong.core.kernel.StoreUnavailableException;
 import dev.qinglong.core.kernel.ValidationException;
-import dev.qinglong.core.modelquota.WindowRef;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -20,26 +19,51 @@ public final class JdbcRows {
     T map(ResultSet row) throws SQLException;
   }
 
-  /** The row of {@code query} for parameters (project id, id), or null. */
-  public static <T> T byKey(
-      Connection c, String query, String projectId, String id, String what, RowMapper<T> mapper)
+  /** The first row of {@code query} for {@code parameters} ({@link #bind}), or null. */
+  public static <T> T one(
+      Connection c, String query, String what, RowMapper<T> mapper, Object... parameters)
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(query)) {
-      ps.setString(1, projectId);
-      ps.setString(2, id);
+      bind(ps, parameters);
       return one(ps, what, mapper);
     }
   }
 
-  /** The row of {@code query} for parameters (project id, window start ms, window ms), or null. */
-  public static <T> T byWindow(
-      Connection c, String query, WindowRef window, String what, RowMapper<T> mapper)
+  /** Every row of {@code query} for {@code parameters} ({@link #bind}), in order. */
+  public static <T> List<T> all(
+      Connection c, String query, String what, RowMapper<T> mapper, Object... parameters)
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(query)) {
-      ps.setString(1, window.projectId());
-      ps.setLong(2, window.windowStartMs());
-      ps.setLong(3, window.windowMs());
-      return one(ps, what, mapper);
+      bind(ps, parameters);
+      return all(ps, what, mapper);
+    }
+  }
+
+  /** Runs the update {@code sql} for {@code parameters} ({@link #bind}); the row count. */
+  public static int update(Connection c, String sql, Object... parameters) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      bind(ps, parameters);
+      return ps.executeUpdate();
+    }
+  }
+
+  /**
+   * Binds {@code values} from parameter 1 on: a {@link String} as text, a {@link Long} or {@link
+   * Integer} as such, null as a text NULL (a nullable number needs {@link #setNullableLong}), and
+   * anything else as the driver's {@link PreparedStatement#setObject} binds it.
+   */
+  public static void bind(PreparedStatement ps, Object... values) throws SQLException {
+    for (int i = 0; i < values.length; i++) {
+      Object value = values[i];
+      if (value == null || value instanceof String) {
+        ps.setString(i + 1, (String) value);
+      } else if (value instanceof Long l) {
+        ps.setLong(i + 1, l);
+      } else if (value instanceof Integer n) {
+        ps.setInt(i + 1, n);
+      } else {
+        ps.setObject(i + 1, value);
+      }
     }
   }
 
@@ -95,6 +119,14 @@ public final class JdbcRows {
       }
       return rs.getLong(1);
     }
+  }
+
+  /** {@code limit}, a page size: at least 1. */
+  static int requireLimit(int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be >= 1, was " + limit);
+    }
+    return limit;
   }
 
   /** {@code ?, ?, …, ?}: {@code n} statement parameters. */

@@ -2,7 +2,9 @@ package dev.qinglong.jdbc;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Objects;
 import javax.sql.DataSource;
 
@@ -24,11 +26,16 @@ public final class JdbcTransactions {
   }
 
   private final DataSource dataSource;
-  private final String store;
+  private final JdbcDialect dialect;
 
   public JdbcTransactions(DataSource dataSource, JdbcDialect dialect) {
     this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
-    this.store = Objects.requireNonNull(dialect, "dialect").name();
+    this.dialect = Objects.requireNonNull(dialect, "dialect");
+  }
+
+  /** The database clock ({@link JdbcDialect#nowMs}), read on {@code c}. */
+  public long nowMs(Connection c) throws SQLException {
+    return JdbcRows.nowMs(c, dialect);
   }
 
   @FunctionalInterface
@@ -47,12 +54,44 @@ public final class JdbcTransactions {
         });
   }
 
+  /**
+   * Runs {@code sql} for {@code parameters} ({@link JdbcRows#bind}) on one connection in
+   * auto-commit; {@code read} answers from its result set, before the first row.
+   */
+  public <T> T query(
+      String operation, String sql, JdbcRows.RowMapper<T> read, Object... parameters) {
+    return statement(
+        operation,
+        sql,
+        ps -> {
+          JdbcRows.bind(ps, parameters);
+          try (ResultSet rs = ps.executeQuery()) {
+            return read.map(rs);
+          }
+        });
+  }
+
+  /** Every row of {@code sql} for {@code parameters} ({@link JdbcRows#bind}), in auto-commit. */
+  public <T> List<T> list(
+      String operation,
+      String sql,
+      String what,
+      JdbcRows.RowMapper<T> mapper,
+      Object... parameters) {
+    return autoCommit(operation, c -> JdbcRows.all(c, sql, what, mapper, parameters));
+  }
+
+  /** Runs the update {@code sql} for {@code parameters} in auto-commit; the row count. */
+  public int update(String operation, String sql, Object... parameters) {
+    return autoCommit(operation, c -> JdbcRows.update(c, sql, parameters));
+  }
+
   /** Runs {@code work} on one connection in auto-commit: each statement commits on its own. */
   public <T> T autoCommit(String operation, Work<T> work) {
     try (Connection c = dataSource.getConnection()) {
       return work.run(c);
     } catch (SQLException e) {
-      throw SqlFailures.unavailable(store, operation, e);
+      throw SqlFailures.unavailable(dialect.name(), operation, e);
     }
   }
 
@@ -62,9 +101,9 @@ public final class JdbcTransactions {
    */
   public <T> T inTransaction(String operation, Work<T> work) {
     try (Connection c = dataSource.getConnection()) {
-      return commitOrRollback(c, Connection.TRANSACTION_NONE, work);
+      return commitOrRollback(c, work);
     } catch (SQLException e) {
-      throw SqlFailures.unavailable(store, operation, e);
+      throw SqlFailures.unavailable(dialect.name(), operation, e);
     }
   }
 
@@ -76,7 +115,7 @@ public final class JdbcTransactions {
   public <T> T inTransaction(String operation, Work<T> work, Work<T> afterConflict) {
     try (Connection c = dataSource.getConnection()) {
       try {
-        return commitOrRollback(c, Connection.TRANSACTION_NONE, work);
+        return commitOrRollback(c, work);
       } catch (SQLException e) {
         if (!SqlFailures.isConstraintViolation(e)) {
           throw e;
@@ -84,7 +123,7 @@ public final class JdbcTransactions {
         return afterConflict.run(c);
       }
     } catch (SQLException e) {
-      throw SqlFailures.unavailable(store, operation, e);
+      throw SqlFailures.unavailable(dialect.name(), operation, e);
     }
   }
 
@@ -98,23 +137,19 @@ public final class JdbcTransactions {
     SQLException last = null;
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
       try (Connection c = dataSource.getConnection()) {
-        return commitOrRollback(c, Connection.TRANSACTION_NONE, work);
+        return commitOrRollback(c, work);
       } catch (SQLException e) {
         if (!UNIQUE_VIOLATION.equals(e.getSQLState())) {
-          throw SqlFailures.unavailable(store, operation, e);
+          throw SqlFailures.unavailable(dialect.name(), operation, e);
         }
         last = e;
       }
     }
-    throw SqlFailures.unavailable(store, operation + " (still contended)", last);
+    throw SqlFailures.unavailable(dialect.name(), operation + " (still contended)", last);
   }
 
-  /** The connection is left in auto-commit, at READ COMMITTED if its level was changed. */
-  private static <T> T commitOrRollback(Connection c, int isolation, Work<T> work)
-      throws SQLException {
-    if (isolation != Connection.TRANSACTION_NONE) {
-      c.setTransactionIsolation(isolation);
-    }
+  /** The connection is left in auto-commit. */
+  private static <T> T commitOrRollback(Connection c, Work<T> work) throws SQLException {
     c.setAutoCommit(false);
     try {
       T result = work.run(c);
@@ -125,9 +160,6 @@ public final class JdbcTransactions {
       throw e;
     } finally {
       c.setAutoCommit(true);
-      if (isolation != Connection.TRANSACTION_NONE) {
-        c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-      }
     }
   }
 }

@@ -5,21 +5,17 @@ import dev.qinglong.core.modelquota.AdmissionRequest;
 import dev.qinglong.core.modelquota.CompletionOutcome;
 import dev.qinglong.core.modelquota.CompletionRequest;
 import dev.qinglong.core.modelquota.ModelQuotaStore;
-import dev.qinglong.core.modelquota.StepRunCreation;
 import dev.qinglong.core.modelquota.WindowUsageReading;
 
 /**
  * The part of {@link ModelQuotaStore} whose statements and concurrency control differ between
  * databases ({@link JdbcDialect#modelLifecycle}): each admission and completion reads one snapshot,
  * lets {@link dev.qinglong.core.modelquota.ModelQuotaRules} decide once and writes its receipts in
- * one atomic step; StepRun creation and the window read follow the same database's shape. The rows
- * are mapped and bound once, in {@link AdmissionRows}, {@link CompletionRows}, {@link StepRunRows}
- * and {@link ModelPolicyRows}. The contracts are those of the same-named {@link ModelQuotaStore}
- * methods.
+ * one atomic step; the window read follows the same database's shape. The rows are mapped and bound
+ * once, in {@link AdmissionRows}, {@link CompletionRows}, {@link StepRunRows} and {@link
+ * ModelPolicyRows}. The contracts are those of the same-named {@link ModelQuotaStore} methods.
  */
 public interface ModelLifecycle {
-  StepRunCreation createStepRun(String projectId, String stepRunId, String runId, String modelId);
-
   AdmissionOutcome admit(AdmissionRequest request);
 
   CompletionOutcome complete(CompletionRequest request);

@@ -3,7 +3,6 @@ package dev.qinglong.jdbc;
 import dev.qinglong.core.modelquota.ModelInvocationPolicy;
 import dev.qinglong.core.modelquota.ProjectQuotaPolicy;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.Optional;
 
@@ -24,21 +23,16 @@ public final class ModelPolicyRows {
   public static Optional<ModelInvocationPolicy> latestModelPolicy(
       Connection c, String projectId, String modelId) throws SQLException {
     return Optional.ofNullable(
-        MODEL_POLICIES.byKey(
+        MODEL_POLICIES.first(
             c,
             "WHERE project_id = ? AND model_id = ? ORDER BY revision DESC LIMIT 1",
             projectId,
             modelId));
   }
 
-  private static final String LATEST_QUOTA_POLICY =
-      QUOTA_POLICIES.select() + "WHERE project_id = ? ORDER BY revision DESC LIMIT 1";
-
   public static Optional<ProjectQuotaPolicy> latestQuotaPolicy(Connection c, String projectId)
       throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(LATEST_QUOTA_POLICY)) {
-      ps.setString(1, projectId);
-      return Optional.ofNullable(QUOTA_POLICIES.one(ps));
-    }
+    return Optional.ofNullable(
+        QUOTA_POLICIES.first(c, "WHERE project_id = ? ORDER BY revision DESC LIMIT 1", projectId));
   }
 }

@@ -8,7 +8,6 @@ import dev.qinglong.core.kernel.WireNamed;
 import dev.qinglong.core.modelquota.QuotaWindow;
 import dev.qinglong.core.modelquota.TokenUsage;
 import dev.qinglong.core.modelquota.WindowBudget;
-import dev.qinglong.core.modelquota.WindowRef;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -94,24 +93,21 @@ public final class RecordTable<R extends Record> {
     return select;
   }
 
-  /** The row {@code where} selects for parameters (project id, id), or null. */
-  public R byKey(Connection c, String where, String projectId, String id) throws SQLException {
-    return JdbcRows.byKey(c, select + where, projectId, id, what, rs -> read(rs, 1));
+  /**
+   * The first row {@code where} selects for {@code parameters} ({@link JdbcRows#bind}), or null.
+   */
+  public R first(Connection c, String where, Object... parameters) throws SQLException {
+    return one(c, select + where, parameters);
   }
 
-  /** The row {@code where} selects for parameters (project id, window start ms, window ms). */
-  public R byWindow(Connection c, String where, WindowRef window) throws SQLException {
-    return JdbcRows.byWindow(c, select + where, window, what, rs -> read(rs, 1));
+  /** Every row {@code where} selects for {@code parameters} ({@link JdbcRows#bind}), in order. */
+  public List<R> all(Connection c, String where, Object... parameters) throws SQLException {
+    return JdbcRows.all(c, select + where, what, rs -> read(rs, 1), parameters);
   }
 
-  /** The first row of the bound statement {@code ps} (of {@link #select}), or null. */
-  public R one(PreparedStatement ps) throws SQLException {
-    return JdbcRows.one(ps, what, rs -> read(rs, 1));
-  }
-
-  /** Every row of the bound statement {@code ps} (of {@link #select}), in order. */
-  public List<R> all(PreparedStatement ps) throws SQLException {
-    return JdbcRows.all(ps, what, rs -> read(rs, 1));
+  /** The first row of {@code sql}, which returns this table's columns, or null. */
+  public R one(Connection c, String sql, Object... parameters) throws SQLException {
+    return JdbcRows.one(c, sql, what, rs -> read(rs, 1), parameters);
   }
 
   /** The record in the columns from {@code at} on, in {@link #columns} order. */

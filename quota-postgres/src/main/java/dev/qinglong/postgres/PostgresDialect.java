@@ -3,11 +3,10 @@ package dev.qinglong.postgres;
 import dev.qinglong.jdbc.JdbcDialect;
 import dev.qinglong.jdbc.JdbcTransactions;
 import dev.qinglong.jdbc.ModelLifecycle;
-import java.sql.Array;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -255,12 +254,9 @@ public final class PostgresDialect implements JdbcDialect {
 
   @Override
   public List<String> getPermissions(ResultSet row, int column) throws SQLException {
-    Array array = row.getArray(column);
-    List<String> names = new ArrayList<>();
-    for (Object name : (Object[]) array.getArray()) {
-      names.add((String) name);
-    }
-    return names;
+    return Arrays.stream((Object[]) row.getArray(column).getArray())
+        .map(String.class::cast)
+        .toList();
   }
 
   /**

@@ -1,8 +1,6 @@
 package dev.qinglong.postgres;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
+import dev.qinglong.backend.MigrationHistory;
 import java.sql.SQLException;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
@@ -25,18 +23,16 @@ public final class PostgresMigrations {
   /** The AI schema version this code needs (when the feature is enabled). */
   public static final int AI_REQUIRED_VERSION = 4;
 
+  private static final MigrationHistory BASE = new MigrationHistory(LOCATION, HISTORY_TABLE, false);
+
+  private static final MigrationHistory AI =
+      new MigrationHistory(AI_LOCATION, AI_HISTORY_TABLE, true);
+
   private PostgresMigrations() {}
 
   /** A Flyway configured for the base schema over the owner's connection. */
   public static Flyway flyway(DataSource owner) {
-    return Flyway.configure()
-        .dataSource(owner)
-        .schemas(SCHEMA)
-        .createSchemas(true)
-        .table(HISTORY_TABLE)
-        .locations(LOCATION)
-        .failOnMissingLocations(true)
-        .load();
+    return BASE.configure(owner, SCHEMA).createSchemas(true).load();
   }
 
   /** Migrates; returns the number of migrations applied. */
@@ -47,23 +43,12 @@ public final class PostgresMigrations {
   /**
    * Applies the optional AI feature's migrations (own location and history table) as the schema
    * owner. Call it only when {@code qinglong.ai.enabled=true}, after {@link #migrate}: without it
-   * no AI table exists. The schema already holds the base tables, so the AI history starts from an
-   * empty baseline (version 0) instead of Flyway refusing a non-empty schema.
+   * no AI table exists. The AI history starts from an empty baseline ({@link MigrationHistory}).
    *
    * @return the number of AI migrations applied
    */
   public static int migrateAi(DataSource owner) {
-    return Flyway.configure()
-        .dataSource(owner)
-        .schemas(SCHEMA)
-        .table(AI_HISTORY_TABLE)
-        .locations(AI_LOCATION)
-        .baselineOnMigrate(true)
-        .baselineVersion("0")
-        .failOnMissingLocations(true)
-        .load()
-        .migrate()
-        .migrationsExecuted;
+    return AI.migrate(owner, SCHEMA);
   }
 
   /**
@@ -72,16 +57,6 @@ public final class PostgresMigrations {
    * @throws SQLException if the database cannot be read
    */
   public static int appliedVersion(DataSource dataSource) throws SQLException {
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement ps =
-            c.prepareStatement(
-                "SELECT max(version::integer) FROM "
-                    + SCHEMA
-                    + "."
-                    + HISTORY_TABLE
-                    + " WHERE success");
-        ResultSet rs = ps.executeQuery()) {
-      return rs.next() ? rs.getInt(1) : 0;
-    }
+    return MigrationHistory.appliedVersion(dataSource, SCHEMA + "." + HISTORY_TABLE);
   }
 }

@@ -26,7 +26,6 @@ import dev.qinglong.core.modelquota.QuotaWindow;
 import dev.qinglong.core.modelquota.Reservation;
 import dev.qinglong.core.modelquota.Settlement;
 import dev.qinglong.core.modelquota.StepRun;
-import dev.qinglong.core.modelquota.StepRunCreation;
 import dev.qinglong.core.modelquota.UsageLedgerEntry;
 import dev.qinglong.core.modelquota.WindowRef;
 import dev.qinglong.core.modelquota.WindowUsageReading;
@@ -35,15 +34,16 @@ import dev.qinglong.jdbc.JdbcRows;
 import dev.qinglong.jdbc.JdbcTransactions;
 import dev.qinglong.jdbc.ModelLifecycle;
 import dev.qinglong.jdbc.RecordTable;
-import dev.qinglong.jdbc.StepRunRows;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.stream.Collectors;
 
 /**
  * PostgreSQL's model lifecycle (migration {@code db/postgres-ai/V4}): one statement reads
@@ -84,7 +84,6 @@ final class PostgresModelLifecycle implements ModelLifecycle {
   private final String admissionRead;
   private final String completionRead;
   private final String windowRead;
-  private final String insertReady;
 
   PostgresModelLifecycle(JdbcTransactions jdbc, JdbcDialect dialect) {
     this.jdbc = Objects.requireNonNull(jdbc, "jdbc");
@@ -94,23 +93,6 @@ final class PostgresModelLifecycle implements ModelLifecycle {
     this.admissionRead = admissionRead(dialect);
     this.completionRead = completionRead(dialect);
     this.windowRead = windowRead(dialect);
-    this.insertReady =
-        INSERT_READY.formatted(String.join(", ", STEP_RUNS.columns()), dialect.nowMs());
-  }
-
-  /** One statement in auto-commit; the stored row is read back only if it existed already. */
-  @Override
-  public StepRunCreation createStepRun(
-      String projectId, String stepRunId, String runId, String modelId) {
-    return jdbc.autoCommit(
-        "step run create",
-        c -> {
-          StepRun inserted = insertReady(c, projectId, stepRunId, runId, modelId);
-          if (inserted != null) {
-            return new StepRunCreation(inserted, true);
-          }
-          return new StepRunCreation(StepRunRows.existing(c, projectId, stepRunId), false);
-        });
   }
 
   @Override
@@ -121,18 +103,8 @@ final class PostgresModelLifecycle implements ModelLifecycle {
         c -> {
           AdmissionSnapshot v = readAdmission(c, request);
           AdmissionOutcome outcome = ModelQuotaRules.admit(request, v);
-          if (!(outcome instanceof AdmissionOutcome.Admitted admitted)) {
-            return outcome;
-          }
-          boolean written =
-              admit(
-                  c,
-                  AdvisoryLockKeys.window(v.window()),
-                  v.windowHead() == null ? 0 : v.windowHead().windowSeq(),
-                  v.settledHead() == null ? 0 : v.settledHead().windowSettleSeq(),
-                  admitted.reservation(),
-                  admitted.start());
-          return written ? outcome : null;
+          boolean stale = outcome instanceof AdmissionOutcome.Admitted a && !write(c, v, a);
+          return stale ? null : outcome;
         });
   }
 
@@ -144,21 +116,9 @@ final class PostgresModelLifecycle implements ModelLifecycle {
         c -> {
           CompletionSnapshot v = readCompletion(c, request);
           CompletionOutcome outcome = ModelQuotaRules.complete(request, v);
-          if (!(outcome instanceof CompletionOutcome.Completed done)) {
-            return outcome;
-          }
-          boolean written =
-              complete(
-                  c,
-                  AdvisoryLockKeys.window(done.reservation().window()),
-                  AdvisoryLockKeys.ledger(request.projectId()),
-                  v.settledHead() == null ? 0 : v.settledHead().windowSettleSeq(),
-                  v.lastLedgerSeq(),
-                  request.outcome().terminalState().wireName(),
-                  done.completion(),
-                  done.ledgerEntry(),
-                  done.settlement());
-          return written ? outcome : null;
+          boolean stale =
+              outcome instanceof CompletionOutcome.Completed done && !write(c, request, v, done);
+          return stale ? null : outcome;
         });
   }
 
@@ -244,30 +204,21 @@ final class PostgresModelLifecycle implements ModelLifecycle {
 
     /** The {@code LEFT JOIN LATERAL} of every slot that has a {@code where}, in order. */
     String joins() {
-      StringBuilder out = new StringBuilder();
-      for (Slot<?> slot : slots) {
-        if (slot.where() != null) {
-          out.append("LEFT JOIN LATERAL (SELECT * FROM ")
-              .append(slot.table().name())
-              .append(" WHERE ")
-              .append(slot.where())
-              .append(") ")
-              .append(slot.alias())
-              .append(" ON true\n");
-        }
-      }
-      return out.toString();
+      return slots.stream()
+          .filter(slot -> slot.where() != null)
+          .map(
+              slot ->
+                  "LEFT JOIN LATERAL (SELECT * FROM %s WHERE %s) %s ON true\n"
+                      .formatted(slot.table().name(), slot.where(), slot.alias()))
+          .collect(Collectors.joining());
     }
 
     /** {@code , alias.c1, alias.c2, …} for every slot, in order. */
     String columns() {
-      StringBuilder out = new StringBuilder();
-      for (Slot<?> slot : slots) {
-        for (String name : slot.table().columns()) {
-          out.append(", ").append(slot.alias()).append('.').append(name);
-        }
-      }
-      return out.toString();
+      return slots.stream()
+          .flatMap(slot -> slot.table().columns().stream().map(name -> slot.alias() + "." + name))
+          .map(column -> ", " + column)
+          .collect(Collectors.joining());
     }
 
     /** The index of the column after the last slot's. */
@@ -332,14 +283,26 @@ final class PostgresModelLifecycle implements ModelLifecycle {
    * use the row if they differ.
    */
   private static String admissionRead(JdbcDialect dialect) {
+    return windowed(ADMISSION, keys(dialect, "project_id", "invocation_id", "step_run_id"));
+  }
+
+  /**
+   * The row {@code k} of the text parameters {@code names}, in order, and the database clock {@code
+   * now_ms}.
+   */
+  private static String keys(JdbcDialect dialect, String... names) {
+    return Arrays.stream(names)
+        .map(name -> "CAST(? AS text) AS " + name + ", ")
+        .collect(Collectors.joining("", "\nFROM (SELECT ", dialect.nowMs() + " AS now_ms) k"));
+  }
+
+  /** The clock, the window {@code w} and {@code slots} of the key row {@code keys}. */
+  private static String windowed(Slots slots, String keys) {
     return "SELECT k.now_ms, w.window_start_ms, w.window_ms"
-        + ADMISSION.columns()
-        + "\nFROM (SELECT CAST(? AS text) AS project_id, CAST(? AS text) AS invocation_id,"
-        + " CAST(? AS text) AS step_run_id, "
-        + dialect.nowMs()
-        + " AS now_ms) k"
+        + slots.columns()
+        + keys
         + WINDOW
-        + ADMISSION.joins();
+        + slots.joins();
   }
 
   private AdmissionSnapshot readAdmission(Connection c, AdmissionRequest request)
@@ -373,16 +336,11 @@ final class PostgresModelLifecycle implements ModelLifecycle {
   private static <T> T snapshot(
       Connection c, String sql, String what, JdbcRows.RowMapper<T> mapper, String... parameters)
       throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(sql)) {
-      for (int i = 0; i < parameters.length; i++) {
-        ps.setString(i + 1, parameters[i]);
-      }
-      T row = JdbcRows.one(ps, "model quota", mapper);
-      if (row == null) {
-        throw new StoreUnavailableException(what + " returned no row");
-      }
-      return row;
+    T row = JdbcRows.one(c, sql, "model quota", mapper, (Object[]) parameters);
+    if (row == null) {
+      throw new StoreUnavailableException(what + " returned no row");
     }
+    return row;
   }
 
   /** A window's usage as of one snapshot: the window heads of {@link #readWindow}. */
@@ -403,13 +361,7 @@ final class PostgresModelLifecycle implements ModelLifecycle {
 
   /** Parameter 1 project; the window as in {@link #admissionRead}. */
   private static String windowRead(JdbcDialect dialect) {
-    return "SELECT k.now_ms, w.window_start_ms, w.window_ms"
-        + WINDOW_READ.columns()
-        + "\nFROM (SELECT CAST(? AS text) AS project_id, "
-        + dialect.nowMs()
-        + " AS now_ms) k"
-        + WINDOW
-        + WINDOW_READ.joins();
+    return windowed(WINDOW_READ, keys(dialect, "project_id"));
   }
 
   /** The current window's quota policy and heads, in one statement (one snapshot). */
@@ -455,9 +407,8 @@ final class PostgresModelLifecycle implements ModelLifecycle {
     return "SELECT k.now_ms"
         + COMPLETION.columns()
         + ", lg.ledger_seq"
-        + "\nFROM (SELECT CAST(? AS text) AS project_id, CAST(? AS text) AS invocation_id, "
-        + dialect.nowMs()
-        + " AS now_ms) k\n"
+        + keys(dialect, "project_id", "invocation_id")
+        + "\n"
         + COMPLETION.joins()
         + """
         LEFT JOIN LATERAL (SELECT ledger_seq FROM model_usage_ledger
@@ -490,25 +441,20 @@ final class PostgresModelLifecycle implements ModelLifecycle {
   private static final String ADMIT = "CALL model_lifecycle_admit(" + "?, ".repeat(26) + "NULL)";
 
   /**
-   * Writes an admission's receipts and starts its StepRun, if the window heads are still {@code
-   * expectedSeq} and {@code expectedSettleSeq} (0: none) and the StepRun is still ready.
+   * Writes an admission's receipts and starts its StepRun, if the window heads are still those of
+   * {@code v} and the StepRun is still ready.
    *
    * @return true if written, false if stale (nothing written)
    */
-  private static boolean admit(
-      Connection c,
-      long windowKey,
-      long expectedSeq,
-      long expectedSettleSeq,
-      Reservation r,
-      InvocationStart s)
+  private static boolean write(Connection c, AdmissionSnapshot v, AdmissionOutcome.Admitted a)
       throws SQLException {
+    InvocationStart s = a.start();
     try (PreparedStatement ps = c.prepareStatement(ADMIT)) {
       int i = 0;
-      ps.setLong(++i, windowKey);
-      ps.setLong(++i, expectedSeq);
-      ps.setLong(++i, expectedSettleSeq);
-      i = RESERVATIONS.bind(ps, i + 1, r) - 1;
+      ps.setLong(++i, AdvisoryLockKeys.window(v.window()));
+      ps.setLong(++i, v.windowHead() == null ? 0 : v.windowHead().windowSeq());
+      ps.setLong(++i, settleSeq(v.settledHead()));
+      i = RESERVATIONS.bind(ps, i + 1, a.reservation()) - 1;
       ps.setString(++i, s.reservationDigest().value());
       ps.setLong(++i, s.startedAtMs());
       ps.setString(++i, s.digest().value());
@@ -520,31 +466,25 @@ final class PostgresModelLifecycle implements ModelLifecycle {
       "CALL model_lifecycle_complete(" + "?, ".repeat(32) + "NULL)";
 
   /**
-   * Writes a completion's three receipts and ends its StepRun in {@code terminalState}, if the
-   * window's settlement head is still {@code expectedSettleSeq}, the Project's ledger head still
-   * {@code expectedLedgerSeq} (0: none), the invocation has no completion and its StepRun is still
-   * running under it.
+   * Writes a completion's three receipts and ends its StepRun in the request's terminal state, if
+   * the window's settlement head and the Project's ledger head are still those of {@code v}, the
+   * invocation has no completion and its StepRun is still running under it.
    *
    * @return true if written, false if stale (nothing written)
    */
-  private static boolean complete(
-      Connection c,
-      long windowKey,
-      long ledgerKey,
-      long expectedSettleSeq,
-      long expectedLedgerSeq,
-      String terminalState,
-      Completion x,
-      UsageLedgerEntry e,
-      Settlement s)
+  private static boolean write(
+      Connection c, CompletionRequest request, CompletionSnapshot v, CompletionOutcome.Completed d)
       throws SQLException {
+    Completion x = d.completion();
+    UsageLedgerEntry e = d.ledgerEntry();
+    Settlement s = d.settlement();
     try (PreparedStatement ps = c.prepareStatement(COMPLETE)) {
       int i = 0;
-      ps.setLong(++i, windowKey);
-      ps.setLong(++i, ledgerKey);
-      ps.setLong(++i, expectedSettleSeq);
-      ps.setLong(++i, expectedLedgerSeq);
-      ps.setString(++i, terminalState);
+      ps.setLong(++i, AdvisoryLockKeys.window(d.reservation().window()));
+      ps.setLong(++i, AdvisoryLockKeys.ledger(request.projectId()));
+      ps.setLong(++i, settleSeq(v.settledHead()));
+      ps.setLong(++i, v.lastLedgerSeq());
+      ps.setString(++i, request.outcome().terminalState().wireName());
       ps.setString(++i, x.projectId());
       ps.setString(++i, x.invocationId());
       ps.setString(++i, x.stepRunId());
@@ -576,6 +516,11 @@ final class PostgresModelLifecycle implements ModelLifecycle {
     }
   }
 
+  /** The window settlement sequence of {@code head}; 0 without one. */
+  private static long settleSeq(Settlement head) {
+    return head == null ? 0 : head.windowSettleSeq();
+  }
+
   private static boolean written(PreparedStatement ps) throws SQLException {
     try (ResultSet rs = ps.executeQuery()) {
       if (!rs.next()) {
@@ -589,30 +534,6 @@ final class PostgresModelLifecycle implements ModelLifecycle {
         return false;
       }
       throw new StoreUnavailableException("lifecycle procedure answered " + answer);
-    }
-  }
-
-  private static final String INSERT_READY =
-      """
-      INSERT INTO model_step_runs (%1$s)
-      SELECT ?, ?, ?, ?, 'ready', NULL, k.now_ms, k.now_ms FROM (SELECT %2$s AS now_ms) k
-      ON CONFLICT (project_id, step_run_id) DO NOTHING
-      RETURNING %1$s
-      """;
-
-  /**
-   * A {@code ready} StepRun, inserted unless it exists, returned as stored; null if it existed
-   * (nothing inserted). One statement; run it in auto-commit.
-   */
-  private StepRun insertReady(
-      Connection c, String projectId, String stepRunId, String runId, String modelId)
-      throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(insertReady)) {
-      ps.setString(1, projectId);
-      ps.setString(2, stepRunId);
-      ps.setString(3, runId);
-      ps.setString(4, modelId);
-      return STEP_RUNS.one(ps);
     }
   }
 }

@@ -2,6 +2,7 @@ package dev.qinglong.sqlite;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.qinglong.backend.MigrationHistory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.FileAlreadyExistsException;
@@ -11,8 +12,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Properties;
-import org.flywaydb.core.Flyway;
-import org.flywaydb.core.api.configuration.FluentConfiguration;
+import javax.sql.DataSource;
 import org.sqlite.SQLiteConfig;
 import org.sqlite.SQLiteDataSource;
 
@@ -60,12 +60,12 @@ public final class SqliteDatabase {
     pragmas.setProperty("busy_timeout", "10000");
     pragmas.setProperty("foreign_keys", "true");
     pragmas.setProperty("transaction_mode", "IMMEDIATE");
-    SQLiteDataSource sqlite = new SQLiteDataSource(new SQLiteConfig(pragmas));
+    // Compiling a statement costs SQLite more than running it: keep them (the driver does not).
+    SQLiteDataSource sqlite = new StatementCachingDataSource(new SQLiteConfig(pragmas));
     sqlite.setUrl("jdbc:sqlite:" + file.toAbsolutePath());
     HikariConfig config = new HikariConfig();
     config.setPoolName("sqlite-" + file.getFileName());
-    // Compiling a statement costs SQLite more than running it: keep them (the driver does not).
-    config.setDataSource(new StatementCachingDataSource(sqlite));
+    config.setDataSource(sqlite);
     config.setMaximumPoolSize(1);
     config.setMinimumIdle(1);
     config.setConnectionTimeout(30_000);
@@ -96,35 +96,25 @@ public final class SqliteDatabase {
     }
   }
 
+  private static final MigrationHistory BASE =
+      new MigrationHistory(MIGRATIONS, HISTORY_TABLE, false);
+
+  private static final MigrationHistory AI =
+      new MigrationHistory(AI_MIGRATIONS, AI_HISTORY_TABLE, true);
+
   /** Applies the base migrations; returns how many were applied. */
-  public static int migrate(javax.sql.DataSource dataSource) {
-    return migrate(dataSource, Flyway.configure().locations(MIGRATIONS));
+  public static int migrate(DataSource dataSource) {
+    return BASE.migrate(dataSource);
   }
 
   /**
    * Applies the optional AI feature's migrations (own location and history table). Call it only
    * when {@code qinglong.ai.enabled=true}, after {@link #migrate}: without it no AI table exists.
-   * The base schema is already there, so the AI history starts from an empty baseline (version 0)
-   * instead of Flyway refusing a non-empty schema.
+   * The AI history starts from an empty baseline ({@link MigrationHistory}).
    *
    * @return how many AI migrations were applied
    */
-  public static int migrateAi(javax.sql.DataSource dataSource) {
-    return migrate(
-        dataSource,
-        Flyway.configure()
-            .locations(AI_MIGRATIONS)
-            .table(AI_HISTORY_TABLE)
-            .baselineOnMigrate(true)
-            .baselineVersion("0"));
-  }
-
-  private static int migrate(javax.sql.DataSource dataSource, FluentConfiguration flyway) {
-    return flyway
-        .dataSource(dataSource)
-        .failOnMissingLocations(true)
-        .load()
-        .migrate()
-        .migrationsExecuted;
+  public static int migrateAi(DataSource dataSource) {
+    return AI.migrate(dataSource);
   }
 }

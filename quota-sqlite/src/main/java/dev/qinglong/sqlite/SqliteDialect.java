@@ -6,9 +6,7 @@ import dev.qinglong.jdbc.ModelLifecycle;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
@@ -153,17 +151,12 @@ public final class SqliteDialect implements JdbcDialect {
 
   @Override
   public List<String> getPermissions(ResultSet row, int column) throws SQLException {
-    List<String> names = new ArrayList<>();
-    Matcher m = JSON_STRING.matcher(row.getString(column));
-    while (m.find()) {
-      names.add(m.group(1));
-    }
-    return names;
+    return JSON_STRING.matcher(row.getString(column)).results().map(m -> m.group(1)).toList();
   }
 
   /** One {@code BEGIN IMMEDIATE} transaction per admission and completion. */
   @Override
   public ModelLifecycle modelLifecycle(JdbcTransactions jdbc) {
-    return new SqliteModelLifecycle(jdbc, this);
+    return new SqliteModelLifecycle(jdbc);
   }
 }

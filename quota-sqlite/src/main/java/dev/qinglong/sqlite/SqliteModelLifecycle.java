@@ -10,12 +10,10 @@ import dev.qinglong.core.modelquota.ModelQuotaRules;
 import dev.qinglong.core.modelquota.ProjectQuotaPolicy;
 import dev.qinglong.core.modelquota.Reservation;
 import dev.qinglong.core.modelquota.StepRun;
-import dev.qinglong.core.modelquota.StepRunCreation;
 import dev.qinglong.core.modelquota.WindowRef;
 import dev.qinglong.core.modelquota.WindowUsageReading;
 import dev.qinglong.jdbc.AdmissionRows;
 import dev.qinglong.jdbc.CompletionRows;
-import dev.qinglong.jdbc.JdbcRows;
 import dev.qinglong.jdbc.JdbcTransactions;
 import dev.qinglong.jdbc.ModelLifecycle;
 import dev.qinglong.jdbc.ModelPolicyRows;
@@ -33,24 +31,9 @@ import java.util.Objects;
  */
 final class SqliteModelLifecycle implements ModelLifecycle {
   private final JdbcTransactions jdbc;
-  private final SqliteDialect dialect;
 
-  SqliteModelLifecycle(JdbcTransactions jdbc, SqliteDialect dialect) {
+  SqliteModelLifecycle(JdbcTransactions jdbc) {
     this.jdbc = Objects.requireNonNull(jdbc, "jdbc");
-    this.dialect = Objects.requireNonNull(dialect, "dialect");
-  }
-
-  @Override
-  public StepRunCreation createStepRun(
-      String projectId, String stepRunId, String runId, String modelId) {
-    return jdbc.retryingTransaction(
-        "step run create",
-        c -> {
-          boolean inserted =
-              StepRunRows.insertReady(
-                  c, projectId, stepRunId, runId, modelId, JdbcRows.nowMs(c, dialect));
-          return new StepRunCreation(StepRunRows.existing(c, projectId, stepRunId), inserted);
-        });
   }
 
   @Override
@@ -115,7 +98,7 @@ final class SqliteModelLifecycle implements ModelLifecycle {
     String invocation = request.invocationId();
     Reservation reservation = AdmissionRows.reservationOfInvocation(c, project, invocation);
     return new CompletionSnapshot(
-        JdbcRows.nowMs(c, dialect),
+        jdbc.nowMs(c),
         reservation,
         CompletionRows.completionOfInvocation(c, project, invocation),
         CompletionRows.ledgerEntryOfInvocation(c, project, invocation),
@@ -149,7 +132,7 @@ final class SqliteModelLifecycle implements ModelLifecycle {
   private record Current(long nowMs, ProjectQuotaPolicy quota, WindowRef window) {}
 
   private Current current(Connection c, String projectId) throws SQLException {
-    long now = JdbcRows.nowMs(c, dialect);
+    long now = jdbc.nowMs(c);
     ProjectQuotaPolicy quota = ModelPolicyRows.latestQuotaPolicy(c, projectId).orElse(null);
     return new Current(now, quota, WindowRef.containing(projectId, quota, now));
   }

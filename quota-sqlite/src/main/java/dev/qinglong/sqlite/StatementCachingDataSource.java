@@ -1,6 +1,5 @@
 package dev.qinglong.sqlite;
 
-import java.io.PrintWriter;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -8,22 +7,21 @@ import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
-import java.util.logging.Logger;
-import javax.sql.DataSource;
+import org.sqlite.SQLiteConfig;
+import org.sqlite.SQLiteDataSource;
 
 /**
- * Connections that keep their prepared statements: {@code prepareStatement(sql)} hands out an idle
- * statement of the same text that an earlier caller closed, instead of compiling it again. The
- * SQLite JDBC driver has no statement cache of its own, and compiling a statement is most of what
- * an upsert costs there (sqlite3_prepare: parsing, the table's CHECK constraints and triggers coded
- * into the program) — the stores prepare each statement per call, as JDBC code does.
+ * SQLite's data source, its connections keeping their prepared statements: {@code
+ * prepareStatement(sql)} hands out an idle statement of the same text that an earlier caller
+ * closed, instead of compiling it again. The SQLite JDBC driver has no statement cache of its own,
+ * and compiling a statement is most of what an upsert costs there (sqlite3_prepare: parsing, the
+ * table's CHECK constraints and triggers coded into the program) — the stores prepare each
+ * statement per call, as JDBC code does.
  *
  * <p>A statement that its caller closes is reset — its result set closed, which resets the SQLite
  * statement and so ends the read (and the auto-commit transaction) it held — its parameters and
@@ -36,59 +34,30 @@ import javax.sql.DataSource;
  * connection are two statements. SQLite re-prepares a kept statement itself after a schema change
  * ({@code sqlite3_prepare_v2}).
  */
-final class StatementCachingDataSource implements DataSource {
+final class StatementCachingDataSource extends SQLiteDataSource {
   /** Idle statements kept per connection. */
   static final int MAX_PER_CONNECTION = 64;
 
-  private final DataSource target;
-
-  StatementCachingDataSource(DataSource target) {
-    this.target = Objects.requireNonNull(target, "target");
+  StatementCachingDataSource(SQLiteConfig config) {
+    super(config);
   }
 
+  /** The pool asks for connections without a login, so this is the only entry that caches. */
   @Override
   public Connection getConnection() throws SQLException {
-    return CachingConnection.wrap(target.getConnection());
+    return CachingConnection.wrap(super.getConnection());
   }
 
-  @Override
-  public Connection getConnection(String username, String password) throws SQLException {
-    return CachingConnection.wrap(target.getConnection(username, password));
-  }
-
-  @Override
-  public PrintWriter getLogWriter() throws SQLException {
-    return target.getLogWriter();
-  }
-
-  @Override
-  public void setLogWriter(PrintWriter out) throws SQLException {
-    target.setLogWriter(out);
-  }
-
-  @Override
-  public void setLoginTimeout(int seconds) throws SQLException {
-    target.setLoginTimeout(seconds);
-  }
-
-  @Override
-  public int getLoginTimeout() throws SQLException {
-    return target.getLoginTimeout();
-  }
-
-  @Override
-  public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-    return target.getParentLogger();
-  }
-
-  @Override
-  public <T> T unwrap(Class<T> iface) throws SQLException {
-    return iface.isInstance(this) ? iface.cast(this) : target.unwrap(iface);
-  }
-
-  @Override
-  public boolean isWrapperFor(Class<?> iface) throws SQLException {
-    return iface.isInstance(this) || target.isWrapperFor(iface);
+  /**
+   * A method of {@link Object} on a proxy: identity equality and hash, and {@code label} as its
+   * string.
+   */
+  private static Object objectMethod(Object proxy, Method method, Object[] args, String label) {
+    return switch (method.getName()) {
+      case "equals" -> proxy == args[0];
+      case "hashCode" -> System.identityHashCode(proxy);
+      default -> label;
+    };
   }
 
   private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
@@ -133,6 +102,9 @@ final class StatementCachingDataSource implements DataSource {
     @Override
     public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
       String name = method.getName();
+      if (method.getDeclaringClass() == Object.class) {
+        return objectMethod(proxy, method, args, "StatementCaching(" + real + ")");
+      }
       if (name.equals("prepareStatement") && args.length == 1 && args[0] instanceof String sql) {
         return prepare(sql);
       }
@@ -140,15 +112,6 @@ final class StatementCachingDataSource implements DataSource {
         closeIdle();
         real.close();
         return null;
-      }
-      if (name.equals("equals") && method.getParameterCount() == 1) {
-        return proxy == args[0];
-      }
-      if (name.equals("hashCode") && method.getParameterCount() == 0) {
-        return System.identityHashCode(proxy);
-      }
-      if (name.equals("toString") && method.getParameterCount() == 0) {
-        return "StatementCaching(" + real + ")";
       }
       return StatementCachingDataSource.invoke(real, method, args);
     }
@@ -222,6 +185,9 @@ final class StatementCachingDataSource implements DataSource {
     public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
       String name = method.getName();
       int count = method.getParameterCount();
+      if (method.getDeclaringClass() == Object.class) {
+        return objectMethod(proxy, method, args, "CachedStatement(" + sql + ")");
+      }
       if (name.equals("close") && count == 0) {
         if (!closed) {
           closed = true;
@@ -231,15 +197,6 @@ final class StatementCachingDataSource implements DataSource {
       }
       if (name.equals("isClosed") && count == 0) {
         return closed || real.isClosed();
-      }
-      if (name.equals("equals") && count == 1) {
-        return proxy == args[0];
-      }
-      if (name.equals("hashCode") && count == 0) {
-        return System.identityHashCode(proxy);
-      }
-      if (name.equals("toString") && count == 0) {
-        return "CachedStatement(" + sql + ")";
       }
       if (closed) {
         throw new SQLException("statement is closed");

@@ -65,6 +65,7 @@ public final class PostgresBackend {
   private final DataSourceDecorator decorator;
   private final OpenedParts opened = new OpenedParts();
   private final List<SchemaProbe> probes = new ArrayList<>();
+  private final List<String> logins = new ArrayList<>();
 
   private PostgresBackend(
       PostgresSettings settings, BackendParts parts, DataSourceDecorator decorator) {
@@ -96,7 +97,7 @@ public final class PostgresBackend {
           "store.postgres.ready parts={} migrated={} logins={}",
           parts,
           settings.migrate(),
-          backend.logins());
+          backend.logins);
       return store;
     } catch (RuntimeException e) {
       throw backend.opened.closeAfter(e);
@@ -124,11 +125,8 @@ public final class PostgresBackend {
               manager,
               DIALECT,
               JdbcManagementQuotaStore.Coalescing.forPool(settings.managerPoolSize()));
-      probes.add(
-          new SchemaProbe(
-              "package-manager", manager, BASE_HISTORY, PostgresMigrations.REQUIRED_VERSION));
-      probes.add(
-          new SchemaProbe("admin", admin, BASE_HISTORY, PostgresMigrations.REQUIRED_VERSION));
+      probeBase("package-manager", manager);
+      probeBase("admin", admin);
     }
     if (parts.modelQuota()) {
       DataSource runtime = pool(PostgresSettings.RUNTIME, settings.runtimePoolSize());
@@ -145,9 +143,7 @@ public final class PostgresBackend {
           new OpenedStore.Worker(
               new JdbcGovernanceStore(executor, DIALECT),
               opened.add(PostgresDownloads.workerLock(settings)));
-      probes.add(
-          new SchemaProbe(
-              "package-executor", executor, BASE_HISTORY, PostgresMigrations.REQUIRED_VERSION));
+      probeBase("package-executor", executor);
     }
     DataSource downloadsReader = null;
     if (parts.downloads()) {
@@ -160,8 +156,7 @@ public final class PostgresBackend {
         catalog =
             new OpenedStore.Catalog(
                 new JdbcPolicyStore(reader, DIALECT), new JdbcGovernanceStore(reader, DIALECT));
-        probes.add(
-            new SchemaProbe("reader", reader, BASE_HISTORY, PostgresMigrations.REQUIRED_VERSION));
+        probeBase("reader", reader);
       }
       probes.add(
           new SchemaProbe(
@@ -180,7 +175,14 @@ public final class PostgresBackend {
         opened);
   }
 
+  /** Checks the base schema through {@code pool}. */
+  private void probeBase(String name, DataSource pool) {
+    probes.add(new SchemaProbe(name, pool, BASE_HISTORY, PostgresMigrations.REQUIRED_VERSION));
+  }
+
+  /** The pool of component role {@code role}, its login remembered for the start-up log. */
   private DataSource pool(String role, int size) {
+    logins.add(settings.login(role).username());
     HikariDataSource pool =
         opened.add(
             PostgresPools.component(
@@ -190,24 +192,6 @@ public final class PostgresBackend {
                 size,
                 settings.timeouts()));
     return decorator.decorate(role, pool);
-  }
-
-  private List<String> logins() {
-    List<String> out = new ArrayList<>();
-    if (parts.governance()) {
-      out.add(settings.login(PostgresSettings.PACKAGE_MANAGER).username());
-      out.add(settings.login(PostgresSettings.ADMIN).username());
-    }
-    if (parts.modelQuota()) {
-      out.add(settings.login(PostgresSettings.RUNTIME).username());
-    }
-    if (parts.worker()) {
-      out.add(settings.login(PostgresSettings.PACKAGE_EXECUTOR).username());
-    }
-    if (parts.downloads()) {
-      out.add(settings.login(PostgresSettings.READER).username());
-    }
-    return out;
   }
 
   /**

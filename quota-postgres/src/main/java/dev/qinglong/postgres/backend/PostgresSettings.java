@@ -1,5 +1,6 @@
 package dev.qinglong.postgres.backend;
 
+import dev.qinglong.postgres.leases.DedicatedConnectionFactory;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -69,21 +70,14 @@ public record PostgresSettings(
             Duration.ofSeconds(3));
 
     public Timeouts {
-      Objects.requireNonNull(connect, "connect");
-      Objects.requireNonNull(socket, "socket");
-      Objects.requireNonNull(statement, "statement");
-      Objects.requireNonNull(lock, "lock");
-      if (connect.compareTo(Duration.ofSeconds(1)) < 0) {
-        throw new IllegalArgumentException("qinglong.postgres.connect-timeout must be at least 1s");
-      }
-      if (socket.compareTo(Duration.ofSeconds(1)) < 0) {
-        throw new IllegalArgumentException("qinglong.postgres.socket-timeout must be at least 1s");
-      }
-      if (statement.isNegative() || lock.isNegative()) {
+      atLeastOneSecond(connect, "connect");
+      atLeastOneSecond(socket, "socket");
+      if (Objects.requireNonNull(statement, "statement").isNegative()
+          || Objects.requireNonNull(lock, "lock").isNegative()) {
         throw new IllegalArgumentException(
             "qinglong.postgres.statement-timeout and .lock-timeout must not be negative");
       }
-      if (ceilSeconds(socket) * 1000 <= statement.toMillis()) {
+      if (DedicatedConnectionFactory.ceilSeconds(socket) * 1000 <= statement.toMillis()) {
         throw new IllegalArgumentException(
             "qinglong.postgres.socket-timeout must be longer than .statement-timeout");
       }
@@ -91,16 +85,19 @@ public record PostgresSettings(
 
     /** {@code connect} in whole seconds (rounded up), as the driver takes it. */
     public long connectSeconds() {
-      return ceilSeconds(connect);
+      return DedicatedConnectionFactory.ceilSeconds(connect);
     }
 
     /** {@code socket} in whole seconds (rounded up), as the driver takes it. */
     public long socketSeconds() {
-      return ceilSeconds(socket);
+      return DedicatedConnectionFactory.ceilSeconds(socket);
     }
 
-    private static long ceilSeconds(Duration d) {
-      return Math.max(1, (d.toMillis() + 999) / 1000);
+    private static void atLeastOneSecond(Duration timeout, String name) {
+      if (Objects.requireNonNull(timeout, name).compareTo(Duration.ofSeconds(1)) < 0) {
+        throw new IllegalArgumentException(
+            "qinglong.postgres." + name + "-timeout must be at least 1s");
+      }
     }
   }
 

@@ -59,7 +59,8 @@ public interface DedicatedConnectionFactory {
     };
   }
 
-  private static long ceilSeconds(Duration d) {
+  /** {@code d} in whole seconds, rounded up, at least 1: as the driver takes its timeouts. */
+  static long ceilSeconds(Duration d) {
     return Math.max(1, (d.toMillis() + 999) / 1000);
   }
 }

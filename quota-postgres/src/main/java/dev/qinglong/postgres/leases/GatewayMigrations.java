@@ -1,5 +1,6 @@
 package dev.qinglong.postgres.leases;
 
+import dev.qinglong.backend.MigrationHistory;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -21,22 +22,15 @@ public final class GatewayMigrations {
   /** The shared-download schema version this code needs. */
   public static final int REQUIRED_VERSION = 2;
 
+  // The schema belongs to the base migrations: this history baselines below its version 1.
+  private static final MigrationHistory HISTORY =
+      new MigrationHistory(LOCATION, HISTORY_TABLE, true);
+
   private GatewayMigrations() {}
 
   /** A Flyway configured for the shared-download schema over the owner's connection. */
   public static Flyway flyway(DataSource owner) {
-    return Flyway.configure()
-        .dataSource(owner)
-        .schemas(SCHEMA)
-        // The schema belongs to the base migrations; this history starts empty in a non-empty
-        // schema, so it baselines below version 1 and then applies every version.
-        .createSchemas(false)
-        .baselineOnMigrate(true)
-        .baselineVersion("0")
-        .table(HISTORY_TABLE)
-        .locations(LOCATION)
-        .failOnMissingLocations(true)
-        .load();
+    return HISTORY.configure(owner, SCHEMA).createSchemas(false).load();
   }
 
   /**
@@ -65,16 +59,6 @@ public final class GatewayMigrations {
    * @throws SQLException if the database cannot be read
    */
   public static int appliedVersion(DataSource dataSource) throws SQLException {
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement ps =
-            c.prepareStatement(
-                "SELECT coalesce(max(version::int), 0) FROM "
-                    + SCHEMA
-                    + "."
-                    + HISTORY_TABLE
-                    + " WHERE success AND version IS NOT NULL");
-        ResultSet rs = ps.executeQuery()) {
-      return rs.next() ? rs.getInt(1) : 0;
-    }
+    return MigrationHistory.appliedVersion(dataSource, SCHEMA + "." + HISTORY_TABLE);
   }
 }

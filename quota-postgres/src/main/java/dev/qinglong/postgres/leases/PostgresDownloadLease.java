@@ -117,11 +117,6 @@ public final class PostgresDownloadLease implements ServingGate, AutoCloseable {
     return lease.policy();
   }
 
-  /** The slot held. */
-  public int slot() {
-    return lease.slot();
-  }
-
   /** This start's owner UUID. */
   public UUID owner() {
     return lease.owner();

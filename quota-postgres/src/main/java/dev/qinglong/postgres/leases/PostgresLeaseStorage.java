@@ -4,6 +4,7 @@ import dev.qinglong.core.kernel.StoreUnavailableException;
 import dev.qinglong.gateway.lease.LeaseStorage;
 import dev.qinglong.gateway.lease.PolicyMismatchException;
 import dev.qinglong.gateway.lease.SharedDownloadPolicy;
+import dev.qinglong.jdbc.JdbcRows;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -81,12 +82,15 @@ public final class PostgresLeaseStorage implements LeaseStorage {
 
   @Override
   public boolean insertPolicyIfAbsent(SharedDownloadPolicy policy, UUID creator) {
-    try (PreparedStatement ps = session().prepareStatement(GatewaySql.INSERT_POLICY)) {
-      ps.setLong(1, policy.rateBytesPerSecond());
-      ps.setLong(2, policy.perPrincipalBytesPerSecond());
-      ps.setInt(3, policy.slots());
-      ps.setObject(4, creator);
-      return ps.executeUpdate() == 1;
+    try {
+      return JdbcRows.update(
+              session(),
+              GatewaySql.INSERT_POLICY,
+              policy.rateBytesPerSecond(),
+              policy.perPrincipalBytesPerSecond(),
+              policy.slots(),
+              creator)
+          == 1;
     } catch (SQLException e) {
       throw unavailable("storing the shared download policy", e);
     }
@@ -111,13 +115,17 @@ public final class PostgresLeaseStorage implements LeaseStorage {
 
   @Override
   public OptionalLong tryAcquire(int slot, UUID owner, Duration lease) {
-    try (PreparedStatement ps = session().prepareStatement(GatewaySql.ACQUIRE_SLOT)) {
-      ps.setInt(1, slot);
-      ps.setObject(2, owner);
-      ps.setLong(3, lease.toMillis());
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
-      }
+    try {
+      Long generation =
+          JdbcRows.one(
+              session(),
+              GatewaySql.ACQUIRE_SLOT,
+              "slot",
+              rs -> rs.getLong(1),
+              slot,
+              owner,
+              lease.toMillis());
+      return generation == null ? OptionalLong.empty() : OptionalLong.of(generation);
     } catch (SQLException e) {
       throw unavailable("acquiring slot " + slot, e);
     }
@@ -141,12 +149,10 @@ public final class PostgresLeaseStorage implements LeaseStorage {
 
   @Override
   public boolean renew(int slot, UUID owner, long generation, Duration lease) {
-    try (PreparedStatement ps = session().prepareStatement(GatewaySql.RENEW_SLOT)) {
-      ps.setLong(1, lease.toMillis());
-      ps.setInt(2, slot);
-      ps.setObject(3, owner);
-      ps.setLong(4, generation);
-      return ps.executeUpdate() == 1;
+    try {
+      return JdbcRows.update(
+              session(), GatewaySql.RENEW_SLOT, lease.toMillis(), slot, owner, generation)
+          == 1;
     } catch (SQLException e) {
       throw unavailable("renewing slot " + slot, e);
     }

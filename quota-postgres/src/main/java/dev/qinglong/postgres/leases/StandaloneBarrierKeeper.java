@@ -36,27 +36,22 @@ public final class StandaloneBarrierKeeper implements AutoCloseable {
 
   private final DedicatedConnectionFactory connections;
   private final boolean ignoreStoredSharedPolicy;
-  private final ScheduledExecutorService scheduler;
-  private volatile PostgresStandaloneDownloadBarrier barrier; // only the check thread writes
-  private volatile State state;
+  private final ScheduledExecutorService scheduler =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "qinglong-standalone-barrier");
+            t.setDaemon(true);
+            return t;
+          });
+  // Set by start, then written by the check thread only.
+  private volatile PostgresStandaloneDownloadBarrier barrier;
+  private volatile State state = State.HELD;
   private volatile boolean closed;
 
   private StandaloneBarrierKeeper(
-      DedicatedConnectionFactory connections,
-      boolean ignoreStoredSharedPolicy,
-      PostgresStandaloneDownloadBarrier barrier,
-      State state) {
+      DedicatedConnectionFactory connections, boolean ignoreStoredSharedPolicy) {
     this.connections = connections;
     this.ignoreStoredSharedPolicy = ignoreStoredSharedPolicy;
-    this.barrier = barrier;
-    this.state = state;
-    this.scheduler =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "qinglong-standalone-barrier");
-              t.setDaemon(true);
-              return t;
-            });
   }
 
   /**
@@ -73,18 +68,13 @@ public final class StandaloneBarrierKeeper implements AutoCloseable {
     if (period.isNegative() || period.isZero()) {
       throw new IllegalArgumentException("period must be positive");
     }
-    StandaloneBarrierKeeper keeper;
+    StandaloneBarrierKeeper keeper =
+        new StandaloneBarrierKeeper(connections, ignoreStoredSharedPolicy);
     try {
-      keeper =
-          new StandaloneBarrierKeeper(
-              connections,
-              ignoreStoredSharedPolicy,
-              PostgresStandaloneDownloadBarrier.acquire(connections, ignoreStoredSharedPolicy),
-              State.HELD);
+      keeper.barrier =
+          PostgresStandaloneDownloadBarrier.acquire(connections, ignoreStoredSharedPolicy);
     } catch (StandaloneBarrierHeldException e) {
-      keeper =
-          new StandaloneBarrierKeeper(
-              connections, ignoreStoredSharedPolicy, null, State.HELD_ELSEWHERE);
+      keeper.state = State.HELD_ELSEWHERE;
     }
     long ms = period.toMillis();
     keeper.scheduler.scheduleWithFixedDelay(keeper::check, ms, ms, TimeUnit.MILLISECONDS);
