@@ -196,11 +196,7 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
             String operation = rs.getString(2);
             if (operation != null) {
               found.put(
-                  WireNamed.lookup(QuotaOperation.class, operation)
-                      .orElseThrow(
-                          () ->
-                              new StoreUnavailableException(
-                                  "corrupt quota bucket: unknown operation")),
+                  WireNamed.stored(QuotaOperation.class, operation),
                   new BucketsSnapshot.Bucket(rs.getLong(3), rs.getInt(4)));
             }
           }

@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,11 +33,12 @@ public final class UnreferencedArtifacts {
       Duration grace,
       Duration interval,
       Clock clock) {
-    this.store = Objects.requireNonNull(store, "store");
-    this.artifacts = Objects.requireNonNull(artifacts, "artifacts");
-    this.grace = Objects.requireNonNull(grace, "grace");
-    this.interval = Objects.requireNonNull(interval, "interval");
-    this.clock = Objects.requireNonNull(clock, "clock");
+    // Built once, by WorkerConfiguration from its beans: none is null.
+    this.store = store;
+    this.artifacts = artifacts;
+    this.grace = grace;
+    this.interval = interval;
+    this.clock = clock;
     // The first sweep one interval after start, not at once: a restart loop sweeps nothing extra.
     this.next = clock.instant().plus(interval);
   }

@@ -15,8 +15,7 @@ public enum ActionType implements WireNamed {
    * @throws ValidationException if {@code name} is not install, upgrade or remove
    */
   public static ActionType fromWire(String name) {
-    return WireNamed.lookup(ActionType.class, name)
-        .orElseThrow(
-            () -> new ValidationException("action.type", "must be install, upgrade or remove"));
+    return WireNamed.requested(
+        ActionType.class, name, "action.type", "must be install, upgrade or remove");
   }
 }

@@ -17,7 +17,6 @@ public enum Decision implements WireNamed {
    * @throws ValidationException if {@code name} is not approve or reject
    */
   public static Decision fromWire(String name) {
-    return WireNamed.lookup(Decision.class, name)
-        .orElseThrow(() -> new ValidationException("decision", "must be approve or reject"));
+    return WireNamed.requested(Decision.class, name, "decision", "must be approve or reject");
   }
 }

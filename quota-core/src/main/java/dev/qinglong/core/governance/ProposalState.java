@@ -13,10 +13,6 @@ public enum ProposalState implements WireNamed {
   PUBLISHED;
 
   public static ProposalState fromWire(String name) {
-    return WireNamed.lookup(ProposalState.class, name)
-        .orElseThrow(
-            () ->
-                new IllegalStateException(
-                    "unknown stored proposal state " + name + ". Indicates a bug."));
+    return WireNamed.stored(ProposalState.class, name);
   }
 }

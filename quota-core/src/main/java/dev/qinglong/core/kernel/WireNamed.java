@@ -25,4 +25,25 @@ public interface WireNamed {
     }
     return Optional.empty();
   }
+
+  /**
+   * The constant a client named, for a request member.
+   *
+   * @throws ValidationException naming {@code member} with {@code message} for any other name
+   */
+  static <E extends Enum<E> & WireNamed> E requested(
+      Class<E> type, String wireName, String member, String message) {
+    return lookup(type, wireName).orElseThrow(() -> new ValidationException(member, message));
+  }
+
+  /**
+   * The constant a database column holds.
+   *
+   * @throws StoreUnavailableException for any other value: a corrupt row is refused (fail closed)
+   */
+  static <E extends Enum<E> & WireNamed> E stored(Class<E> type, String wireName) {
+    return lookup(type, wireName)
+        .orElseThrow(
+            () -> new StoreUnavailableException("corrupt row: unknown " + type.getSimpleName()));
+  }
 }

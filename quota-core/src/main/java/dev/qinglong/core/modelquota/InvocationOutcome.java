@@ -25,8 +25,7 @@ public enum InvocationOutcome implements WireNamed {
    * @throws ValidationException if {@code name} is not succeeded, failed or unknown
    */
   public static InvocationOutcome fromWire(String name) {
-    return WireNamed.lookup(InvocationOutcome.class, name)
-        .orElseThrow(
-            () -> new ValidationException("outcome", "must be succeeded, failed or unknown"));
+    return WireNamed.requested(
+        InvocationOutcome.class, name, "outcome", "must be succeeded, failed or unknown");
   }
 }

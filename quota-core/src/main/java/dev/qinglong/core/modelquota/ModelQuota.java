@@ -36,7 +36,11 @@ import java.util.function.BiFunction;
  * {@link QuotaExceededException} 429 {@code quota_exceeded} (reads), {@link
  * StoreUnavailableException} 503.
  */
-public final class ModelQuota {
+public record ModelQuota(
+    ProjectPolicy policy,
+    ManagementQuota managementQuota,
+    ModelQuotaStore store,
+    ModelQuotaListener listener) {
   /** The longest ledger cursor accepted (an issued one is far shorter). */
   public static final int MAX_CURSOR_LENGTH = 64;
 
@@ -49,24 +53,15 @@ public final class ModelQuota {
   /** The largest page of stale StepRuns one recovery step reads. */
   public static final int MAX_RECOVERY_PAGE = 500;
 
-  private final ProjectPolicy policy;
-  private final ManagementQuota managementQuota;
-  private final ModelQuotaStore store;
-  private final ModelQuotaListener listener;
-
   public ModelQuota(ProjectPolicy policy, ManagementQuota managementQuota, ModelQuotaStore store) {
     this(policy, managementQuota, store, ModelQuotaListener.NONE);
   }
 
-  public ModelQuota(
-      ProjectPolicy policy,
-      ManagementQuota managementQuota,
-      ModelQuotaStore store,
-      ModelQuotaListener listener) {
-    this.policy = Objects.requireNonNull(policy, "policy");
-    this.managementQuota = Objects.requireNonNull(managementQuota, "managementQuota");
-    this.store = Objects.requireNonNull(store, "store");
-    this.listener = Objects.requireNonNull(listener, "listener");
+  public ModelQuota {
+    Objects.requireNonNull(policy, "policy");
+    Objects.requireNonNull(managementQuota, "managementQuota");
+    Objects.requireNonNull(store, "store");
+    Objects.requireNonNull(listener, "listener");
   }
 
   /**

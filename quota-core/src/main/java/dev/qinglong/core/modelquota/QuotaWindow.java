@@ -41,8 +41,7 @@ public enum QuotaWindow implements WireNamed {
    * @throws ValidationException if {@code name} is not 1m, 1h or 1d
    */
   public static QuotaWindow fromWire(String name) {
-    return WireNamed.lookup(QuotaWindow.class, name)
-        .orElseThrow(() -> new ValidationException("window", "must be 1m, 1h or 1d"));
+    return WireNamed.requested(QuotaWindow.class, name, "window", "must be 1m, 1h or 1d");
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.qinglong.core.modelquota;
 
+import dev.qinglong.core.kernel.StoreUnavailableException;
 import dev.qinglong.core.kernel.WireNamed;
 
 /**
@@ -31,10 +32,9 @@ public enum StepRunState implements WireNamed {
   }
 
   /**
-   * @throws IllegalStateException for a name that is not a state (a corrupt row)
+   * @throws StoreUnavailableException for a name that is not a state (a corrupt row)
    */
   public static StepRunState fromWire(String name) {
-    return WireNamed.lookup(StepRunState.class, name)
-        .orElseThrow(() -> new IllegalStateException("unknown stored step run state " + name));
+    return WireNamed.stored(StepRunState.class, name);
   }
 }

@@ -27,7 +27,6 @@ public enum Permission implements WireNamed {
    * @throws ValidationException if {@code name} is not one of the contract's permission names
    */
   public static Permission fromWire(String name) {
-    return WireNamed.lookup(Permission.class, name)
-        .orElseThrow(() -> new ValidationException("permissions", "unknown permission"));
+    return WireNamed.requested(Permission.class, name, "permissions", "unknown permission");
   }
 }

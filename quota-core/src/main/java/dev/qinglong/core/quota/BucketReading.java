@@ -47,9 +47,7 @@ public record BucketReading(
      * @throws StoreUnavailableException for anything else (fail closed)
      */
     public static Outcome fromWire(String wireName) {
-      return WireNamed.lookup(Outcome.class, wireName)
-          .orElseThrow(
-              () -> new StoreUnavailableException("quota decision returned no known outcome"));
+      return WireNamed.stored(Outcome.class, wireName);
     }
   }
 

@@ -15,16 +15,13 @@ import java.util.Objects;
  * none of it: a client that polls its budget must not change what it reads. The read is one
  * statement per request after the Project Policy check, like every other route.
  */
-public final class CallerQuota {
-  private final ProjectPolicy policy;
-  private final ManagementQuotaStore store;
-  private final ManagementQuotaPolicy quotaPolicy;
+public record CallerQuota(
+    ProjectPolicy policy, ManagementQuotaStore store, ManagementQuotaPolicy quotaPolicy) {
 
-  public CallerQuota(
-      ProjectPolicy policy, ManagementQuotaStore store, ManagementQuotaPolicy quotaPolicy) {
-    this.policy = Objects.requireNonNull(policy, "policy");
-    this.store = Objects.requireNonNull(store, "store");
-    this.quotaPolicy = Objects.requireNonNull(quotaPolicy, "quotaPolicy");
+  public CallerQuota {
+    Objects.requireNonNull(policy, "policy");
+    Objects.requireNonNull(store, "store");
+    Objects.requireNonNull(quotaPolicy, "quotaPolicy");
   }
 
   /**

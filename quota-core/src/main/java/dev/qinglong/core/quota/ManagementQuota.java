@@ -10,16 +10,13 @@ import java.util.List;
 import java.util.Objects;
 
 /** Applies the management quota policy to a store and turns a rejection into an exception. */
-public final class ManagementQuota {
-  private final ManagementQuotaStore store;
-  private final ManagementQuotaPolicy policy;
-  private final QuotaDecisionListener listener;
+public record ManagementQuota(
+    ManagementQuotaStore store, ManagementQuotaPolicy policy, QuotaDecisionListener listener) {
 
-  public ManagementQuota(
-      ManagementQuotaStore store, ManagementQuotaPolicy policy, QuotaDecisionListener listener) {
-    this.store = Objects.requireNonNull(store, "store");
-    this.policy = Objects.requireNonNull(policy, "policy");
-    this.listener = Objects.requireNonNull(listener, "listener");
+  public ManagementQuota {
+    Objects.requireNonNull(store, "store");
+    Objects.requireNonNull(policy, "policy");
+    Objects.requireNonNull(listener, "listener");
   }
 
   /**
