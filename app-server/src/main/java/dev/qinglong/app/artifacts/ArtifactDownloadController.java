@@ -1,7 +1,6 @@
 package dev.qinglong.app.artifacts;
 
 import dev.qinglong.app.http.ArtifactRoutes;
-import dev.qinglong.app.http.JsonAnswers;
 import dev.qinglong.app.http.OpenApiDocument;
 import dev.qinglong.app.http.ProblemType;
 import dev.qinglong.app.http.Problems;
@@ -40,7 +39,6 @@ import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
-import org.springframework.security.core.Authentication;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestMapping;
@@ -148,11 +146,10 @@ public class ArtifactDownloadController {
       @PathVariable String digest,
       HttpServletRequest request,
       HttpServletResponse response,
-      Authentication authentication)
+      Principal caller)
       throws IOException, InterruptedException {
     Identifiers.require("projectId", projectId);
     Sha256Digest d = Sha256Digest.parse("digest", digest);
-    Principal caller = JsonAnswers.caller(authentication);
     policy.requireAny(caller, projectId, Permission.PACKAGE_READ);
     if (!governance.isArtifactPublished(projectId, d)) {
       throw new ConflictException("artifact not published in project");

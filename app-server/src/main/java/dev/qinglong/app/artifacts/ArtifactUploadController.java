@@ -49,7 +49,6 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
-import org.springframework.security.core.Authentication;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -146,11 +145,10 @@ public class ArtifactUploadController {
       @PathVariable String projectId,
       @PathVariable String digest,
       HttpServletRequest request,
-      Authentication authentication)
+      Principal caller)
       throws IOException {
     Identifiers.require("projectId", projectId);
     Sha256Digest d = Sha256Digest.parse("digest", digest);
-    Principal caller = JsonAnswers.caller(authentication);
     policy.requireAny(caller, projectId, Permission.PACKAGE_MANAGE);
     if (request.getContentLengthLong() > artifacts.maxBytes()) {
       throw new ArtifactTooLargeException(artifacts.maxBytes());
@@ -199,10 +197,9 @@ public class ArtifactUploadController {
   @Answers({CONFLICT, QUOTA})
   @GetMapping(UPLOAD_PATH)
   ResponseEntity<ArtifactUploadStateView> upload(
-      @PathVariable String projectId, @PathVariable String digest, Authentication authentication) {
+      @PathVariable String projectId, @PathVariable String digest, Principal caller) {
     Identifiers.require("projectId", projectId);
     Sha256Digest d = Sha256Digest.parse("digest", digest);
-    Principal caller = JsonAnswers.caller(authentication);
     policy.requireAny(caller, projectId, Permission.PACKAGE_MANAGE);
     Limited<QuotaDecision> decided =
         quota.consume(

@@ -20,7 +20,6 @@ import java.util.Locale;
 import java.util.Map;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.http.ResponseEntity;
-import org.springframework.security.core.Authentication;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -69,8 +68,7 @@ public class GatewaysController {
               + " SQLite (standalone) there is no stored policy and no slot. Anyone but a global"
               + " administrator gets the same 403.")
   @GetMapping("/v1/downloads/gateways")
-  ResponseEntity<GatewaysView> read(Authentication authentication) {
-    Principal caller = JsonAnswers.caller(authentication);
+  ResponseEntity<GatewaysView> read(Principal caller) {
     if (!auth.effectiveGlobalAdmins().contains(caller.userId())) {
       throw new ForbiddenException(ApiExceptionHandler.GLOBAL_ADMIN_ONLY);
     }

@@ -15,6 +15,7 @@ import dev.qinglong.app.http.AuditLog;
 import dev.qinglong.app.http.JsonAnswers;
 import dev.qinglong.app.http.OpenApiDocument;
 import dev.qinglong.app.http.OpenApiDocument.Answers;
+import dev.qinglong.app.http.OpenApiDocument.Paged;
 import dev.qinglong.app.http.QueryParameters;
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
@@ -33,7 +34,6 @@ import io.swagger.v3.oas.annotations.tags.Tag;
 import java.util.UUID;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
-import org.springframework.security.core.Authentication;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -61,12 +61,9 @@ public record GovernanceController(PluginPackageGovernance governance) {
   @Answers({CREATED, CONFLICT, QUOTA})
   @PostMapping(path = BASE + "/proposals", consumes = MediaType.APPLICATION_JSON_VALUE)
   ResponseEntity<ProposalView> propose(
-      @PathVariable String projectId,
-      @RequestBody ProposeRequest body,
-      Authentication authentication) {
+      @PathVariable String projectId, @RequestBody ProposeRequest body, Principal caller) {
     Limited<ProposeResult> result =
-        governance.propose(
-            JsonAnswers.caller(authentication), projectId, body.actionRef(), body.toAction());
+        governance.propose(caller, projectId, body.actionRef(), body.toAction());
     Proposal proposal = result.result().proposal();
     boolean created = result.result().created();
     AuditLog.event("governance.proposed")
@@ -103,8 +100,7 @@ public record GovernanceController(PluginPackageGovernance governance) {
       @PathVariable String projectId,
       @PathVariable String approvalId,
       @RequestBody DecisionRequest body,
-      Authentication authentication) {
-    Principal caller = JsonAnswers.caller(authentication);
+      Principal caller) {
     Limited<Approval> result =
         governance.decide(
             caller, projectId, approvalId, body.decisionId(), body.decision(), body.actionDigest());
@@ -136,10 +132,9 @@ public record GovernanceController(PluginPackageGovernance governance) {
       @PathVariable String projectId,
       @PathVariable String proposalId,
       @RequestBody InspectionRequest body,
-      Authentication authentication) {
+      Principal caller) {
     Limited<Inspection> result =
-        governance.inspect(
-            JsonAnswers.caller(authentication), projectId, proposalId, body.inspectionId());
+        governance.inspect(caller, projectId, proposalId, body.inspectionId());
     return JsonAnswers.ok(InspectionView.of(result.result()), result);
   }
 
@@ -153,6 +148,10 @@ public record GovernanceController(PluginPackageGovernance governance) {
               + " decided. Consumes one unit of the management quota plugin-package.inspect under"
               + " a fresh request id.")
   @Answers({QUOTA})
+  @Paged(
+      max = PluginPackageGovernance.MAX_PAGE,
+      byDefault = PluginPackageGovernance.DEFAULT_PAGE,
+      cursorLength = PluginPackageGovernance.MAX_CURSOR_LENGTH)
   @GetMapping(BASE + "/proposals")
   ResponseEntity<ProposalPageView> list(
       @PathVariable String projectId,
@@ -161,22 +160,12 @@ public record GovernanceController(PluginPackageGovernance governance) {
               schema = @Schema(ref = OpenApiDocument.STATE))
           @RequestParam(name = "state", required = false)
           String state,
-      @Parameter(
-              schema =
-                  @Schema(
-                      types = "integer",
-                      minimum = "1",
-                      maximum = "" + PluginPackageGovernance.MAX_PAGE,
-                      defaultValue = "" + PluginPackageGovernance.DEFAULT_PAGE))
-          @RequestParam(name = "limit", required = false)
-          String limit,
-      @Parameter(schema = @Schema(maxLength = PluginPackageGovernance.MAX_CURSOR_LENGTH))
-          @RequestParam(name = "cursor", required = false)
-          String cursor,
-      Authentication authentication) {
+      @RequestParam(name = "limit", required = false) String limit,
+      @RequestParam(name = "cursor", required = false) String cursor,
+      Principal caller) {
     Limited<ProposalPage> result =
         governance.listProposals(
-            JsonAnswers.caller(authentication),
+            caller,
             projectId,
             state,
             QueryParameters.wholeNumber(limit, "limit"),
@@ -192,11 +181,8 @@ public record GovernanceController(PluginPackageGovernance governance) {
   @Answers({CONFLICT, QUOTA})
   @GetMapping(BASE + "/proposals/{proposalId}")
   ResponseEntity<ProposalView> proposal(
-      @PathVariable String projectId,
-      @PathVariable String proposalId,
-      Authentication authentication) {
-    Limited<Proposal> result =
-        governance.proposal(JsonAnswers.caller(authentication), projectId, proposalId, requestId());
+      @PathVariable String projectId, @PathVariable String proposalId, Principal caller) {
+    Limited<Proposal> result = governance.proposal(caller, projectId, proposalId, requestId());
     return JsonAnswers.ok(ProposalView.of(result.result()), result);
   }
 
@@ -207,11 +193,8 @@ public record GovernanceController(PluginPackageGovernance governance) {
   @Answers({CONFLICT, QUOTA})
   @GetMapping(BASE + "/approvals/{approvalId}")
   ResponseEntity<ApprovalView> approval(
-      @PathVariable String projectId,
-      @PathVariable String approvalId,
-      Authentication authentication) {
-    Limited<Approval> result =
-        governance.approval(JsonAnswers.caller(authentication), projectId, approvalId, requestId());
+      @PathVariable String projectId, @PathVariable String approvalId, Principal caller) {
+    Limited<Approval> result = governance.approval(caller, projectId, approvalId, requestId());
     return JsonAnswers.ok(ApprovalView.of(result.result()), result);
   }
 

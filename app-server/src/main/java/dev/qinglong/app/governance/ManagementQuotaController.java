@@ -9,7 +9,6 @@ import dev.qinglong.core.quota.CallerQuota;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import org.springframework.http.ResponseEntity;
-import org.springframework.security.core.Authentication;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RestController;
@@ -29,9 +28,7 @@ public record ManagementQuotaController(CallerQuota quota) {
           "The caller's own management quota in the Project, per operation (database clock);"
               + " reading it consumes none.")
   @GetMapping("/v1/projects/{projectId}/management-quota")
-  ResponseEntity<ManagementQuotaView> read(
-      @PathVariable String projectId, Authentication authentication) {
-    Principal caller = JsonAnswers.caller(authentication);
+  ResponseEntity<ManagementQuotaView> read(@PathVariable String projectId, Principal caller) {
     return JsonAnswers.ok(
         ManagementQuotaView.of(projectId, caller.userId(), quota.read(caller, projectId)));
   }

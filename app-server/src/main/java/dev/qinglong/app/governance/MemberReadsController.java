@@ -6,19 +6,18 @@ import dev.qinglong.app.governance.GovernanceJson.MemberListView;
 import dev.qinglong.app.governance.GovernanceJson.MemberView;
 import dev.qinglong.app.http.JsonAnswers;
 import dev.qinglong.app.http.OpenApiDocument.Answers;
+import dev.qinglong.app.http.OpenApiDocument.Paged;
 import dev.qinglong.app.http.QueryParameters;
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
 import dev.qinglong.core.kernel.ConflictException;
 import dev.qinglong.core.kernel.Identifiers;
+import dev.qinglong.core.kernel.Principal;
 import dev.qinglong.core.policy.ProjectMember;
 import dev.qinglong.core.policy.ProjectPolicy;
 import io.swagger.v3.oas.annotations.Operation;
-import io.swagger.v3.oas.annotations.Parameter;
-import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import org.springframework.http.ResponseEntity;
-import org.springframework.security.core.Authentication;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestParam;
@@ -37,30 +36,21 @@ public record MemberReadsController(ProjectPolicy policy) {
       summary =
           "List the Project's members in user-id order, one page at a time (needs any"
               + " permission in the Project).")
+  @Paged(
+      max = ProjectPolicy.MAX_MEMBERS_PAGE,
+      byDefault = ProjectPolicy.DEFAULT_MEMBERS_PAGE,
+      cursorLength = ProjectPolicy.MAX_CURSOR_LENGTH)
   @GetMapping(MembersController.BASE)
   ResponseEntity<MemberListView> list(
       @PathVariable String projectId,
-      @Parameter(
-              schema =
-                  @Schema(
-                      types = "integer",
-                      minimum = "1",
-                      maximum = "" + ProjectPolicy.MAX_MEMBERS_PAGE,
-                      defaultValue = "" + ProjectPolicy.DEFAULT_MEMBERS_PAGE))
-          @RequestParam(name = "limit", required = false)
-          String limit,
-      @Parameter(schema = @Schema(maxLength = ProjectPolicy.MAX_CURSOR_LENGTH))
-          @RequestParam(name = "cursor", required = false)
-          String cursor,
-      Authentication authentication) {
+      @RequestParam(name = "limit", required = false) String limit,
+      @RequestParam(name = "cursor", required = false) String cursor,
+      Principal caller) {
     return JsonAnswers.ok(
         MemberListView.of(
             projectId,
             policy.members(
-                JsonAnswers.caller(authentication),
-                projectId,
-                QueryParameters.wholeNumber(limit, "limit"),
-                cursor)));
+                caller, projectId, QueryParameters.wholeNumber(limit, "limit"), cursor)));
   }
 
   @Operation(
@@ -69,10 +59,10 @@ public record MemberReadsController(ProjectPolicy policy) {
   @Answers({CONFLICT})
   @GetMapping(MembersController.BASE + "/{userId}")
   ResponseEntity<MemberView> get(
-      @PathVariable String projectId, @PathVariable String userId, Authentication authentication) {
+      @PathVariable String projectId, @PathVariable String userId, Principal caller) {
     // The core's member list names no user: the route's own identifier is checked here, once.
     Identifiers.require("userId", userId);
-    for (ProjectMember m : policy.members(JsonAnswers.caller(authentication), projectId)) {
+    for (ProjectMember m : policy.members(caller, projectId)) {
       if (m.userId().equals(userId)) {
         return JsonAnswers.ok(MemberView.of(m));
       }

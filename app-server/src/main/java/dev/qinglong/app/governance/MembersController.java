@@ -6,6 +6,7 @@ import dev.qinglong.app.http.AuditLog;
 import dev.qinglong.app.http.JsonAnswers;
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
+import dev.qinglong.core.kernel.Principal;
 import dev.qinglong.core.kernel.ValidationException;
 import dev.qinglong.core.policy.Permission;
 import dev.qinglong.core.policy.ProjectMember;
@@ -16,7 +17,6 @@ import java.util.EnumSet;
 import java.util.Set;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
-import org.springframework.security.core.Authentication;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PutMapping;
 import org.springframework.web.bind.annotation.RequestBody;
@@ -44,7 +44,7 @@ public record MembersController(ProjectPolicy policy) {
       @PathVariable String projectId,
       @PathVariable String userId,
       @RequestBody MemberRequest body,
-      Authentication authentication) {
+      Principal caller) {
     if (body.permissions() == null) {
       throw new ValidationException("permissions", "is required");
     }
@@ -53,11 +53,10 @@ public record MembersController(ProjectPolicy policy) {
       permissions.add(Permission.fromWire(name));
     }
     ProjectMember member =
-        policy.replaceMember(
-            JsonAnswers.caller(authentication), new ProjectMember(projectId, userId, permissions));
+        policy.replaceMember(caller, new ProjectMember(projectId, userId, permissions));
     AuditLog.event("member.changed")
         .with("projectId", projectId)
-        .with("userId", JsonAnswers.caller(authentication).userId())
+        .with("userId", caller.userId())
         .with("member", userId)
         .with(
             "permissions",

@@ -1,23 +1,16 @@
 package dev.qinglong.app.http;
 
 import dev.qinglong.core.kernel.Limited;
-import dev.qinglong.core.kernel.Principal;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
-import org.springframework.security.core.Authentication;
 
 /**
- * What every JSON route shares: who calls, and how a typed answer is sent (JSON, never cached: the
- * answers carry per-caller data), with the rate-limit fields of the limits its result carries.
+ * What every JSON route shares: how a typed answer is sent (JSON, never cached: the answers carry
+ * per-caller data), with the rate-limit fields of the limits its result carries.
  */
 public final class JsonAnswers {
   private JsonAnswers() {}
-
-  /** The authenticated caller; the security chain has already checked the id's grammar. */
-  public static Principal caller(Authentication authentication) {
-    return new Principal(authentication.getName());
-  }
 
   /** A 200 JSON answer. */
   public static <T> ResponseEntity<T> ok(T body) {

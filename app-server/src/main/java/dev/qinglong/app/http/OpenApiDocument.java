@@ -34,6 +34,7 @@ import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -121,9 +122,42 @@ public class OpenApiDocument {
     Answer[] value();
   }
 
+  /**
+   * A keyset-paged list: its handler takes the query parameters {@code limit} and {@code cursor} as
+   * strings (checked by {@link QueryParameters} and the core); the document states their bounds.
+   */
+  @Retention(RetentionPolicy.RUNTIME)
+  @Target(ElementType.METHOD)
+  public @interface Paged {
+    /** The largest page. */
+    int max();
+
+    /** The page size when the caller gives none. */
+    int byDefault();
+
+    /** The longest cursor accepted. */
+    int cursorLength();
+  }
+
   @Bean
   OperationCustomizer qinglongAnswers() {
     return (operation, handler) -> {
+      Paged paged = handler.getMethodAnnotation(Paged.class);
+      if (paged != null) {
+        for (Parameter p : operation.getParameters()) {
+          switch (p.getName()) {
+            case "limit" ->
+                p.schema(
+                    typed("integer")
+                        .minimum(BigDecimal.ONE)
+                        .maximum(BigDecimal.valueOf(paged.max()))
+                        ._default(paged.byDefault()));
+            // A schema of its own: springdoc may share one instance between the string parameters.
+            case "cursor" -> p.schema(typed("string").maxLength(paged.cursorLength()));
+            default -> {}
+          }
+        }
+      }
       Answers answers = handler.getMethodAnnotation(Answers.class);
       ApiResponses responses = operation.getResponses();
       for (Answer answer : answers == null ? new Answer[0] : answers.value()) {

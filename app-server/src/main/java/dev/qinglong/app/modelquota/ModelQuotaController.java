@@ -8,6 +8,7 @@ import static dev.qinglong.app.http.OpenApiDocument.Answer.QUOTA;
 import dev.qinglong.app.http.JsonAnswers;
 import dev.qinglong.app.http.OpenApiDocument;
 import dev.qinglong.app.http.OpenApiDocument.Answers;
+import dev.qinglong.app.http.OpenApiDocument.Paged;
 import dev.qinglong.app.http.QueryParameters;
 import dev.qinglong.app.http.RateLimitHeaders;
 import dev.qinglong.app.modelquota.ModelQuotaJson.AdmissionRequest;
@@ -25,6 +26,7 @@ import dev.qinglong.app.modelquota.ModelQuotaJson.WindowUsageView;
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
 import dev.qinglong.core.kernel.Identifiers;
+import dev.qinglong.core.kernel.Principal;
 import dev.qinglong.core.kernel.ValidationException;
 import dev.qinglong.core.modelquota.Admission;
 import dev.qinglong.core.modelquota.LedgerPage;
@@ -35,15 +37,12 @@ import dev.qinglong.core.modelquota.Settled;
 import dev.qinglong.core.modelquota.StepRunCreation;
 import dev.qinglong.core.modelquota.WindowUsageReading;
 import io.swagger.v3.oas.annotations.Operation;
-import io.swagger.v3.oas.annotations.Parameter;
-import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.util.UUID;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
-import org.springframework.security.core.Authentication;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -79,14 +78,10 @@ public record ModelQuotaController(ModelQuota quota) {
       @PathVariable String projectId,
       @PathVariable String modelId,
       @RequestBody ModelPolicyRequest body,
-      Authentication authentication) {
+      Principal caller) {
     ModelInvocationPolicy policy =
         quota.putModelPolicy(
-            JsonAnswers.caller(authentication),
-            projectId,
-            modelId,
-            body.maxTotalTokens(),
-            body.maxCostMicros());
+            caller, projectId, modelId, body.maxTotalTokens(), body.maxCostMicros());
     return JsonAnswers.ok(ModelPolicyView.of(policy));
   }
 
@@ -99,12 +94,10 @@ public record ModelQuotaController(ModelQuota quota) {
               + " cost, or admission fails closed (409).")
   @PutMapping(path = BASE + "/model-quota", consumes = MediaType.APPLICATION_JSON_VALUE)
   ResponseEntity<ProjectQuotaView> putProjectQuota(
-      @PathVariable String projectId,
-      @RequestBody ProjectQuotaRequest body,
-      Authentication authentication) {
+      @PathVariable String projectId, @RequestBody ProjectQuotaRequest body, Principal caller) {
     ProjectQuotaPolicy policy =
         quota.putProjectQuota(
-            JsonAnswers.caller(authentication),
+            caller,
             projectId,
             body.window(),
             body.maxInvocations(),
@@ -119,16 +112,9 @@ public record ModelQuotaController(ModelQuota quota) {
   @Answers({CREATED, CONFLICT})
   @PostMapping(path = BASE + "/step-runs", consumes = MediaType.APPLICATION_JSON_VALUE)
   ResponseEntity<StepRunView> createStepRun(
-      @PathVariable String projectId,
-      @RequestBody StepRunRequest body,
-      Authentication authentication) {
+      @PathVariable String projectId, @RequestBody StepRunRequest body, Principal caller) {
     StepRunCreation result =
-        quota.createStepRun(
-            JsonAnswers.caller(authentication),
-            projectId,
-            body.stepRunId(),
-            body.runId(),
-            body.modelId());
+        quota.createStepRun(caller, projectId, body.stepRunId(), body.runId(), body.modelId());
     return JsonAnswers.answer(
         result.created(),
         "/v1/projects/" + projectId + "/step-runs/" + result.stepRun().stepRunId(),
@@ -141,11 +127,8 @@ public record ModelQuotaController(ModelQuota quota) {
   @Answers({CONFLICT})
   @GetMapping(BASE + "/step-runs/{stepRunId}")
   ResponseEntity<StepRunView> stepRun(
-      @PathVariable String projectId,
-      @PathVariable String stepRunId,
-      Authentication authentication) {
-    return JsonAnswers.ok(
-        StepRunView.of(quota.stepRun(JsonAnswers.caller(authentication), projectId, stepRunId)));
+      @PathVariable String projectId, @PathVariable String stepRunId, Principal caller) {
+    return JsonAnswers.ok(StepRunView.of(quota.stepRun(caller, projectId, stepRunId)));
   }
 
   /** What the {@code Location} of an admission names; the same view as the admission's. */
@@ -155,12 +138,8 @@ public record ModelQuotaController(ModelQuota quota) {
   @Answers({CONFLICT})
   @GetMapping(BASE + "/model-invocations/{invocationId}")
   ResponseEntity<AdmissionView> invocation(
-      @PathVariable String projectId,
-      @PathVariable String invocationId,
-      Authentication authentication) {
-    return JsonAnswers.ok(
-        AdmissionView.of(
-            quota.invocation(JsonAnswers.caller(authentication), projectId, invocationId)));
+      @PathVariable String projectId, @PathVariable String invocationId, Principal caller) {
+    return JsonAnswers.ok(AdmissionView.of(quota.invocation(caller, projectId, invocationId)));
   }
 
   @Operation(
@@ -174,9 +153,7 @@ public record ModelQuotaController(ModelQuota quota) {
   @Answers({CREATED, CONFLICT, MODEL_QUOTA})
   @PostMapping(path = BASE + "/model-invocations", consumes = MediaType.APPLICATION_JSON_VALUE)
   ResponseEntity<AdmissionView> admit(
-      @PathVariable String projectId,
-      @RequestBody AdmissionRequest body,
-      Authentication authentication) {
+      @PathVariable String projectId, @RequestBody AdmissionRequest body, Principal caller) {
     String invocationId = body.invocationId();
     String stepRunId = body.stepRunId();
     Identifiers.require("projectId", projectId);
@@ -184,8 +161,7 @@ public record ModelQuotaController(ModelQuota quota) {
     Identifiers.require("stepRunId", stepRunId);
     // A refusal carries its window on the exception; ModelQuotaExceptionHandler answers with its
     // fields.
-    Admission admission =
-        quota.admit(JsonAnswers.caller(authentication), projectId, invocationId, stepRunId);
+    Admission admission = quota.admit(caller, projectId, invocationId, stepRunId);
     return JsonAnswers.answer(
         admission.created(),
         "/v1/projects/" + projectId + "/model-invocations/" + invocationId,
@@ -209,15 +185,10 @@ public record ModelQuotaController(ModelQuota quota) {
       @PathVariable String projectId,
       @PathVariable String invocationId,
       @RequestBody CompletionRequest body,
-      Authentication authentication) {
+      Principal caller) {
     Settled settled =
         quota.complete(
-            JsonAnswers.caller(authentication),
-            projectId,
-            invocationId,
-            body.outcome(),
-            body.toUsage(),
-            body.costMicros());
+            caller, projectId, invocationId, body.outcome(), body.toUsage(), body.costMicros());
     return JsonAnswers.ok(SettledView.of(settled));
   }
 
@@ -229,11 +200,8 @@ public record ModelQuotaController(ModelQuota quota) {
   @Answers({CONFLICT})
   @PostMapping(BASE + "/step-runs/{stepRunId}/recovery")
   ResponseEntity<SettledView> recover(
-      @PathVariable String projectId,
-      @PathVariable String stepRunId,
-      Authentication authentication) {
-    Settled settled =
-        quota.recoverStepRun(JsonAnswers.caller(authentication), projectId, stepRunId);
+      @PathVariable String projectId, @PathVariable String stepRunId, Principal caller) {
+    Settled settled = quota.recoverStepRun(caller, projectId, stepRunId);
     return JsonAnswers.ok(SettledView.of(settled));
   }
 
@@ -247,10 +215,8 @@ public record ModelQuotaController(ModelQuota quota) {
               + " request id.")
   @Answers({CONFLICT, QUOTA})
   @GetMapping(BASE + "/model-usage/window")
-  ResponseEntity<WindowUsageView> window(
-      @PathVariable String projectId, Authentication authentication) {
-    WindowUsageReading reading =
-        quota.windowUsage(JsonAnswers.caller(authentication), projectId, requestId());
+  ResponseEntity<WindowUsageView> window(@PathVariable String projectId, Principal caller) {
+    WindowUsageReading reading = quota.windowUsage(caller, projectId, requestId());
     return JsonAnswers.ok(WindowUsageView.of(reading));
   }
 
@@ -261,32 +227,22 @@ public record ModelQuotaController(ModelQuota quota) {
           "Entries in ledger order. Consumes one unit of the management quota model-usage.read"
               + " under a fresh request id.")
   @Answers({CONFLICT, QUOTA})
+  @Paged(
+      max = ModelQuota.MAX_LEDGER_PAGE,
+      byDefault = ModelQuota.DEFAULT_LEDGER_PAGE,
+      cursorLength = ModelQuota.MAX_CURSOR_LENGTH)
   @GetMapping(BASE + "/model-usage/ledger")
   ResponseEntity<LedgerPageView> ledger(
       @PathVariable String projectId,
-      @Parameter(
-              schema =
-                  @Schema(
-                      types = "integer",
-                      minimum = "1",
-                      maximum = "" + ModelQuota.MAX_LEDGER_PAGE,
-                      defaultValue = "" + ModelQuota.DEFAULT_LEDGER_PAGE))
-          @RequestParam(name = "limit", required = false)
-          String limit,
-      @Parameter(schema = @Schema(maxLength = ModelQuota.MAX_CURSOR_LENGTH))
-          @RequestParam(name = "cursor", required = false)
-          String cursor,
-      Authentication authentication) {
+      @RequestParam(name = "limit", required = false) String limit,
+      @RequestParam(name = "cursor", required = false) String cursor,
+      Principal caller) {
     if (cursor != null && cursor.isEmpty()) {
       throw new ValidationException("cursor", "is not a cursor this server issued");
     }
     LedgerPage page =
         quota.ledger(
-            JsonAnswers.caller(authentication),
-            projectId,
-            QueryParameters.wholeNumber(limit, "limit"),
-            cursor,
-            requestId());
+            caller, projectId, QueryParameters.wholeNumber(limit, "limit"), cursor, requestId());
     return JsonAnswers.ok(LedgerPageView.of(page));
   }
 
