@@ -24,7 +24,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The authorization matrix (docs/security.md#permissions-and-routes): every {@code /v1} route of
+ * The authorization matrix (the route tables of docs/api.md#routes): every {@code /v1} route of
  * the running app × every caller (anonymous, a bad token, a member without permissions, each
  * permission alone, the global admin) × the Project (own, other, unknown; for routes that name an
  * object also the own Project with another Project's object and with a made-up one). For each cell:
