@@ -36,6 +36,7 @@ import java.util.Optional;
 import org.apache.coyote.CloseNowException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -63,20 +64,19 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 @ConditionalOnRole({Role.ALL, Role.READER})
 @Tag(name = "artifacts")
-public class ArtifactDownloadController {
+public record ArtifactDownloadController(
+    ProjectPolicy policy,
+    GovernanceStore governance,
+    FileArtifactStore artifacts,
+    DownloadSide downloads,
+    DownloadMetrics metrics,
+    DownloadsProperties properties) {
   private static final Logger log = LoggerFactory.getLogger(ArtifactDownloadController.class);
   static final int THROTTLED_CHUNK_BYTES = 16 * 1024;
   static final int UNTHROTTLED_CHUNK_BYTES = 256 * 1024;
   static final Duration MAX_CHUNK_WAIT = Duration.ofSeconds(30);
 
-  private final ProjectPolicy policy;
-  private final GovernanceStore governance;
-  private final FileArtifactStore artifacts;
-  private final DownloadSide downloads;
-  private final DownloadMetrics metrics;
-  private final long minBytesPerSecond;
-  private final long minRateWindowNanos;
-
+  @Autowired
   public ArtifactDownloadController(
       ProjectPolicy policy,
       OpenedStore.Catalog catalog,
@@ -84,13 +84,7 @@ public class ArtifactDownloadController {
       DownloadSide downloads,
       DownloadMetrics metrics,
       DownloadsProperties properties) {
-    this.policy = policy;
-    this.governance = catalog.governance();
-    this.artifacts = artifacts;
-    this.downloads = downloads;
-    this.metrics = metrics;
-    this.minBytesPerSecond = properties.minBytesPerSecond();
-    this.minRateWindowNanos = properties.minRateWindow().toNanos();
+    this(policy, catalog.governance(), artifacts, downloads, metrics, properties);
   }
 
   @Operation(
@@ -213,7 +207,8 @@ public class ArtifactDownloadController {
       throws IOException, InterruptedException {
     byte[] buffer = new byte[chunkBytes(downloads.governor().rates(), range.length())];
     long sent = 0;
-    SlowReaderCheck slow = new SlowReaderCheck(minBytesPerSecond, minRateWindowNanos);
+    SlowReaderCheck slow =
+        new SlowReaderCheck(properties.minBytesPerSecond(), properties.minRateWindow().toNanos());
     try (InputStream in = artifact.openRange(range.start(), range.length())) {
       OutputStream out = response.getOutputStream();
       while (sent < range.length()) {

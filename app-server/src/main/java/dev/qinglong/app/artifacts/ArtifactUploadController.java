@@ -77,17 +77,16 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 @ConditionalOnRole({Role.ALL, Role.WRITER})
 @Tag(name = "artifacts")
-public class ArtifactUploadController {
+public record ArtifactUploadController(
+    ProjectPolicy policy,
+    ManagementQuota quota,
+    FileArtifactStore artifacts,
+    GovernanceStore governance,
+    Clock clock) {
   private static final Logger log = LoggerFactory.getLogger(ArtifactUploadController.class);
 
   /** The upload's state: what an upload's {@code Location} names. */
   static final String UPLOAD_PATH = ArtifactRoutes.PATH + "/upload";
-
-  private final ProjectPolicy policy;
-  private final ManagementQuota quota;
-  private final FileArtifactStore artifacts;
-  private final GovernanceStore governance;
-  private final Clock clock;
 
   @Autowired
   public ArtifactUploadController(
@@ -96,19 +95,6 @@ public class ArtifactUploadController {
       FileArtifactStore artifacts,
       OpenedStore.Catalog catalog) {
     this(policy, quota, artifacts, catalog.governance(), Clock.systemUTC());
-  }
-
-  ArtifactUploadController(
-      ProjectPolicy policy,
-      ManagementQuota quota,
-      FileArtifactStore artifacts,
-      GovernanceStore governance,
-      Clock clock) {
-    this.policy = policy;
-    this.quota = quota;
-    this.artifacts = artifacts;
-    this.governance = governance;
-    this.clock = clock;
   }
 
   // Raw bytes only: a form or multipart body is refused unread, never parsed into memory.

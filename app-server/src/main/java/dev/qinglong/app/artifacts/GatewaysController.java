@@ -33,31 +33,14 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 @ConditionalOnRole({Role.ALL, Role.WRITER, Role.READER})
 @Tag(name = "artifacts")
-public class GatewaysController {
-  private final OpenedStore store;
-  private final AuthProperties auth;
-  private final PlatformProperties platform;
-  private final DownloadsProperties downloadsProperties;
-  private final ObjectProvider<DownloadSide> downloads;
-  private final ObjectProvider<DownloadMetrics> metrics;
-  private final ObjectProvider<PublicationWorker> worker;
-
-  public GatewaysController(
-      OpenedStore store,
-      AuthProperties auth,
-      PlatformProperties platform,
-      DownloadsProperties downloadsProperties,
-      ObjectProvider<DownloadSide> downloads,
-      ObjectProvider<DownloadMetrics> metrics,
-      ObjectProvider<PublicationWorker> worker) {
-    this.store = store;
-    this.auth = auth;
-    this.platform = platform;
-    this.downloadsProperties = downloadsProperties;
-    this.downloads = downloads;
-    this.metrics = metrics;
-    this.worker = worker;
-  }
+public record GatewaysController(
+    OpenedStore store,
+    AuthProperties auth,
+    PlatformProperties platform,
+    DownloadsProperties downloadsProperties,
+    ObjectProvider<DownloadSide> downloads,
+    ObjectProvider<DownloadMetrics> metrics,
+    ObjectProvider<PublicationWorker> worker) {
 
   @Operation(
       operationId = "getDownloadGateways",

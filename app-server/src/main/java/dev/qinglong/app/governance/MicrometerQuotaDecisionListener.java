@@ -4,6 +4,7 @@ import dev.qinglong.core.quota.QuotaDecisionListener;
 import dev.qinglong.core.quota.QuotaOperation;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.EnumMap;
@@ -43,22 +44,26 @@ public final class MicrometerQuotaDecisionListener implements QuotaDecisionListe
       Map<Outcome, Counter> byOutcome = new EnumMap<>(Outcome.class);
       Map<Outcome, Timer> timedByOutcome = new EnumMap<>(Outcome.class);
       for (Outcome outcome : Outcome.values()) {
+        Tags tags =
+            Tags.of(
+                "operation",
+                operation.wireName(),
+                "outcome",
+                outcome.name().toLowerCase(Locale.ROOT));
+        // A few fixed buckets (for histogram_quantile), not the full percentile histogram times 25
+        // series.
         timedByOutcome.put(
             outcome,
             Timer.builder(TIMER)
                 .description("Time the store took to decide a management quota request")
-                .tag("operation", operation.wireName())
-                .tag("outcome", outcome.name().toLowerCase(Locale.ROOT))
-                // A few fixed buckets (for histogram_quantile), not the full percentile histogram
-                // times 25 series.
+                .tags(tags)
                 .serviceLevelObjectives(SLOS)
                 .register(registry));
         byOutcome.put(
             outcome,
             Counter.builder(METER)
                 .description("Management quota decisions by operation and outcome")
-                .tag("operation", operation.wireName())
-                .tag("outcome", outcome.name().toLowerCase(Locale.ROOT))
+                .tags(tags)
                 .register(registry));
       }
       counters.put(operation, byOutcome);

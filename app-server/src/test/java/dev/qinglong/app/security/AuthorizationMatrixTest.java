@@ -24,15 +24,15 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The authorization matrix (the route tables of docs/api.md#routes): every {@code /v1} route of
- * the running app × every caller (anonymous, a bad token, a member without permissions, each
- * permission alone, the global admin) × the Project (own, other, unknown; for routes that name an
- * object also the own Project with another Project's object and with a made-up one). For each cell:
- * the status the design gives (401, 403, or the route's exact success status when allowed, on fresh
- * objects where the route uses its object up; 409 for an object outside the path's Project); other
- * and unknown Project indistinguishable, and foreign and unknown objects indistinguishable; a
- * problem document without leaks on every error; and no state change in the database for any
- * rejected request (a 409 may count a quota unit, it may change nothing else).
+ * The authorization matrix (the route tables of docs/api.md#routes): every {@code /v1} route of the
+ * running app × every caller (anonymous, a bad token, a member without permissions, each permission
+ * alone, the global admin) × the Project (own, other, unknown; for routes that name an object also
+ * the own Project with another Project's object and with a made-up one). For each cell: the status
+ * the design gives (401, 403, or the route's exact success status when allowed, on fresh objects
+ * where the route uses its object up; 409 for an object outside the path's Project); other and
+ * unknown Project indistinguishable, and foreign and unknown objects indistinguishable; a problem
+ * document without leaks on every error; and no state change in the database for any rejected
+ * request (a 409 may count a quota unit, it may change nothing else).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class AuthorizationMatrixTest {

@@ -27,9 +27,9 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
 import tools.jackson.databind.JsonNode;
 
 /**
- * What the route tables of docs/api.md#routes say of every {@code /v1} route: who may call it, which
- * roles serve it, and one well-formed request for it. The suite derives its route list from the
- * running application (and the checked-in OpenAPI document) and fails when a route has no entry
+ * What the route tables of docs/api.md#routes say of every {@code /v1} route: who may call it,
+ * which roles serve it, and one well-formed request for it. The suite derives its route list from
+ * the running application (and the checked-in OpenAPI document) and fails when a route has no entry
  * here, so a new route cannot escape the authorization matrix.
  */
 final class RouteTable {
