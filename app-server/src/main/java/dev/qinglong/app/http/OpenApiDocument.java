@@ -34,7 +34,6 @@ import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
-import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -149,8 +148,8 @@ public class OpenApiDocument {
             case "limit" ->
                 p.schema(
                     typed("integer")
-                        .minimum(BigDecimal.ONE)
-                        .maximum(BigDecimal.valueOf(paged.max()))
+                        .minimum(bound(1))
+                        .maximum(bound(paged.max()))
                         ._default(paged.byDefault()));
             // A schema of its own: springdoc may share one instance between the string parameters.
             case "cursor" -> p.schema(typed("string").maxLength(paged.cursorLength()));
