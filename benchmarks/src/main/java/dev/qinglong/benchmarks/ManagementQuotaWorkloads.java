@@ -27,6 +27,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -95,17 +96,15 @@ final class ManagementQuotaWorkloads {
   abstract static class QuotaWorkload implements Workload {
     final Shape shape;
     private final String system;
-    private final String scenarioSuffix;
 
-    QuotaWorkload(Shape shape, String system, String scenarioSuffix) {
+    QuotaWorkload(Shape shape, String system) {
       this.shape = shape;
       this.system = system;
-      this.scenarioSuffix = scenarioSuffix;
     }
 
     @Override
     public String scenario() {
-      return shape.scenario + scenarioSuffix;
+      return shape.scenario;
     }
 
     @Override
@@ -176,6 +175,9 @@ final class ManagementQuotaWorkloads {
     /** Opens pools, schema, processes. */
     abstract void open() throws Exception;
 
+    /** What {@link #close()} closes first (pools, a backend, an app); null if nothing is open. */
+    abstract AutoCloseable opened();
+
     /** One decision for {@code user} with receipt {@code receipt}: an outcome label. */
     abstract String decide(String user, String receipt) throws Exception;
   }
@@ -185,7 +187,7 @@ final class ManagementQuotaWorkloads {
     FreshDatabase db;
 
     PostgresWorkload(Shape shape, String system) {
-      super(shape, system, "");
+      super(shape, system);
     }
 
     @Override
@@ -201,11 +203,66 @@ final class ManagementQuotaWorkloads {
 
     abstract void openOn(FreshDatabase db) throws Exception;
 
-    abstract void closePools() throws Exception;
-
     @Override
     public void close() throws Exception {
-      Workload.closeInOrder(this::closePools, db);
+      Workload.closeInOrder(opened(), db);
+    }
+  }
+
+  /**
+   * A baseline on one pool of {@link #THREADS} connections of the database's owner, which it
+   * creates its table on.
+   */
+  abstract static class OwnerPoolWorkload extends PostgresWorkload {
+    HikariDataSource pool;
+
+    OwnerPoolWorkload(Shape shape, String system) {
+      super(shape, system);
+    }
+
+    @Override
+    void openOn(FreshDatabase db) throws Exception {
+      pool = db.ownerPool(THREADS);
+      openOn(pool);
+    }
+
+    abstract void openOn(HikariDataSource pool) throws Exception;
+
+    @Override
+    Map<String, Object> moreNotes() {
+      return Map.of("poolSize", THREADS);
+    }
+
+    @Override
+    AutoCloseable opened() {
+      return pool;
+    }
+  }
+
+  /**
+   * The raw baselines' table, on PostgreSQL and on SQLite alike: its receipt ids are a JSON array,
+   * {@code receiptsType} ({@code jsonb}, or {@code TEXT} on SQLite, which has no JSON type). SQLite
+   * reads the other types by their affinity: {@code text} is TEXT, {@code bigint} INTEGER.
+   */
+  static void createRawTable(DataSource pool, String receiptsType) throws SQLException {
+    execute(
+        pool,
+        """
+        CREATE TABLE raw_quota_buckets (
+          project_id text NOT NULL, subject_type text NOT NULL, subject_id text NOT NULL,
+          operation text NOT NULL, window_started_at_ms bigint NOT NULL,
+          consumed_count integer NOT NULL, receipt_ids %s NOT NULL,
+          updated_at_ms bigint NOT NULL,
+          PRIMARY KEY (project_id, subject_type, subject_id, operation))
+        """
+            .formatted(receiptsType));
+  }
+
+  /** Runs one statement (a table's creation) on a connection of {@code pool}. */
+  static void execute(DataSource pool, String sql) throws SQLException {
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement()) {
+      s.execute(sql);
     }
   }
 
@@ -214,7 +271,7 @@ final class ManagementQuotaWorkloads {
    * DO UPDATE … WHERE … RETURNING} per call, autocommit, receipts as a {@code jsonb} array of ids,
    * the database clock. A full window (or a replay) returns no row and is not read back.
    */
-  static final class RawPostgres extends PostgresWorkload {
+  static final class RawPostgres extends OwnerPoolWorkload {
     private static final String NOW = "floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint";
     private static final String UPSERT =
         """
@@ -237,44 +294,19 @@ final class ManagementQuotaWorkloads {
         RETURNING consumed_count
         """
             .formatted(NOW);
-    private HikariDataSource pool;
 
     RawPostgres(Shape shape) {
       super(shape, "raw-jdbc");
     }
 
     @Override
-    void openOn(FreshDatabase db) throws Exception {
-      pool = db.ownerPool(THREADS);
-      try (Connection c = pool.getConnection();
-          Statement s = c.createStatement()) {
-        s.execute(
-            """
-            CREATE TABLE raw_quota_buckets (
-              project_id text NOT NULL, subject_type text NOT NULL, subject_id text NOT NULL,
-              operation text NOT NULL, window_started_at_ms bigint NOT NULL,
-              consumed_count integer NOT NULL, receipt_ids jsonb NOT NULL,
-              updated_at_ms bigint NOT NULL,
-              PRIMARY KEY (project_id, subject_type, subject_id, operation))
-            """);
-      }
+    void openOn(HikariDataSource pool) throws SQLException {
+      createRawTable(pool, "jsonb");
     }
 
     @Override
     String decide(String user, String receipt) throws Exception {
       return rawUpsert(pool, UPSERT, user, receipt, false);
-    }
-
-    @Override
-    Map<String, Object> moreNotes() {
-      return Map.of("poolSize", THREADS);
-    }
-
-    @Override
-    void closePools() {
-      if (pool != null) {
-        pool.close();
-      }
     }
   }
 
@@ -283,22 +315,15 @@ final class ManagementQuotaWorkloads {
       DataSource pool, String sql, String user, String receipt, boolean numbered) throws Exception {
     try (Connection c = pool.getConnection();
         PreparedStatement ps = c.prepareStatement(sql)) {
-      long window = WINDOW.toMillis();
-      if (numbered) {
-        ps.setString(1, PROJECT);
-        ps.setString(2, user);
-        ps.setString(3, receipt);
-        ps.setLong(4, window);
-        ps.setInt(5, LIMIT);
-      } else {
-        ps.setString(1, PROJECT);
-        ps.setString(2, user);
-        ps.setString(3, receipt);
-        for (int i = 4; i <= 7; i++) {
-          ps.setLong(i, window);
-        }
-        ps.setInt(8, LIMIT);
+      ps.setString(1, PROJECT);
+      ps.setString(2, user);
+      ps.setString(3, receipt);
+      // The window is named four times: four positional parameters, or the one numbered ?4.
+      int windows = numbered ? 1 : 4;
+      for (int i = 4; i < 4 + windows; i++) {
+        ps.setLong(i, WINDOW.toMillis());
       }
+      ps.setInt(4 + windows, LIMIT);
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next() ? ALLOWED : REJECTED;
       }
@@ -310,9 +335,8 @@ final class ManagementQuotaWorkloads {
    * with a bucket of 600 tokens refilled all at once every 60 s (the closest to a fixed window),
    * one {@code tryConsume(1)} per call.
    */
-  static final class Bucket4jPostgres extends PostgresWorkload {
+  static final class Bucket4jPostgres extends OwnerPoolWorkload {
     private final boolean advisory;
-    private HikariDataSource pool;
     private ProxyManager<String> buckets;
     private final BucketConfiguration configuration =
         BucketConfiguration.builder()
@@ -325,12 +349,8 @@ final class ManagementQuotaWorkloads {
     }
 
     @Override
-    void openOn(FreshDatabase db) throws Exception {
-      pool = db.ownerPool(THREADS);
-      try (Connection c = pool.getConnection();
-          Statement s = c.createStatement()) {
-        s.execute("CREATE TABLE bucket (id text PRIMARY KEY, state bytea, expires_at bigint)");
-      }
+    void openOn(HikariDataSource pool) throws SQLException {
+      execute(pool, "CREATE TABLE bucket (id text PRIMARY KEY, state bytea, expires_at bigint)");
       buckets =
           advisory
               ? Bucket4jPostgreSQL.advisoryLockBasedBuilder(pool)
@@ -345,18 +365,6 @@ final class ManagementQuotaWorkloads {
     String decide(String user, String receipt) {
       // Bucket4j has no receipts: a retry would be counted again.
       return buckets.builder().build(user, () -> configuration).tryConsume(1) ? ALLOWED : REJECTED;
-    }
-
-    @Override
-    Map<String, Object> moreNotes() {
-      return Map.of("poolSize", THREADS);
-    }
-
-    @Override
-    void closePools() {
-      if (pool != null) {
-        pool.close();
-      }
     }
   }
 
@@ -402,24 +410,42 @@ final class ManagementQuotaWorkloads {
   }
 
   /**
+   * The project's code on {@code managerPoolSize} connections of {@code ql3_package_manager}: 2,
+   * the app's default (the system's own name), or more ({@code <system>-pool-N}, full run only:
+   * whether the pool bounds it).
+   */
+  abstract static class ManagerPoolWorkload extends PostgresWorkload {
+    final int managerPoolSize;
+
+    ManagerPoolWorkload(Shape shape, String system, int managerPoolSize) {
+      super(shape, managerPoolSize == 2 ? system : system + "-pool-" + managerPoolSize);
+      this.managerPoolSize = managerPoolSize;
+    }
+
+    @Override
+    public boolean inQuickMode() {
+      return managerPoolSize == 2;
+    }
+  }
+
+  /**
    * The project's store in-process, wired exactly as the app wires it ({@link PostgresBackend} with
    * the default pool of 2 {@code ql3_package_manager} connections, or as many as client threads for
    * the comparison with the baselines), whatever the store code on this branch does.
    */
-  static final class StorePostgres extends PostgresWorkload {
-    private final int poolSize;
+  static final class StorePostgres extends ManagerPoolWorkload {
     private OpenedStore backend;
     private ManagementQuotaStore store;
 
     StorePostgres(Shape shape, int poolSize) {
-      super(shape, poolSize == 2 ? "store" : "store-pool-" + poolSize);
-      this.poolSize = poolSize;
+      super(shape, "store", poolSize);
     }
 
     @Override
     void openOn(FreshDatabase db) {
       backend =
-          PostgresBackend.open(settings(db, poolSize, 2), GOVERNANCE, DataSourceDecorator.NONE);
+          PostgresBackend.open(
+              settings(db, managerPoolSize, 2), GOVERNANCE, DataSourceDecorator.NONE);
       store = backend.managementQuota().orElseThrow();
     }
 
@@ -430,19 +456,12 @@ final class ManagementQuotaWorkloads {
 
     @Override
     Map<String, Object> moreNotes() {
-      return Map.of("poolSize", poolSize);
+      return Map.of("poolSize", managerPoolSize);
     }
 
     @Override
-    public boolean inQuickMode() {
-      return poolSize == 2;
-    }
-
-    @Override
-    void closePools() {
-      if (backend != null) {
-        backend.close();
-      }
+    AutoCloseable opened() {
+      return backend;
     }
   }
 
@@ -452,24 +471,16 @@ final class ManagementQuotaWorkloads {
    * Policy, reads the proposal and its approval and consumes the user's inspect quota. 200 is
    * {@code allowed}, 429 {@code quota_exceeded} is {@code rejected}.
    */
-  static final class HttpPostgres extends PostgresWorkload {
-    private final int managerPoolSize;
+  static final class HttpPostgres extends ManagerPoolWorkload {
     private BenchApp app;
     private Http http;
     private String inspections;
 
     /**
-     * @param managerPoolSize {@code qinglong.postgres.manager-pool-size}: 2 (the default, system
-     *     {@code http}) or more ({@code http-pool-N}, full run only: whether the pool bounds it)
+     * @param managerPoolSize {@code qinglong.postgres.manager-pool-size}
      */
     HttpPostgres(Shape shape, int managerPoolSize) {
-      super(shape, managerPoolSize == 2 ? "http" : "http-pool-" + managerPoolSize);
-      this.managerPoolSize = managerPoolSize;
-    }
-
-    @Override
-    public boolean inQuickMode() {
-      return managerPoolSize == 2;
+      super(shape, "http", managerPoolSize);
     }
 
     @Override
@@ -535,10 +546,8 @@ final class ManagementQuotaWorkloads {
     }
 
     @Override
-    void closePools() throws Exception {
-      if (app != null) {
-        app.close();
-      }
+    AutoCloseable opened() {
+      return app;
     }
   }
 
@@ -562,12 +571,44 @@ final class ManagementQuotaWorkloads {
   }
 
   /**
+   * A SQLite workload: its own database in a fresh temporary directory, deleted after the
+   * workload's resources are closed (the scenario is the shape's, with {@code -sqlite}).
+   */
+  abstract static class SqliteWorkload extends QuotaWorkload {
+    private Path dir;
+
+    SqliteWorkload(Shape shape, String system) {
+      super(shape, system);
+    }
+
+    @Override
+    public String scenario() {
+      return super.scenario() + "-sqlite";
+    }
+
+    @Override
+    void open() throws Exception {
+      dir = Files.createTempDirectory("qinglong-bench-sqlite");
+      openIn(dir);
+    }
+
+    /** Opens the workload's database in {@code dir}. */
+    abstract void openIn(Path dir) throws Exception;
+
+    @Override
+    public void close() throws Exception {
+      // The directory may hold the process lock file (qinglong.db.lock) a backend takes, too.
+      Workload.closeInOrder(opened(), () -> TempDirectories.delete(dir));
+    }
+  }
+
+  /**
    * The same statement on SQLite (numbered parameters, JSON receipts), one pool of 1: the app's
    * ({@code raw-jdbc}: {@link SqliteDatabase#open}, which keeps prepared statements), or the same
    * pragmas on a Hikari pool over the bare driver, which compiles the statement on every call, as a
    * user's own JDBC code on sqlite-jdbc does ({@code raw-jdbc-driver-pool}).
    */
-  static final class RawSqlite extends QuotaWorkload {
+  static final class RawSqlite extends SqliteWorkload {
     private static final String NOW = "CAST(unixepoch('subsec') * 1000 AS INTEGER)";
     private static final String UPSERT =
         """
@@ -592,7 +633,6 @@ final class ManagementQuotaWorkloads {
         """
             .formatted(NOW);
     private final boolean appPool;
-    private Path dir;
     private HikariDataSource pool;
 
     RawSqlite(Shape shape) {
@@ -600,27 +640,20 @@ final class ManagementQuotaWorkloads {
     }
 
     RawSqlite(Shape shape, boolean appPool) {
-      super(shape, appPool ? "raw-jdbc" : "raw-jdbc-driver-pool", "-sqlite");
+      super(shape, appPool ? "raw-jdbc" : "raw-jdbc-driver-pool");
       this.appPool = appPool;
     }
 
     @Override
-    void open() throws Exception {
-      dir = Files.createTempDirectory("qinglong-bench-sqlite");
-      pool =
-          appPool ? SqliteDatabase.open(dir.resolve("raw.db")) : driverPool(dir.resolve("raw.db"));
-      try (Connection c = pool.getConnection();
-          Statement s = c.createStatement()) {
-        s.execute(
-            """
-            CREATE TABLE raw_quota_buckets (
-              project_id TEXT NOT NULL, subject_type TEXT NOT NULL, subject_id TEXT NOT NULL,
-              operation TEXT NOT NULL, window_started_at_ms INTEGER NOT NULL,
-              consumed_count INTEGER NOT NULL, receipt_ids TEXT NOT NULL,
-              updated_at_ms INTEGER NOT NULL,
-              PRIMARY KEY (project_id, subject_type, subject_id, operation))
-            """);
-      }
+    void openIn(Path dir) throws SQLException {
+      Path file = dir.resolve("raw.db");
+      pool = appPool ? SqliteDatabase.open(file) : driverPool(file);
+      createRawTable(pool, "TEXT");
+    }
+
+    @Override
+    AutoCloseable opened() {
+      return pool;
     }
 
     /** The pragmas of {@link SqliteDatabase#open} on the driver's own connections. */
@@ -643,40 +676,32 @@ final class ManagementQuotaWorkloads {
     String decide(String user, String receipt) throws Exception {
       return rawUpsert(pool, UPSERT, user, receipt, true);
     }
-
-    @Override
-    public void close() throws Exception {
-      Workload.closeInOrder(pool, () -> TempDirectories.delete(dir));
-    }
   }
 
   /** The project's SQLite store in-process, wired as the app wires it ({@link SqliteBackend}). */
-  static final class StoreSqlite extends QuotaWorkload {
-    private Path dir;
+  static final class StoreSqlite extends SqliteWorkload {
     private OpenedStore backend;
     private ManagementQuotaStore store;
 
     StoreSqlite(Shape shape) {
-      super(shape, "store", "-sqlite");
+      super(shape, "store");
     }
 
     @Override
-    void open() throws Exception {
-      dir = Files.createTempDirectory("qinglong-bench-sqlite");
+    void openIn(Path dir) {
       backend =
           SqliteBackend.open(SqliteBackend.file(dir), false, GOVERNANCE, DataSourceDecorator.NONE);
       store = backend.managementQuota().orElseThrow();
     }
 
     @Override
-    String decide(String user, String receipt) {
-      return decideOn(store, user, receipt);
+    AutoCloseable opened() {
+      return backend;
     }
 
     @Override
-    public void close() throws Exception {
-      // The directory holds the process lock file (qinglong.db.lock) the backend takes, too.
-      Workload.closeInOrder(backend, () -> TempDirectories.delete(dir));
+    String decide(String user, String receipt) {
+      return decideOn(store, user, receipt);
     }
   }
 }

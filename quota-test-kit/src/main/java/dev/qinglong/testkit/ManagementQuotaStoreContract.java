@@ -34,7 +34,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.stream.IntStream;
-import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -52,6 +51,11 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
     return fixture.quotaStore(dataSource);
   }
 
+  /** Another instance of the app: a store on a pool of its own. */
+  private ManagementQuotaStore newInstance() {
+    return fixture.quotaStore(fixture.newDataSource());
+  }
+
   private static QuotaKey key(QuotaOperation op) {
     return QuotaKey.user(unique("prj"), unique("user"), op);
   }
@@ -61,6 +65,15 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
 
   /** Another request: another target. */
   private static final RequestDigest OTHER = RequestDigest.of(QuotaOperation.INSPECT, "prp-2");
+
+  /** A fresh key of {@code op} whose bucket admitted {@code receipts} under {@code limit}. */
+  private QuotaKey admitted(QuotaOperation op, int limit, String... receipts) {
+    QuotaKey key = key(op);
+    for (String receipt : receipts) {
+      consume(key, receipt, limit);
+    }
+    return key;
+  }
 
   private static ReceiptId r(String id) {
     return new ReceiptId(id);
@@ -107,6 +120,11 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
       return replayed(r.windowStartedAtMs(), r.consumedCount());
     }
     return d;
+  }
+
+  /** Moves the start of {@code key}'s window to {@code ms} before now on the database clock. */
+  private void startWindowAgo(QuotaKey key, long ms) {
+    fixture.setWindowStart(key, fixture.databaseNowMs() - ms);
   }
 
   private StoreFixture.BucketRow row(QuotaKey key) {
@@ -156,27 +174,24 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
 
   @Test
   void retryAfterIsComputedOnTheDatabaseClockAndRoundedUp() {
-    QuotaKey key = key(QuotaOperation.INSPECT);
-    consume(key, "i1", 1);
+    QuotaKey key = admitted(QuotaOperation.INSPECT, 1, "i1");
 
-    fixture.setWindowStart(key, fixture.databaseNowMs() - 45_000);
+    startWindowAgo(key, 45_000);
     QuotaDecision d = consume(key, "i2", 1);
     assertThat(((QuotaDecision.Rejected) d).retryAfterSeconds()).isBetween(14L, 15L);
 
     // Less than one second left: still a whole second, never 0.
-    fixture.setWindowStart(key, fixture.databaseNowMs() - (WINDOW_MS - 900));
+    startWindowAgo(key, WINDOW_MS - 900);
     QuotaDecision last = consume(key, "i3", 1);
     assertThat(last).isEqualTo(new QuotaDecision.Rejected(1));
   }
 
   @Test
   void windowResetsByTheDatabaseClock() {
-    QuotaKey key = key(QuotaOperation.PROPOSE);
-    consume(key, "a1", 2);
-    consume(key, "a2", 2);
+    QuotaKey key = admitted(QuotaOperation.PROPOSE, 2, "a1", "a2");
     assertThat(consume(key, "a3", 2)).isInstanceOf(QuotaDecision.Rejected.class);
 
-    fixture.setWindowStart(key, fixture.databaseNowMs() - WINDOW_MS);
+    startWindowAgo(key, WINDOW_MS);
     long before = fixture.databaseNowMs();
     QuotaDecision d = consume(key, "a3", 2);
     assertThat(d).isInstanceOf(QuotaDecision.Allowed.class);
@@ -198,9 +213,7 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
 
   @Test
   void replayWithinTheWindowIsAllowedAndNotCounted() {
-    QuotaKey key = key(QuotaOperation.INSPECT);
-    consume(key, "i1", 3);
-    consume(key, "i2", 3);
+    QuotaKey key = admitted(QuotaOperation.INSPECT, 3, "i1", "i2");
     QuotaDecision replay = consume(key, "i1", 3);
     assertThat(replay).isInstanceOf(QuotaDecision.Replayed.class);
     assertThat(((QuotaDecision.Replayed) replay).consumedCount()).isEqualTo(2);
@@ -209,9 +222,7 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
 
   @Test
   void replayOfAnAdmittedReceiptIsAllowedEvenWhenTheWindowIsFull() {
-    QuotaKey key = key(QuotaOperation.INSPECT);
-    consume(key, "i1", 2);
-    consume(key, "i2", 2);
+    QuotaKey key = admitted(QuotaOperation.INSPECT, 2, "i1", "i2");
     assertThat(consume(key, "i3", 2)).isInstanceOf(QuotaDecision.Rejected.class);
     assertThat(consume(key, "i2", 2)).isInstanceOf(QuotaDecision.Replayed.class);
     assertThat(row(key).consumedCount()).isEqualTo(2);
@@ -219,10 +230,8 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
 
   @Test
   void replayAfterTheWindowResetIsCountedInTheNewWindow() {
-    QuotaKey key = key(QuotaOperation.PROPOSE);
-    consume(key, "a1", 5);
-    consume(key, "a2", 5);
-    fixture.setWindowStart(key, fixture.databaseNowMs() - WINDOW_MS - 1);
+    QuotaKey key = admitted(QuotaOperation.PROPOSE, 5, "a1", "a2");
+    startWindowAgo(key, WINDOW_MS + 1);
     QuotaDecision d = consume(key, "a1", 5);
     assertThat(d).isInstanceOf(QuotaDecision.Allowed.class);
     assertThat(row(key).receiptIds()).containsExactly("a1");
@@ -272,8 +281,7 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
 
   @Test
   void databaseEnforcesReceiptArrayLengthEqualsCount() {
-    QuotaKey key = key(QuotaOperation.PROPOSE);
-    consume(key, "a1", 5);
+    QuotaKey key = admitted(QuotaOperation.PROPOSE, 5, "a1");
     assertThat(fixture.databaseRejectsCountReceiptMismatch(key)).isTrue();
     assertThat(row(key).consumedCount()).isEqualTo(1);
   }
@@ -362,10 +370,8 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
 
   @Test
   void twoInstancesSixteenThreadsAdmitExactlyTheLimitEveryRound() throws Exception {
-    DataSource poolA = fixture.newDataSource();
-    DataSource poolB = fixture.newDataSource();
-    ManagementQuotaStore instanceA = fixture.quotaStore(poolA);
-    ManagementQuotaStore instanceB = fixture.quotaStore(poolB);
+    ManagementQuotaStore instanceA = newInstance();
+    ManagementQuotaStore instanceB = newInstance();
     int threads = 16;
     int limit = 8;
     for (int round = 0; round < CONCURRENCY_ROUNDS; round++) {
@@ -423,7 +429,7 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
     assertThat(counting.connections()).isEqualTo(5);
 
     // A restarted window is one statement too.
-    fixture.setWindowStart(key, fixture.databaseNowMs() - WINDOW_MS);
+    startWindowAgo(key, WINDOW_MS);
     QuotaDecision restarted = consume(fixture.quotaStore(counting), key, "c", 2);
     assertThat(withoutClock(restarted)).isEqualTo(allowed(row(key).windowStartedAtMs(), 1));
     assertThat(counting.statements()).isEqualTo(6);
@@ -451,8 +457,8 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
     Duration window = Duration.ofSeconds(1);
     int limit = 3;
     QuotaKey key = key(QuotaOperation.INSPECT);
-    ManagementQuotaStore instanceA = fixture.quotaStore(fixture.newDataSource());
-    ManagementQuotaStore instanceB = fixture.quotaStore(fixture.newDataSource());
+    ManagementQuotaStore instanceA = newInstance();
+    ManagementQuotaStore instanceB = newInstance();
     int threads = 8;
     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
     List<Callable<List<QuotaDecision>>> calls = new ArrayList<>();
@@ -635,8 +641,7 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
 
   @Test
   void reusedIdIsKeyReusedEvenWhenTheWindowIsFull() {
-    QuotaKey key = key(QuotaOperation.DECIDE);
-    consume(key, "d1", 1);
+    QuotaKey key = admitted(QuotaOperation.DECIDE, 1, "d1");
     assertThat(consume(key, "d2", 1)).isInstanceOf(QuotaDecision.Rejected.class);
     assertThat(consume(store(), key, "d1", OTHER, 1)).isEqualTo(new QuotaDecision.KeyReused());
     assertThat(row(key).consumedCount()).isEqualTo(1);
@@ -644,9 +649,8 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
 
   @Test
   void afterTheWindowEndsTheIdIsFreeForAnotherRequest() {
-    QuotaKey key = key(QuotaOperation.INSPECT);
-    consume(key, "x", 5);
-    fixture.setWindowStart(key, fixture.databaseNowMs() - WINDOW_MS - 1);
+    QuotaKey key = admitted(QuotaOperation.INSPECT, 5, "x");
+    startWindowAgo(key, WINDOW_MS + 1);
     assertThat(consume(store(), key, "x", OTHER, 5)).isInstanceOf(QuotaDecision.Allowed.class);
     assertThat(row(key).receiptDigests()).containsExactly(OTHER.hex());
   }
@@ -695,10 +699,8 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
 
   @Test
   void twoInstancesRacingOneIdWithTwoRequestsAllowExactlyOne() throws Exception {
-    DataSource poolA = fixture.newDataSource();
-    DataSource poolB = fixture.newDataSource();
-    ManagementQuotaStore instanceA = fixture.quotaStore(poolA);
-    ManagementQuotaStore instanceB = fixture.quotaStore(poolB);
+    ManagementQuotaStore instanceA = newInstance();
+    ManagementQuotaStore instanceB = newInstance();
     for (int round = 0; round < CONCURRENCY_ROUNDS; round++) {
       QuotaKey key = key(QuotaOperation.INSPECT);
       // Half the rounds start from an existing bucket (the update path), half from none.
@@ -763,7 +765,7 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
     QuotaKey decide = QuotaKey.user(project, "ann", QuotaOperation.DECIDE);
     consume(propose, "p1", 5);
     consume(decide, "d1", 5);
-    fixture.setWindowStart(decide, fixture.databaseNowMs() - WINDOW_MS - 1);
+    startWindowAgo(decide, WINDOW_MS + 1);
     CallerQuota reads =
         new CallerQuota(
             new ProjectPolicy(fixture.policyStore(dataSource), Set.of()),

@@ -149,6 +149,15 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
   private void assertUsage(String project, long invocations, long tokens, long costMicros) {
     WindowUsage u = usage(project);
     assertThat(u.invocations()).as("invocations").isEqualTo(invocations);
+    assertTokensAndCost(u, tokens, costMicros);
+  }
+
+  /** The tokens and cost reserved or settled in {@code project}'s window. */
+  private void assertTokensAndCost(String project, long tokens, long costMicros) {
+    assertTokensAndCost(usage(project), tokens, costMicros);
+  }
+
+  private static void assertTokensAndCost(WindowUsage u, long tokens, long costMicros) {
     assertThat(u.tokens()).as("tokens").isEqualTo(tokens);
     assertThat(u.costMicros()).as("cost").isEqualTo(costMicros);
   }
@@ -264,16 +273,13 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
     assertThat(done.settlement().settledTokens()).isEqualTo(1000);
     assertThat(done.settlement().settledCostMicros()).isEqualTo(50L);
     assertThat(done.settlement().releasedTokens()).isZero();
-    WindowUsage u = usage(project);
-    assertThat(u.tokens()).isEqualTo(1000);
-    assertThat(u.costMicros()).isEqualTo(50);
+    assertTokensAndCost(project, 1000, 50);
     assertThat(state(project, a.reservation().stepRunId())).isEqualTo(StepRunState.UNKNOWN);
 
     // Failed with unknown usage keeps everything too.
     Admission b = admit(s, project, "m1");
     complete(b, "failed", null, null);
-    assertThat(usage(project).tokens()).isEqualTo(2000);
-    assertThat(usage(project).costMicros()).isEqualTo(100);
+    assertTokensAndCost(project, 2000, 100);
   }
 
   @Test
@@ -299,20 +305,15 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
   void usageAboveTheReservationIsRefusedAndTheReservationStays() {
     String project = project(s, 100, 10L, "1h", 10, 10_000, 1_000L);
     Admission a = admit(s, project, "m1");
-    String inv = a.reservation().invocationId();
-    assertThatThrownBy(
-            () -> s.complete(ALICE, project, inv, "succeeded", new TokenUsage(0, 101, 101), 1L))
+    assertThatThrownBy(() -> complete(a, "succeeded", new TokenUsage(0, 101, 101), 1L))
         .isInstanceOf(ConflictException.class)
         .hasMessageContaining("contract breach");
-    assertThatThrownBy(
-            () -> s.complete(ALICE, project, inv, "succeeded", new TokenUsage(0, 1, 1), 11L))
+    assertThatThrownBy(() -> complete(a, "succeeded", new TokenUsage(0, 1, 1), 11L))
         .isInstanceOf(ConflictException.class);
     assertThat(state(project, a.reservation().stepRunId())).isEqualTo(StepRunState.RUNNING);
-    assertThat(usage(project).tokens()).isEqualTo(100);
-    assertThat(usage(project).costMicros()).isEqualTo(10);
+    assertTokensAndCost(project, 100, 10);
     // It can still be completed within the reservation.
-    assertThat(s.complete(ALICE, project, inv, "succeeded", new TokenUsage(1, 1, 2), 3L).created())
-        .isTrue();
+    assertThat(complete(a, "succeeded", new TokenUsage(1, 1, 2), 3L).created()).isTrue();
   }
 
   @Test
@@ -529,8 +530,7 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
     assertThat(recovered.completion().outcome().wireName()).isEqualTo("unknown");
     assertThat(recovered.settlement().releasedTokens()).isZero();
     assertThat(state(project, step)).isEqualTo(StepRunState.UNKNOWN);
-    assertThat(usage(project).tokens()).isEqualTo(100);
-    assertThat(usage(project).costMicros()).isEqualTo(7);
+    assertTokensAndCost(project, 100, 7);
     assertThat(s.recoverUnknown(ALICE, project, step).created()).isFalse();
   }
 
