@@ -148,8 +148,11 @@ public final class JdbcTransactions {
     throw SqlFailures.unavailable(dialect.name(), operation + " (still contended)", last);
   }
 
-  /** The connection is left in auto-commit. */
-  private static <T> T commitOrRollback(Connection c, Work<T> work) throws SQLException {
+  /**
+   * Runs {@code work} in one transaction on {@code c} at its isolation level: committed if it
+   * returns, rolled back if it throws. The connection is left in auto-commit.
+   */
+  public static <T> T commitOrRollback(Connection c, Work<T> work) throws SQLException {
     c.setAutoCommit(false);
     try {
       T result = work.run(c);

@@ -56,7 +56,7 @@ import java.util.stream.Collectors;
  * The procedures take the start's StepRun, run and model from the reservation and the ledger
  * entry's from the completion, as {@link ModelQuotaRules} builds them.
  */
-final class PostgresModelLifecycle implements ModelLifecycle {
+final class PostgresModelLifecycle extends ModelLifecycle {
   /**
    * Rounds of read, decide and conditional write before an admission or completion gives up with
    * {@link StoreUnavailableException}. A round is stale only when another admission or completion
@@ -97,29 +97,12 @@ final class PostgresModelLifecycle implements ModelLifecycle {
 
   @Override
   public AdmissionOutcome admit(AdmissionRequest request) {
-    return rounds(
-        "model admission",
-        request.projectId(),
-        c -> {
-          AdmissionSnapshot v = readAdmission(c, request);
-          AdmissionOutcome outcome = ModelQuotaRules.admit(request, v);
-          boolean stale = outcome instanceof AdmissionOutcome.Admitted a && !write(c, v, a);
-          return stale ? null : outcome;
-        });
+    return rounds("model admission", request.projectId(), c -> admission(c, request));
   }
 
   @Override
   public CompletionOutcome complete(CompletionRequest request) {
-    return rounds(
-        "model completion",
-        request.projectId(),
-        c -> {
-          CompletionSnapshot v = readCompletion(c, request);
-          CompletionOutcome outcome = ModelQuotaRules.complete(request, v);
-          boolean stale =
-              outcome instanceof CompletionOutcome.Completed done && !write(c, request, v, done);
-          return stale ? null : outcome;
-        });
+    return rounds("model completion", request.projectId(), c -> completion(c, request));
   }
 
   /** One round of read, decide and conditional write: its outcome, or null if it was stale. */
@@ -162,17 +145,7 @@ final class PostgresModelLifecycle implements ModelLifecycle {
   /** One statement is one snapshot: no transaction at another isolation level needed. */
   @Override
   public WindowUsageReading currentWindowUsage(String projectId) {
-    return jdbc.autoCommit(
-        "window usage read",
-        c -> {
-          WindowView v = readWindow(c, projectId);
-          WindowRef window = WindowRef.containing(projectId, v.quota(), v.nowMs());
-          if (!window.equals(v.window())) {
-            throw new IllegalStateException("window read found another window. Indicates a bug.");
-          }
-          return new WindowUsageReading(
-              ModelQuotaRules.usage(window, v.windowHead(), v.settledHead()), v.quota(), v.nowMs());
-        });
+    return jdbc.autoCommit("window usage read", c -> windowUsage(c, projectId));
   }
 
   /**
@@ -305,7 +278,8 @@ final class PostgresModelLifecycle implements ModelLifecycle {
         + slots.joins();
   }
 
-  private AdmissionSnapshot readAdmission(Connection c, AdmissionRequest request)
+  @Override
+  protected AdmissionSnapshot readAdmission(Connection c, AdmissionRequest request)
       throws SQLException {
     return snapshot(
         c,
@@ -343,14 +317,6 @@ final class PostgresModelLifecycle implements ModelLifecycle {
     return row;
   }
 
-  /** A window's usage as of one snapshot: the window heads of {@link #readWindow}. */
-  private record WindowView(
-      long nowMs,
-      WindowRef window,
-      ProjectQuotaPolicy quota,
-      Reservation windowHead,
-      Settlement settledHead) {}
-
   private static final Slots WINDOW_READ = new Slots(4);
   private static final Slot<ProjectQuotaPolicy> W_QUOTA =
       WINDOW_READ.add("q", QUOTA_POLICIES, null);
@@ -364,14 +330,18 @@ final class PostgresModelLifecycle implements ModelLifecycle {
     return windowed(WINDOW_READ, keys(dialect, "project_id"));
   }
 
-  /** The current window's quota policy and heads, in one statement (one snapshot). */
-  private WindowView readWindow(Connection c, String projectId) throws SQLException {
+  /**
+   * The current window's quota policy and heads, in one statement (one snapshot); the window as the
+   * statement computes it, which {@link #windowUsage} checks.
+   */
+  @Override
+  protected WindowSnapshot readWindow(Connection c, String projectId) throws SQLException {
     return snapshot(
         c,
         windowRead,
         "window read",
         rs ->
-            new WindowView(
+            new WindowSnapshot(
                 rs.getLong(1),
                 new WindowRef(projectId, rs.getLong(2), rs.getLong(3)),
                 W_QUOTA.read(rs),
@@ -417,7 +387,8 @@ final class PostgresModelLifecycle implements ModelLifecycle {
         """;
   }
 
-  private CompletionSnapshot readCompletion(Connection c, CompletionRequest request)
+  @Override
+  protected CompletionSnapshot readCompletion(Connection c, CompletionRequest request)
       throws SQLException {
     return snapshot(
         c,
@@ -444,9 +415,11 @@ final class PostgresModelLifecycle implements ModelLifecycle {
    * Writes an admission's receipts and starts its StepRun, if the window heads are still those of
    * {@code v} and the StepRun is still ready.
    *
-   * @return true if written, false if stale (nothing written)
+   * @return {@code a} if written, null if stale (nothing written)
    */
-  private static boolean write(Connection c, AdmissionSnapshot v, AdmissionOutcome.Admitted a)
+  @Override
+  protected AdmissionOutcome writeAdmission(
+      Connection c, AdmissionRequest request, AdmissionSnapshot v, AdmissionOutcome.Admitted a)
       throws SQLException {
     InvocationStart s = a.start();
     try (PreparedStatement ps = c.prepareStatement(ADMIT)) {
@@ -458,7 +431,7 @@ final class PostgresModelLifecycle implements ModelLifecycle {
       ps.setString(++i, s.reservationDigest().value());
       ps.setLong(++i, s.startedAtMs());
       ps.setString(++i, s.digest().value());
-      return written(ps);
+      return written(ps) ? a : null;
     }
   }
 
@@ -470,9 +443,10 @@ final class PostgresModelLifecycle implements ModelLifecycle {
    * the window's settlement head and the Project's ledger head are still those of {@code v}, the
    * invocation has no completion and its StepRun is still running under it.
    *
-   * @return true if written, false if stale (nothing written)
+   * @return {@code d} if written, null if stale (nothing written)
    */
-  private static boolean write(
+  @Override
+  protected CompletionOutcome writeCompletion(
       Connection c, CompletionRequest request, CompletionSnapshot v, CompletionOutcome.Completed d)
       throws SQLException {
     Completion x = d.completion();
@@ -512,7 +486,7 @@ final class PostgresModelLifecycle implements ModelLifecycle {
       ps.setLong(++i, s.windowReleasedCostMicros());
       ps.setLong(++i, s.settledAtMs());
       ps.setString(++i, s.digest().value());
-      return written(ps);
+      return written(ps) ? d : null;
     }
   }
 

@@ -6,7 +6,6 @@ import dev.qinglong.core.modelquota.AdmissionSnapshot;
 import dev.qinglong.core.modelquota.CompletionOutcome;
 import dev.qinglong.core.modelquota.CompletionRequest;
 import dev.qinglong.core.modelquota.CompletionSnapshot;
-import dev.qinglong.core.modelquota.ModelQuotaRules;
 import dev.qinglong.core.modelquota.ProjectQuotaPolicy;
 import dev.qinglong.core.modelquota.Reservation;
 import dev.qinglong.core.modelquota.StepRun;
@@ -24,12 +23,13 @@ import java.util.Objects;
 
 /**
  * SQLite's model lifecycle: each admission and completion is ONE transaction that reads its
- * snapshot statement by statement, decides through {@link ModelQuotaRules} and writes the receipts.
- * Every transaction starts with {@code BEGIN IMMEDIATE} (the pool's {@code transaction_mode}), so
- * it holds SQLite's only writer lock from its first statement on: what it read cannot change before
- * it commits, across connections and processes, and no other lock is needed.
+ * snapshot statement by statement, decides through {@link
+ * dev.qinglong.core.modelquota.ModelQuotaRules} and writes the receipts. Every transaction starts
+ * with {@code BEGIN IMMEDIATE} (the pool's {@code transaction_mode}), so it holds SQLite's only
+ * writer lock from its first statement on: what it read cannot change before it commits, across
+ * connections and processes, and no other lock is needed.
  */
-final class SqliteModelLifecycle implements ModelLifecycle {
+final class SqliteModelLifecycle extends ModelLifecycle {
   private final JdbcTransactions jdbc;
 
   SqliteModelLifecycle(JdbcTransactions jdbc) {
@@ -38,30 +38,28 @@ final class SqliteModelLifecycle implements ModelLifecycle {
 
   @Override
   public AdmissionOutcome admit(AdmissionRequest request) {
-    return jdbc.retryingTransaction(
-        "model admission",
-        c -> {
-          AdmissionOutcome outcome = ModelQuotaRules.admit(request, admissionSnapshot(c, request));
-          if (outcome instanceof AdmissionOutcome.Admitted admitted) {
-            if (!StepRunRows.start(c, request, admitted.reservation().reservedAtMs())) {
-              return new AdmissionOutcome.Rejected(AdmissionOutcome.Reason.STEP_RUN_NOT_READY);
-            }
-            AdmissionRows.RESERVATIONS.insert(c, admitted.reservation());
-            AdmissionRows.STARTS.insert(c, admitted.start());
-          }
-          return outcome;
-        });
+    return jdbc.retryingTransaction("model admission", c -> admission(c, request));
   }
 
-  private AdmissionSnapshot admissionSnapshot(Connection c, AdmissionRequest request)
+  @Override
+  public CompletionOutcome complete(CompletionRequest request) {
+    return jdbc.retryingTransaction("model completion", c -> completion(c, request));
+  }
+
+  @Override
+  public WindowUsageReading currentWindowUsage(String projectId) {
+    return jdbc.retryingTransaction("window usage read", c -> windowUsage(c, projectId));
+  }
+
+  @Override
+  protected AdmissionSnapshot readAdmission(Connection c, AdmissionRequest request)
       throws SQLException {
     String project = request.projectId();
-    Current current = current(c, project);
-    WindowRef window = current.window();
+    WindowSnapshot current = readWindow(c, project);
     StepRun step = StepRunRows.stepRun(c, project, request.stepRunId()).orElse(null);
     return new AdmissionSnapshot(
         current.nowMs(),
-        window,
+        current.window(),
         current.quota(),
         AdmissionRows.reservationOfInvocation(c, project, request.invocationId()),
         AdmissionRows.startOfInvocation(c, project, request.invocationId()),
@@ -70,29 +68,31 @@ final class SqliteModelLifecycle implements ModelLifecycle {
             ? null
             : ModelPolicyRows.latestModelPolicy(c, project, step.modelId()).orElse(null),
         AdmissionRows.reservationOfStepRun(c, project, request.stepRunId()),
-        AdmissionRows.windowHead(c, window),
-        CompletionRows.windowHead(c, window));
+        current.windowHead(),
+        current.settledHead());
+  }
+
+  /**
+   * Never stale: the transaction has held the write lock since its first read. A StepRun that is no
+   * longer ready rejects the admission.
+   */
+  @Override
+  protected AdmissionOutcome writeAdmission(
+      Connection c,
+      AdmissionRequest request,
+      AdmissionSnapshot snapshot,
+      AdmissionOutcome.Admitted admitted)
+      throws SQLException {
+    if (!StepRunRows.start(c, request, admitted.reservation().reservedAtMs())) {
+      return new AdmissionOutcome.Rejected(AdmissionOutcome.Reason.STEP_RUN_NOT_READY);
+    }
+    AdmissionRows.RESERVATIONS.insert(c, admitted.reservation());
+    AdmissionRows.STARTS.insert(c, admitted.start());
+    return admitted;
   }
 
   @Override
-  public CompletionOutcome complete(CompletionRequest request) {
-    return jdbc.retryingTransaction(
-        "model completion",
-        c -> {
-          CompletionSnapshot snapshot = completionSnapshot(c, request);
-          CompletionOutcome outcome = ModelQuotaRules.complete(request, snapshot);
-          if (outcome instanceof CompletionOutcome.Completed done) {
-            CompletionRows.COMPLETIONS.insert(c, done.completion());
-            CompletionRows.LEDGER.insert(c, done.ledgerEntry());
-            // The settlement goes before the StepRun ends: the database refuses the reverse.
-            CompletionRows.SETTLEMENTS.insert(c, done.settlement());
-            StepRunRows.end(c, done.reservation(), request.outcome(), snapshot.nowMs());
-          }
-          return outcome;
-        });
-  }
-
-  private CompletionSnapshot completionSnapshot(Connection c, CompletionRequest request)
+  protected CompletionSnapshot readCompletion(Connection c, CompletionRequest request)
       throws SQLException {
     String project = request.projectId();
     String invocation = request.invocationId();
@@ -111,29 +111,33 @@ final class SqliteModelLifecycle implements ModelLifecycle {
         CompletionRows.lastLedgerSeq(c, project));
   }
 
+  /** Never stale: the transaction has held the write lock since its first read. */
   @Override
-  public WindowUsageReading currentWindowUsage(String projectId) {
-    return jdbc.retryingTransaction(
-        "window usage read",
-        c -> {
-          Current current = current(c, projectId);
-          WindowRef window = current.window();
-          return new WindowUsageReading(
-              ModelQuotaRules.usage(
-                  window,
-                  AdmissionRows.windowHead(c, window),
-                  CompletionRows.windowHead(c, window)),
-              current.quota(),
-              current.nowMs());
-        });
+  protected CompletionOutcome writeCompletion(
+      Connection c,
+      CompletionRequest request,
+      CompletionSnapshot snapshot,
+      CompletionOutcome.Completed completed)
+      throws SQLException {
+    CompletionRows.COMPLETIONS.insert(c, completed.completion());
+    CompletionRows.LEDGER.insert(c, completed.ledgerEntry());
+    // The settlement goes before the StepRun ends: the database refuses the reverse.
+    CompletionRows.SETTLEMENTS.insert(c, completed.settlement());
+    StepRunRows.end(c, completed.reservation(), request.outcome(), snapshot.nowMs());
+    return completed;
   }
 
-  /** The database clock, the Project's quota policy (null: none) and the window they select. */
-  private record Current(long nowMs, ProjectQuotaPolicy quota, WindowRef window) {}
-
-  private Current current(Connection c, String projectId) throws SQLException {
+  /** The database clock, the Project's quota policy, the window they select and its heads. */
+  @Override
+  protected WindowSnapshot readWindow(Connection c, String projectId) throws SQLException {
     long now = jdbc.nowMs(c);
     ProjectQuotaPolicy quota = ModelPolicyRows.latestQuotaPolicy(c, projectId).orElse(null);
-    return new Current(now, quota, WindowRef.containing(projectId, quota, now));
+    WindowRef window = WindowRef.containing(projectId, quota, now);
+    return new WindowSnapshot(
+        now,
+        window,
+        quota,
+        AdmissionRows.windowHead(c, window),
+        CompletionRows.windowHead(c, window));
   }
 }

@@ -2,6 +2,7 @@ package dev.qinglong.postgres.leases;
 
 import dev.qinglong.gateway.lease.SharedDownloadPolicy;
 import dev.qinglong.gateway.lease.StoredLeases;
+import dev.qinglong.jdbc.JdbcTransactions;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -25,15 +26,9 @@ public final class PostgresStoredLeases {
   public static StoredLeases read(Connection connection) throws SQLException {
     boolean autoCommit = connection.getAutoCommit();
     int isolation = connection.getTransactionIsolation();
-    connection.setAutoCommit(false);
     connection.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
     try {
-      StoredLeases out = snapshot(connection);
-      connection.commit();
-      return out;
-    } catch (SQLException | RuntimeException e) {
-      connection.rollback();
-      throw e;
+      return JdbcTransactions.commitOrRollback(connection, PostgresStoredLeases::snapshot);
     } finally {
       connection.setTransactionIsolation(isolation);
       connection.setAutoCommit(autoCommit);
