@@ -14,7 +14,8 @@ public interface GovernanceStore {
 
   /**
    * Inserts the proposal and its pending approval in one transaction unless the Project already has
-   * a proposal with the same {@code actionRef}.
+   * a proposal with the same {@code actionRef}. The approval's {@code requiredApprovals} is stored
+   * as given (the caller read it from {@link #approvalPolicy}).
    *
    * @return the stored proposal and {@code created=true} if this call inserted it; otherwise the
    *     existing proposal for that actionRef and {@code created=false} (the caller compares digests
@@ -57,14 +58,30 @@ public interface GovernanceStore {
   List<Proposal> listProposals(String projectId, ProposalState state, ProposalKey after, int limit);
 
   /**
-   * Records the decision if the approval is still pending and the decision id is not yet used in
-   * the Project; the proposal's state follows in the same transaction.
+   * Records the decision, in one transaction, if the approval is still pending, the decision id is
+   * not yet used in the Project and the decider (never the proposer) has not decided this approval.
+   * A {@code reject} ends the approval as rejected; the {@code requiredApprovals}-th {@code
+   * approve} ends it as approved; either way the approval's deciding columns and the proposal's
+   * state follow in the same transaction. Any other approve leaves it pending with one more
+   * decision.
    *
-   * @return the approval as stored after the call: decided by this command, or unchanged if it was
-   *     already decided or the decision id was taken (the caller compares to tell an exact replay
-   *     from a conflict); empty if the approval does not exist in the Project
+   * @return the approval as stored after the call, with every decision: with this command's if it
+   *     was recorded, unchanged if it was already decided, the decider had decided it or the
+   *     decision id was taken (the caller compares to tell an exact replay from a conflict); empty
+   *     if the approval does not exist in the Project
    */
   Optional<Approval> recordDecision(DecisionCommand command);
+
+  /** The Project's latest approval policy revision, or empty if it never set one. */
+  Optional<ApprovalPolicy> approvalPolicy(String projectId);
+
+  /**
+   * Appends a revision of the Project's approval policy, on the database clock, unless the latest
+   * revision already requires {@code requiredApprovals} (then it is returned unchanged).
+   *
+   * @return the revision in force after the call
+   */
+  ApprovalPolicy putApprovalPolicy(String projectId, int requiredApprovals, String setBy);
 
   /**
    * Approved install/upgrade proposals (those with an artifact digest that was uploaded into the

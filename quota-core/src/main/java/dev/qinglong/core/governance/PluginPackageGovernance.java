@@ -97,19 +97,12 @@ public final class PluginPackageGovernance {
             ProposalState.PENDING,
             now,
             now);
-    Approval approval =
-        new Approval(
-            proposal.approvalId(),
-            proposal.proposalId(),
-            projectId,
-            digest,
-            caller.userId(),
-            ProposalState.PENDING,
-            null,
-            null,
-            null,
-            null,
-            now);
+    int required =
+        store
+            .approvalPolicy(projectId)
+            .map(ApprovalPolicy::requiredApprovals)
+            .orElse(ApprovalPolicy.DEFAULT_REQUIRED_APPROVALS);
+    Approval approval = Approval.pending(proposal, required);
     ProposeResult result = store.createIfAbsent(proposal, approval);
     if (!result.created() && !result.proposal().actionDigest().equals(digest)) {
       // Outside the quota window the bucket no longer remembers the ref; the proposal does.
@@ -125,12 +118,14 @@ public final class PluginPackageGovernance {
 
   /**
    * Records {@code decision} on the approval. Needs {@code approval.decide} and must not be the
-   * proposer. An exact replay of the same decisionId returns the approval unchanged.
+   * proposer; each approver decides an approval once. One {@code reject} rejects; the approval is
+   * approved with the {@code requiredApprovals}-th {@code approve} (the number bound when it was
+   * proposed). An exact replay of the same decisionId returns the approval as it is now.
    *
    * @throws IdempotencyKeyReusedException if the decisionId was used on another approval, or on
    *     this one with another decision, decider or {@code actionDigest}
-   * @throws ConflictException if the approval does not exist in the Project, is already decided by
-   *     another decision, or {@code actionDigest} differs
+   * @throws ConflictException if the approval does not exist in the Project, is no longer pending,
+   *     was already decided by the caller under another decisionId, or {@code actionDigest} differs
    */
   public Limited<Approval> decide(
       Principal caller,
@@ -162,10 +157,10 @@ public final class PluginPackageGovernance {
             verdict.wireName(),
             digest.value());
 
-    if (decisionId.equals(current.decisionId())) {
+    Optional<ApprovalDecision> replayed = current.decisionUnder(decisionId);
+    if (replayed.isPresent()) {
       // Decided under this id before: an exact replay, or the id reused for another request.
-      if (current.decision() != verdict
-          || !caller.userId().equals(current.decidedBy())
+      if (!sameDecision(replayed.get(), verdict, caller)
           || !current.actionDigest().equals(digest)) {
         throw new IdempotencyKeyReusedException("decisionId already used for a different request");
       }
@@ -174,25 +169,65 @@ public final class PluginPackageGovernance {
     if (!current.actionDigest().equals(digest)) {
       throw new ConflictException("actionDigest does not match the approval");
     }
+    refuseSecondDecision(current, caller);
     DecisionCommand command =
         new DecisionCommand(
             projectId, approvalId, decisionId, verdict, caller.userId(), clock.millis());
     Approval after = store.recordDecision(command).orElseThrow(ProposalsOnly::gone);
-    if (after.decisionId() == null) {
-      // Still pending, so nothing was recorded: the Project already used this decisionId on
-      // another approval.
-      throw new IdempotencyKeyReusedException("decisionId already used on another approval");
+    Optional<ApprovalDecision> recorded = after.decisionUnder(decisionId);
+    if (recorded.isPresent()) {
+      // Recorded by this call, or by a concurrent exact replay of it.
+      if (!sameDecision(recorded.get(), verdict, caller)) {
+        throw new IdempotencyKeyReusedException("decisionId already used for a different request");
+      }
+      return new Limited<>(after, limits);
     }
-    if (decisionId.equals(after.decisionId())
-        && (after.decision() != verdict || !caller.userId().equals(after.decidedBy()))) {
-      throw new IdempotencyKeyReusedException("decisionId already used for a different request");
-    }
-    if (!decisionId.equals(after.decisionId())
-        || after.decision() != verdict
-        || !caller.userId().equals(after.decidedBy())) {
+    // Nothing recorded: a concurrent decision ended the approval or was the caller's own, or the
+    // Project already used this decisionId on another approval.
+    refuseSecondDecision(after, caller);
+    throw new IdempotencyKeyReusedException("decisionId already used on another approval");
+  }
+
+  private static boolean sameDecision(ApprovalDecision d, Decision verdict, Principal caller) {
+    return d.decision() == verdict && d.decidedBy().equals(caller.userId());
+  }
+
+  /** An approver decides once, and only while the approval is pending. */
+  private static void refuseSecondDecision(Approval approval, Principal caller) {
+    if (!approval.pending()) {
       throw new ConflictException("approval already decided");
     }
-    return new Limited<>(after, limits);
+    if (approval.hasDecided(caller.userId())) {
+      throw new ConflictException("this approver already decided the approval");
+    }
+  }
+
+  /**
+   * Sets how many distinct approvers the Project's next proposals need. Needs {@code
+   * project.admin}. A proposal keeps the number in force when it was proposed. Not counted by the
+   * management quota (like the other policy writes).
+   *
+   * @throws ValidationException if {@code requiredApprovals} is outside 1..5
+   */
+  public ApprovalPolicy putApprovalPolicy(
+      Principal caller, String projectId, long requiredApprovals) {
+    Identifiers.require("projectId", projectId);
+    int n = ApprovalPolicy.requireRequiredApprovals(requiredApprovals);
+    policy.requireAny(caller, projectId, Permission.PROJECT_ADMIN);
+    return store.putApprovalPolicy(projectId, n, caller.userId());
+  }
+
+  /**
+   * The Project's approval policy in force: its latest revision, or the default (one approval,
+   * revision 0). Needs some permission in the Project (an unknown Project and a foreign one are the
+   * same 403).
+   */
+  public ApprovalPolicy approvalPolicy(Principal caller, String projectId) {
+    Identifiers.require("projectId", projectId);
+    if (policy.permissions(caller, projectId).isEmpty()) {
+      throw new ForbiddenException("no permission in project");
+    }
+    return store.approvalPolicy(projectId).orElseGet(() -> ApprovalPolicy.defaultFor(projectId));
   }
 
   /**
