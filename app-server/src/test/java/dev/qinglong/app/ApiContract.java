@@ -271,6 +271,129 @@ public abstract class ApiContract {
         .isEqualTo(p.get("proposalId").asString());
   }
 
+  static String approvalPolicy(String project) {
+    return "/v1/projects/" + project + "/plugin-packages/approval-policy";
+  }
+
+  JsonNode decide(String user, JsonNode proposal, String decisionId, String decision) {
+    Response r =
+        http.post(
+            decisions(proposal.get("projectId").asString(), proposal.get("approvalId").asString()),
+            token(user),
+            decisionJson(decisionId, decision, proposal.get("actionDigest").asString()));
+    assertThat(r.status()).as(r.body()).isEqualTo(200);
+    return r.json();
+  }
+
+  @Test
+  void twoOfThreeApprovalsBindTheNumberInForceWhenProposed() {
+    grant("n-of-m", "alice", "package.manage");
+    grant("n-of-m", "bob", "approval.decide");
+    grant("n-of-m", "carol", "approval.decide");
+    Response defaults = http.get(approvalPolicy("n-of-m"), token("bob"));
+    assertThat(defaults.status()).as(defaults.body()).isEqualTo(200);
+    assertThat(defaults.json().get("requiredApprovals").asInt()).isEqualTo(1);
+    assertThat(defaults.json().get("revision").asLong()).isZero();
+
+    Response set =
+        http.put(approvalPolicy("n-of-m"), token("admin"), "{\"requiredApprovals\":2}");
+    assertThat(set.status()).as(set.body()).isEqualTo(200);
+    assertThat(set.json().get("requiredApprovals").asInt()).isEqualTo(2);
+    assertThat(set.json().get("revision").asLong()).isEqualTo(1);
+    assertThat(set.json().get("setBy").asString()).isEqualTo("admin");
+    JsonNode p = propose("alice", "n-of-m", "nm-1");
+
+    JsonNode first = decide("bob", p, "nm-dec-b", "approve");
+    assertThat(first.get("state").asString()).isEqualTo("pending");
+    assertThat(first.get("requiredApprovals").asInt()).isEqualTo(2);
+    assertThat(first.get("decisions")).hasSize(1);
+    assertThat(first.get("decisions").get(0).get("decidedBy").asString()).isEqualTo("bob");
+    assertThat(first.get("decisionId").isNull()).isTrue();
+    // An exact replay answers the approval as it is; a second decision of the same approver is 409.
+    assertThat(decide("bob", p, "nm-dec-b", "approve")).isEqualTo(first);
+    Response again =
+        http.post(
+            decisions("n-of-m", p.get("approvalId").asString()),
+            token("bob"),
+            decisionJson("nm-dec-b2", "approve", p.get("actionDigest").asString()));
+    assertProblem(again, 409, "conflict");
+    Response proposer =
+        http.post(
+            decisions("n-of-m", p.get("approvalId").asString()),
+            token("alice"),
+            decisionJson("nm-dec-a", "approve", p.get("actionDigest").asString()));
+    assertProblem(proposer, 403, "forbidden");
+
+    // Lowering the policy does not lower what the pending proposal needs.
+    http.put(approvalPolicy("n-of-m"), token("admin"), "{\"requiredApprovals\":1}");
+    Response pending =
+        http.get(
+            "/v1/projects/n-of-m/plugin-packages/approvals/" + p.get("approvalId").asString(),
+            token("bob"));
+    assertThat(pending.json().get("state").asString()).isEqualTo("pending");
+    assertThat(pending.json().get("requiredApprovals").asInt()).isEqualTo(2);
+
+    JsonNode second = decide("carol", p, "nm-dec-c", "approve");
+    assertThat(second.get("state").asString()).isEqualTo("approved");
+    assertThat(second.get("decisionId").asString()).isEqualTo("nm-dec-c");
+    assertThat(second.get("decidedBy").asString()).isEqualTo("carol");
+    assertThat(second.get("decisions")).hasSize(2);
+    Response late =
+        http.post(
+            decisions("n-of-m", p.get("approvalId").asString()),
+            token("bob"),
+            decisionJson("nm-dec-b3", "reject", p.get("actionDigest").asString()));
+    assertProblem(late, 409, "conflict");
+    Response proposal =
+        http.get("/v1/projects/n-of-m/plugin-packages/proposals/" + p.get("proposalId").asString(),
+            token("bob"));
+    assertThat(proposal.json().get("state").asString()).isEqualTo("approved");
+  }
+
+  @Test
+  void oneRejectEndsAnApprovalThatNeedsThree() {
+    grant("n-of-m-r", "alice", "package.manage");
+    grant("n-of-m-r", "bob", "approval.decide");
+    grant("n-of-m-r", "carol", "approval.decide");
+    Response set =
+        http.put(approvalPolicy("n-of-m-r"), token("admin"), "{\"requiredApprovals\":3}");
+    assertThat(set.status()).as(set.body()).isEqualTo(200);
+    JsonNode p = propose("alice", "n-of-m-r", "nmr-1");
+    assertThat(decide("bob", p, "nmr-dec-b", "approve").get("state").asString())
+        .isEqualTo("pending");
+    JsonNode rejected = decide("carol", p, "nmr-dec-c", "reject");
+    assertThat(rejected.get("state").asString()).isEqualTo("rejected");
+    assertThat(rejected.get("decision").asString()).isEqualTo("reject");
+    assertThat(rejected.get("decisions")).hasSize(2);
+  }
+
+  @Test
+  void approvalPolicyBadInputIs400AndOnlyAProjectAdminSetsIt() {
+    grant("n-of-m-bad", "bob", "approval.decide");
+    String before = store.snapshot();
+    for (String body :
+        new String[] {
+          "{\"requiredApprovals\":0}",
+          "{\"requiredApprovals\":6}",
+          "{\"requiredApprovals\":1.5}",
+          "{\"requiredApprovals\":\"2\"}",
+          "{\"requiredApprovals\":null}",
+          "{}",
+          "{\"requiredApprovals\":2,\"extra\":1}",
+          "[2]"
+        }) {
+      assertProblem(
+          http.put(approvalPolicy("n-of-m-bad"), token("admin"), body), 400, "invalid_request");
+    }
+    assertProblem(
+        http.put(approvalPolicy("n-of-m-bad"), token("bob"), "{\"requiredApprovals\":2}"),
+        403,
+        "forbidden");
+    assertProblem(
+        http.get(approvalPolicy("n-of-m-bad"), token("carol")), 403, "forbidden");
+    assertThat(store.snapshot()).isEqualTo(before);
+  }
+
   static String governanceRows(String snapshot) {
     return snapshot.substring(0, snapshot.indexOf("## plugin_package_management_quota_buckets"));
   }

@@ -4,6 +4,8 @@ import static dev.qinglong.app.http.OpenApiDocument.Answer.CONFLICT;
 import static dev.qinglong.app.http.OpenApiDocument.Answer.CREATED;
 import static dev.qinglong.app.http.OpenApiDocument.Answer.QUOTA;
 
+import dev.qinglong.app.governance.GovernanceJson.ApprovalPolicyRequest;
+import dev.qinglong.app.governance.GovernanceJson.ApprovalPolicyView;
 import dev.qinglong.app.governance.GovernanceJson.ApprovalView;
 import dev.qinglong.app.governance.GovernanceJson.DecisionRequest;
 import dev.qinglong.app.governance.GovernanceJson.InspectionRequest;
@@ -20,6 +22,7 @@ import dev.qinglong.app.http.QueryParameters;
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
 import dev.qinglong.core.governance.Approval;
+import dev.qinglong.core.governance.ApprovalPolicy;
 import dev.qinglong.core.governance.Inspection;
 import dev.qinglong.core.governance.PluginPackageGovernance;
 import dev.qinglong.core.governance.Proposal;
@@ -37,6 +40,7 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.PutMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
@@ -89,9 +93,10 @@ public record GovernanceController(PluginPackageGovernance governance) {
       operationId = "decide",
       summary = "Approve or reject a pending approval (needs approval.decide; not the proposer).",
       description =
-          "decisionId is the idempotency identity; actionDigest must be the proposal's."
-              + " Consumes one unit of the management quota plugin-package.decide under"
-              + " decisionId. An approval publishes the action (the publication worker).")
+          "decisionId is the idempotency identity; actionDigest must be the proposal's. Each"
+              + " approver decides once; one reject rejects, the requiredApprovals-th approve"
+              + " approves (and only then does the publication worker publish). Consumes one unit"
+              + " of the management quota plugin-package.decide under decisionId.")
   @Answers({CONFLICT, QUOTA})
   @PostMapping(
       path = BASE + "/approvals/{approvalId}/decisions",
@@ -110,10 +115,11 @@ public record GovernanceController(PluginPackageGovernance governance) {
         .with("userId", caller.userId())
         .with("approvalId", approval.approvalId())
         .with("proposalId", approval.proposalId())
-        .with("decisionId", approval.decisionId())
-        .with("decision", approval.decision() == null ? null : approval.decision().wireName())
-        .with("decidedBy", approval.decidedBy())
+        .with("decisionId", body.decisionId())
+        .with("decision", body.decision())
         .with("state", approval.state().wireName())
+        .with("approvals", approval.approvals())
+        .with("requiredApprovals", approval.requiredApprovals())
         .with("actionDigest", approval.actionDigest().value())
         .log();
     return JsonAnswers.ok(ApprovalView.of(approval), result);
@@ -196,6 +202,38 @@ public record GovernanceController(PluginPackageGovernance governance) {
       @PathVariable String projectId, @PathVariable String approvalId, Principal caller) {
     Limited<Approval> result = governance.approval(caller, projectId, approvalId, requestId());
     return JsonAnswers.ok(ApprovalView.of(result.result()), result);
+  }
+
+  @Operation(
+      operationId = "putApprovalPolicy",
+      summary = "Set how many approvers the Project's proposals need (needs project.admin).",
+      description =
+          "requiredApprovals distinct approvers (1-5, never the proposer) must approve; one reject"
+              + " rejects. Appends a new immutable revision unless unchanged. A proposal binds the"
+              + " number in force when it was proposed. Not counted by the management quota.")
+  @PutMapping(path = BASE + "/approval-policy", consumes = MediaType.APPLICATION_JSON_VALUE)
+  ResponseEntity<ApprovalPolicyView> putApprovalPolicy(
+      @PathVariable String projectId, @RequestBody ApprovalPolicyRequest body, Principal caller) {
+    ApprovalPolicy policy =
+        governance.putApprovalPolicy(caller, projectId, body.requiredApprovals());
+    AuditLog.event("governance.approval_policy_set")
+        .with("projectId", policy.projectId())
+        .with("userId", caller.userId())
+        .with("revision", policy.revision())
+        .with("requiredApprovals", policy.requiredApprovals())
+        .log();
+    return JsonAnswers.ok(ApprovalPolicyView.of(policy));
+  }
+
+  @Operation(
+      operationId = "getApprovalPolicy",
+      summary =
+          "The Project's approval policy in force (needs any permission in the Project); revision"
+              + " 0 is the default of one approval.")
+  @GetMapping(BASE + "/approval-policy")
+  ResponseEntity<ApprovalPolicyView> approvalPolicy(
+      @PathVariable String projectId, Principal caller) {
+    return JsonAnswers.ok(ApprovalPolicyView.of(governance.approvalPolicy(caller, projectId)));
   }
 
   /** A fresh id per read: the receipt of its inspect quota unit (a GET names no request id). */

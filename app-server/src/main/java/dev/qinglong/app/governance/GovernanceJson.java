@@ -11,6 +11,8 @@ import static io.swagger.v3.oas.annotations.media.Schema.AdditionalPropertiesVal
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.qinglong.app.http.OpenApiDocument;
 import dev.qinglong.core.governance.Approval;
+import dev.qinglong.core.governance.ApprovalDecision;
+import dev.qinglong.core.governance.ApprovalPolicy;
 import dev.qinglong.core.governance.Inspection;
 import dev.qinglong.core.governance.PluginPackageAction;
 import dev.qinglong.core.governance.PluginPackageGovernance;
@@ -135,7 +137,68 @@ public final class GovernanceJson {
     }
   }
 
-  @Schema(name = "Approval")
+  /** {@code PUT …/plugin-packages/approval-policy}. */
+  @Schema(additionalProperties = FALSE)
+  public record ApprovalPolicyRequest(
+      @JsonProperty(required = true)
+          @Schema(
+              minimum = "" + ApprovalPolicy.MIN_REQUIRED_APPROVALS,
+              maximum = "" + ApprovalPolicy.MAX_REQUIRED_APPROVALS,
+              description =
+                  "How many distinct approvers (never the proposer) the Project's next proposals"
+                      + " need; one reject rejects.")
+          long requiredApprovals) {}
+
+  @Schema(name = "ApprovalPolicy")
+  public record ApprovalPolicyView(
+      String projectId,
+      @Schema(description = "0 while the Project uses the default (one approval).") long revision,
+      @Schema(
+              minimum = "" + ApprovalPolicy.MIN_REQUIRED_APPROVALS,
+              maximum = "" + ApprovalPolicy.MAX_REQUIRED_APPROVALS)
+          int requiredApprovals,
+      @Schema(types = {"string", "null"}) String setBy,
+      @Schema(
+              types = {"integer", "null"},
+              description = "When the revision was set (database clock).")
+          Long setAtMs,
+      @Schema(
+              types = {"string", "null"},
+              format = "date-time")
+          String setAt) {
+    static ApprovalPolicyView of(ApprovalPolicy p) {
+      return new ApprovalPolicyView(
+          p.projectId(),
+          p.revision(),
+          p.requiredApprovals(),
+          p.setBy(),
+          p.setAtMs(),
+          time(p.setAtMs()));
+    }
+  }
+
+  @Schema(name = "ApprovalDecision")
+  public record DecisionView(
+      String decisionId,
+      @Schema(ref = DECISION) String decision,
+      String decidedBy,
+      long decidedAtMs,
+      @Schema(format = "date-time") String decidedAt) {
+    static DecisionView of(ApprovalDecision d) {
+      return new DecisionView(
+          d.decisionId(),
+          d.decision().wireName(),
+          d.decidedBy(),
+          d.decidedAtMs(),
+          time(d.decidedAtMs()));
+    }
+  }
+
+  @Schema(
+      name = "Approval",
+      description =
+          "decisionId, decision, decidedBy and decidedAt(Ms) are the decision that ended the"
+              + " approval (null while pending); decisions lists every decision recorded.")
   public record ApprovalView(
       String approvalId,
       String proposalId,
@@ -152,7 +215,13 @@ public final class GovernanceJson {
               format = "date-time")
           String decidedAt,
       long createdAtMs,
-      @Schema(format = "date-time") String createdAt) {
+      @Schema(format = "date-time") String createdAt,
+      @Schema(
+              minimum = "" + ApprovalPolicy.MIN_REQUIRED_APPROVALS,
+              maximum = "" + ApprovalPolicy.MAX_REQUIRED_APPROVALS,
+              description = "The approvals this proposal needs, bound when it was proposed.")
+          int requiredApprovals,
+      @ArraySchema(maxItems = ApprovalPolicy.MAX_REQUIRED_APPROVALS) List<DecisionView> decisions) {
     static ApprovalView of(Approval a) {
       boolean decided = a.decisionId() != null;
       return new ApprovalView(
@@ -168,7 +237,9 @@ public final class GovernanceJson {
           decided ? a.decidedAtMs() : null,
           decided ? time(a.decidedAtMs()) : null,
           a.createdAtMs(),
-          time(a.createdAtMs()));
+          time(a.createdAtMs()),
+          a.requiredApprovals(),
+          a.decisions().stream().map(DecisionView::of).toList());
     }
   }
 

@@ -132,6 +132,11 @@ final class HostileCases {
                 h -> List.of(Member.of("inspectionId", Kind.ID, h.q(h.fresh("insp"))))),
             new JsonRoute(
                 "PUT",
+                p + "/plugin-packages/approval-policy",
+                "m-project-admin",
+                h -> List.of(Member.of("requiredApprovals", Kind.LONG, "1"))),
+            new JsonRoute(
+                "PUT",
                 p + "/members/victim",
                 "m-project-admin",
                 h -> List.of(Member.of("permissions", Kind.STRINGS, "[\"package.read\"]"))),

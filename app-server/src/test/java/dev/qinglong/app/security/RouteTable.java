@@ -238,6 +238,22 @@ final class RouteTable {
         (w, o) ->
             Request.json("GET", base(o) + "/plugin-packages/approvals/" + o.approvalId(), null));
     add(
+        "PUT",
+        P + "/plugin-packages/approval-policy",
+        EnumSet.of(PROJECT_ADMIN),
+        WRITES,
+        false,
+        (w, o) ->
+            Request.json(
+                "PUT", base(o) + "/plugin-packages/approval-policy", "{\"requiredApprovals\":1}"));
+    add(
+        "GET",
+        P + "/plugin-packages/approval-policy",
+        EnumSet.noneOf(Permission.class),
+        WRITES,
+        false,
+        (w, o) -> Request.json("GET", base(o) + "/plugin-packages/approval-policy", null));
+    add(
         "GET",
         P + "/management-quota",
         EnumSet.noneOf(Permission.class),

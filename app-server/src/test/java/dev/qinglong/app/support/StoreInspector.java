@@ -13,6 +13,8 @@ public final class StoreInspector {
     {"project_members", "project_id, user_id"},
     {"plugin_package_proposals", "project_id, proposal_id"},
     {"plugin_package_approvals", "project_id, approval_id"},
+    {"plugin_package_approval_decisions", "project_id, approval_id, decided_by"},
+    {"plugin_package_approval_policies", "project_id, revision"},
     {"plugin_package_management_quota_buckets", "project_id, subject_type, subject_id, operation"},
   };
 

@@ -141,11 +141,19 @@ final class Fakes {
           approvals.values().stream()
               .anyMatch(
                   o ->
-                      o.projectId().equals(c.projectId()) && c.decisionId().equals(o.decisionId()));
-      if (!a.pending() || idTaken) {
-        // As the database's UNIQUE (project_id, decision_id): nothing recorded.
+                      o.projectId().equals(c.projectId())
+                          && o.decisionUnder(c.decisionId()).isPresent());
+      if (!a.pending() || idTaken || a.hasDecided(c.decidedBy())) {
+        // As the database's keys (project_id, decision_id), (approval, decided_by): nothing.
         return Optional.of(a);
       }
+      List<ApprovalDecision> decisions = new ArrayList<>(a.decisions());
+      decisions.add(
+          new ApprovalDecision(c.decisionId(), c.decision(), c.decidedBy(), c.decidedAtMs()));
+      boolean ends =
+          c.decision() == Decision.REJECT
+              || decisions.stream().filter(d -> d.decision() == Decision.APPROVE).count()
+                  == a.requiredApprovals();
       Approval decided =
           new Approval(
               a.approvalId(),
@@ -153,14 +161,42 @@ final class Fakes {
               a.projectId(),
               a.actionDigest(),
               a.proposedBy(),
-              c.decision().resultingState(),
-              c.decisionId(),
-              c.decision(),
-              c.decidedBy(),
-              c.decidedAtMs(),
-              a.createdAtMs());
+              ends ? c.decision().resultingState() : ProposalState.PENDING,
+              ends ? c.decisionId() : null,
+              ends ? c.decision() : null,
+              ends ? c.decidedBy() : null,
+              ends ? c.decidedAtMs() : null,
+              a.createdAtMs(),
+              a.requiredApprovals(),
+              decisions);
       approvals.put(key, decided);
       return Optional.of(decided);
+    }
+
+    final Map<String, ApprovalPolicy> approvalPolicies = new HashMap<>();
+
+    @Override
+    public Optional<ApprovalPolicy> approvalPolicy(String projectId) {
+      calls.add("store.approvalPolicy");
+      return Optional.ofNullable(approvalPolicies.get(projectId));
+    }
+
+    @Override
+    public ApprovalPolicy putApprovalPolicy(String projectId, int requiredApprovals, String setBy) {
+      calls.add("store.putApprovalPolicy");
+      ApprovalPolicy latest = approvalPolicies.get(projectId);
+      if (latest != null && latest.requiredApprovals() == requiredApprovals) {
+        return latest;
+      }
+      ApprovalPolicy next =
+          new ApprovalPolicy(
+              projectId,
+              latest == null ? 1 : latest.revision() + 1,
+              requiredApprovals,
+              setBy,
+              1_000L);
+      approvalPolicies.put(projectId, next);
+      return next;
     }
 
     final Map<String, ArtifactUpload> uploads = new HashMap<>();

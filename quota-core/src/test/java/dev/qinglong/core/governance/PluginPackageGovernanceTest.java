@@ -67,7 +67,8 @@ class PluginPackageGovernanceTest {
     ProposeResult result = service.propose(ALICE, "demo", "r1", install()).result();
     assertThat(result.created()).isTrue();
     assertThat(fakes.calls)
-        .containsExactly("policy.read", "quota.plugin-package.propose", "store.create");
+        .containsExactly(
+            "policy.read", "quota.plugin-package.propose", "store.approvalPolicy", "store.create");
     assertThat(result.proposal().state()).isEqualTo(ProposalState.PENDING);
     assertThat(result.proposal().actionDigest()).isEqualTo(install().digest());
   }
@@ -200,6 +201,90 @@ class PluginPackageGovernanceTest {
         .isInstanceOf(IdempotencyKeyReusedException.class);
     assertThatThrownBy(() -> service.decide(BOB, "demo", p.approvalId(), "d2", "reject", digest))
         .isExactlyInstanceOf(ConflictException.class);
+  }
+
+  @Test
+  void twoOfThreeApproversDecideOnceEachAndTheSecondApproveApproves() {
+    policies.members.put("demo/carol", Set.of(Permission.APPROVAL_DECIDE));
+    policies.members.put("demo/dave", Set.of(Permission.APPROVAL_DECIDE));
+    Principal dave = new Principal("dave");
+    service.putApprovalPolicy(new Principal("admin"), "demo", 2);
+    Proposal p = service.propose(ALICE, "demo", "r1", install()).result().proposal();
+    String digest = p.actionDigest().value();
+
+    Approval first = service.decide(BOB, "demo", p.approvalId(), "d1", "approve", digest).result();
+    assertThat(first.pending()).isTrue();
+    assertThat(first.requiredApprovals()).isEqualTo(2);
+    assertThat(first.approvals()).isEqualTo(1);
+    assertThat(first.decisionId()).isNull();
+    assertThat(service.decide(BOB, "demo", p.approvalId(), "d1", "approve", digest).result())
+        .isEqualTo(first);
+    assertThatThrownBy(() -> service.decide(BOB, "demo", p.approvalId(), "d1b", "approve", digest))
+        .isExactlyInstanceOf(ConflictException.class)
+        .hasMessageContaining("already decided");
+    assertThatThrownBy(() -> service.decide(ALICE, "demo", p.approvalId(), "d0", "approve", digest))
+        .isInstanceOf(ForbiddenException.class);
+
+    Approval second =
+        service.decide(CAROL, "demo", p.approvalId(), "d2", "approve", digest).result();
+    assertThat(second.state()).isEqualTo(ProposalState.APPROVED);
+    assertThat(second.decisionId()).isEqualTo("d2");
+    assertThat(second.decidedBy()).isEqualTo("carol");
+    assertThat(second.decisions())
+        .extracting(ApprovalDecision::decidedBy)
+        .containsExactly("bob", "carol");
+    assertThatThrownBy(() -> service.decide(dave, "demo", p.approvalId(), "d3", "reject", digest))
+        .isExactlyInstanceOf(ConflictException.class);
+    // A replay of the first approve still answers the approval as it is now.
+    assertThat(service.decide(BOB, "demo", p.approvalId(), "d1", "approve", digest).result())
+        .isEqualTo(second);
+  }
+
+  @Test
+  void oneRejectRejectsAndTheBoundNumberSurvivesAPolicyChange() {
+    policies.members.put("demo/carol", Set.of(Permission.APPROVAL_DECIDE));
+    Principal admin = new Principal("admin");
+    service.putApprovalPolicy(admin, "demo", 3);
+    Proposal p = service.propose(ALICE, "demo", "r1", install()).result().proposal();
+    String digest = p.actionDigest().value();
+    service.putApprovalPolicy(admin, "demo", 1);
+    Approval after = service.decide(BOB, "demo", p.approvalId(), "d1", "approve", digest).result();
+    assertThat(after.pending()).isTrue();
+    assertThat(after.requiredApprovals()).isEqualTo(3);
+    Approval rejected =
+        service.decide(CAROL, "demo", p.approvalId(), "d2", "reject", digest).result();
+    assertThat(rejected.state()).isEqualTo(ProposalState.REJECTED);
+    assertThat(rejected.decision()).isEqualTo(Decision.REJECT);
+    // A proposal made after the change binds the new number.
+    Proposal q = service.propose(ALICE, "demo", "r2", install()).result().proposal();
+    assertThat(
+            service
+                .decide(BOB, "demo", q.approvalId(), "d3", "approve", q.actionDigest().value())
+                .result()
+                .state())
+        .isEqualTo(ProposalState.APPROVED);
+  }
+
+  @Test
+  void approvalPolicyIsValidatedThenAuthorisedThenStored() {
+    Principal admin = new Principal("admin");
+    for (long bad : new long[] {0, 6, -1, Long.MAX_VALUE}) {
+      assertThatThrownBy(() -> service.putApprovalPolicy(admin, "demo", bad))
+          .isInstanceOf(ValidationException.class)
+          .hasMessageContaining("requiredApprovals");
+    }
+    assertThatThrownBy(() -> service.putApprovalPolicy(BOB, "demo", 2))
+        .isInstanceOf(ForbiddenException.class);
+    assertThat(fakes.calls).doesNotContain("store.putApprovalPolicy");
+    assertThat(service.approvalPolicy(BOB, "demo").requiredApprovals()).isEqualTo(1);
+    assertThat(service.approvalPolicy(BOB, "demo").revision()).isZero();
+    ApprovalPolicy set = service.putApprovalPolicy(admin, "demo", 2);
+    assertThat(set.revision()).isEqualTo(1);
+    assertThat(set.setBy()).isEqualTo("admin");
+    assertThat(service.putApprovalPolicy(admin, "demo", 2)).isEqualTo(set);
+    assertThat(service.approvalPolicy(BOB, "demo")).isEqualTo(set);
+    assertThatThrownBy(() -> service.approvalPolicy(CAROL, "demo"))
+        .isInstanceOf(ForbiddenException.class);
   }
 
   @Test
