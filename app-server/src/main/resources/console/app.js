@@ -106,6 +106,11 @@ function proposalTable(caption, proposals, withDecisions) {
   return table(caption, headers, rows);
 }
 
+/** How many approvers approved so far. */
+function approvalsOf(a) {
+  return a.decisions.filter((d) => d.decision === 'approve').length;
+}
+
 function decisionButtons(p) {
   return h(
     'span',
@@ -125,8 +130,12 @@ async function decide(p, decision) {
   });
   settled(key, r);
   if (r.ok) {
-    status(`Proposal ${p.proposalId} ${r.json.state} by ${r.json.decidedBy}.`);
-    replace($('approval-detail'), notice(`Decision recorded: ${r.json.decision} (approval ${r.json.approvalId} is ${r.json.state}).`, 'ok'));
+    const a = r.json;
+    const left = a.requiredApprovals - approvalsOf(a);
+    status(a.state === 'pending'
+      ? `Proposal ${p.proposalId}: ${approvalsOf(a)} of ${a.requiredApprovals} approvals; it waits for ${left} more.`
+      : `Proposal ${p.proposalId} ${a.state} by ${a.decidedBy}.`);
+    replace($('approval-detail'), notice(`Decision recorded: ${decision} (approval ${a.approvalId} is ${a.state}, ${approvalsOf(a)} of ${a.requiredApprovals} approvals).`, 'ok'));
     renderApprovals();
   } else {
     replace($('approval-detail'), notice(failure(r, 'decide'), 'error'));
@@ -205,6 +214,15 @@ async function openProposal(event) {
         h('dt', {}, 'Action digest'), h('dd', {}, h('code', { class: 'digest', id: 'detail-digest' }, p.actionDigest)),
         h('dt', {}, 'Proposed by'), h('dd', {}, p.proposedBy),
         h('dt', {}, 'Approval'), h('dd', {}, `${a.approvalId} · ${a.state}${a.decidedBy ? ' by ' + a.decidedBy : ''}`),
+        h('dt', {}, 'Approvals'), h('dd', { id: 'detail-approvals' }, `${approvalsOf(a)} of ${a.requiredApprovals} required`),
+        h('dt', {}, 'Decisions'),
+        h(
+          'dd',
+          {},
+          a.decisions.length === 0
+            ? 'none yet'
+            : h('ul', { id: 'detail-decisions' }, ...a.decisions.map((d) => h('li', {}, `${d.decision} by ${d.decidedBy}, ${d.decidedAt}`))),
+        ),
       ),
       p.state === 'pending' ? decisionButtons(p) : notice(`This proposal is ${p.state}; there is nothing to decide.`),
     ),

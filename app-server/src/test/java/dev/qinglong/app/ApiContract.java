@@ -295,8 +295,7 @@ public abstract class ApiContract {
     assertThat(defaults.json().get("requiredApprovals").asInt()).isEqualTo(1);
     assertThat(defaults.json().get("revision").asLong()).isZero();
 
-    Response set =
-        http.put(approvalPolicy("n-of-m"), token("admin"), "{\"requiredApprovals\":2}");
+    Response set = http.put(approvalPolicy("n-of-m"), token("admin"), "{\"requiredApprovals\":2}");
     assertThat(set.status()).as(set.body()).isEqualTo(200);
     assertThat(set.json().get("requiredApprovals").asInt()).isEqualTo(2);
     assertThat(set.json().get("revision").asLong()).isEqualTo(1);
@@ -345,7 +344,8 @@ public abstract class ApiContract {
             decisionJson("nm-dec-b3", "reject", p.get("actionDigest").asString()));
     assertProblem(late, 409, "conflict");
     Response proposal =
-        http.get("/v1/projects/n-of-m/plugin-packages/proposals/" + p.get("proposalId").asString(),
+        http.get(
+            "/v1/projects/n-of-m/plugin-packages/proposals/" + p.get("proposalId").asString(),
             token("bob"));
     assertThat(proposal.json().get("state").asString()).isEqualTo("approved");
   }
@@ -389,8 +389,7 @@ public abstract class ApiContract {
         http.put(approvalPolicy("n-of-m-bad"), token("bob"), "{\"requiredApprovals\":2}"),
         403,
         "forbidden");
-    assertProblem(
-        http.get(approvalPolicy("n-of-m-bad"), token("carol")), 403, "forbidden");
+    assertProblem(http.get(approvalPolicy("n-of-m-bad"), token("carol")), 403, "forbidden");
     assertThat(store.snapshot()).isEqualTo(before);
   }
 
