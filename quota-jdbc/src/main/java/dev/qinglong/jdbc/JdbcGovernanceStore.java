@@ -1,6 +1,7 @@
 package dev.qinglong.jdbc;
 
 import dev.qinglong.core.governance.Approval;
+import dev.qinglong.core.governance.ApprovalPolicy;
 import dev.qinglong.core.governance.ArtifactUpload;
 import dev.qinglong.core.governance.DecisionCommand;
 import dev.qinglong.core.governance.GovernanceStore;
@@ -87,9 +88,11 @@ public final class JdbcGovernanceStore implements GovernanceStore {
           """;
 
   private final JdbcTransactions jdbc;
+  private final String insertPolicy;
 
   public JdbcGovernanceStore(DataSource dataSource, JdbcDialect dialect) {
     this.jdbc = new JdbcTransactions(dataSource, dialect);
+    this.insertPolicy = GovernanceRows.insertPolicy(dialect);
   }
 
   @Override
@@ -128,18 +131,56 @@ public final class JdbcGovernanceStore implements GovernanceStore {
         "proposal read", c -> GovernanceRows.proposalWithApproval(c, projectId, proposalId));
   }
 
+  /**
+   * One transaction: lock the pending approval (concurrent decisions of it queue behind this one,
+   * see {@link GovernanceRows#lockPending}), record the decision unless the decider or the decision
+   * id is taken, and end the approval if this is a reject or its last required approve; the
+   * proposal follows. Then the approval as stored, with every decision.
+   */
   @Override
   public Optional<Approval> recordDecision(DecisionCommand d) {
     return jdbc.inTransaction(
         "decision",
         c -> {
-          if (GovernanceRows.decide(c, d)) {
+          if (GovernanceRows.lockPending(c, d)
+              && GovernanceRows.insertDecision(c, d)
+              && GovernanceRows.endIfDecided(c, d)) {
             GovernanceRows.followDecision(c, d);
           }
           return GovernanceRows.approvalById(c, d.projectId(), d.approvalId());
         },
-        // A concurrent decision took this decision id on another approval: nothing recorded.
+        // A constraint refused the decision (a guard of the schema): nothing recorded.
         c -> GovernanceRows.approvalById(c, d.projectId(), d.approvalId()));
+  }
+
+  @Override
+  public Optional<ApprovalPolicy> approvalPolicy(String projectId) {
+    Objects.requireNonNull(projectId, "projectId");
+    return jdbc.autoCommit("approval policy read", c -> GovernanceRows.latestPolicy(c, projectId));
+  }
+
+  /**
+   * Reads the latest revision and appends the next one unless it already requires this number. Two
+   * concurrent changes may take the same revision number: the primary key refuses the second and
+   * the transaction is tried again, now after the first.
+   */
+  @Override
+  public ApprovalPolicy putApprovalPolicy(String projectId, int requiredApprovals, String setBy) {
+    Objects.requireNonNull(projectId, "projectId");
+    Objects.requireNonNull(setBy, "setBy");
+    ApprovalPolicy.requireRequiredApprovals(requiredApprovals);
+    return jdbc.retryingTransaction(
+        "approval policy write",
+        c -> {
+          Optional<ApprovalPolicy> latest = GovernanceRows.latestPolicy(c, projectId);
+          if (latest.isPresent() && latest.get().requiredApprovals() == requiredApprovals) {
+            return latest.get();
+          }
+          long revision = latest.map(ApprovalPolicy::revision).orElse(0L) + 1;
+          JdbcRows.update(c, insertPolicy, projectId, revision, requiredApprovals, setBy);
+          return GovernanceRows.latestPolicy(c, projectId)
+              .orElseThrow(() -> new StoreUnavailableException("approval policy vanished"));
+        });
   }
 
   @Override

@@ -30,7 +30,9 @@ class PostgresMigrationChecksumTest {
           "V8__artifacts_per_project.sql",
           "532726dfd27904ea6523f23ba79c764d3e6cee11dffb9e70d1c523df5d33fafd",
           "V9__management_quota_operations_table.sql",
-          "9bb61af6bbe1b4f120e3a512482d6f5faab5207afc43191ac4a04846d5b10b92");
+          "9bb61af6bbe1b4f120e3a512482d6f5faab5207afc43191ac4a04846d5b10b92",
+          "V10__n_of_m_approvals.sql",
+          "a014a7a28cddcca0fdb70348198b27d2fc754efb63de731a1e99141cfbb23079");
 
   /** The optional AI feature's migrations (db/postgres-ai), pinned the same way. */
   private static final Map<String, String> RELEASED_AI =

@@ -185,7 +185,9 @@ class PostgresRolePrivilegesIntegrationTest {
             null,
             null,
             null,
-            1L);
+            1L,
+            1,
+            List.of());
     assertThat(store.createIfAbsent(p, a).created()).isTrue();
     return p;
   }

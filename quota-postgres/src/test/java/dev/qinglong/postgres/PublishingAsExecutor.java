@@ -53,6 +53,17 @@ final class PublishingAsExecutor implements GovernanceStore {
   }
 
   @Override
+  public Optional<dev.qinglong.core.governance.ApprovalPolicy> approvalPolicy(String projectId) {
+    return manager.approvalPolicy(projectId);
+  }
+
+  @Override
+  public dev.qinglong.core.governance.ApprovalPolicy putApprovalPolicy(
+      String projectId, int requiredApprovals, String setBy) {
+    return manager.putApprovalPolicy(projectId, requiredApprovals, setBy);
+  }
+
+  @Override
   public List<Proposal> listApprovedUnpublished(
       String afterProjectId, String afterProposalId, int limit) {
     return executor.listApprovedUnpublished(afterProjectId, afterProposalId, limit);

@@ -26,7 +26,9 @@ class SqliteMigrationChecksumTest {
           "V6__artifacts_per_project.sql",
           "19f80bf3af18d4cb68bd34491d886b62f8d08aa9951947a60aa8f9d0a69a00db",
           "V7__management_quota_operations_table.sql",
-          "a5462e19475d5ddb3813defa774440ca1e878d4f7611950b5a2276a6b67aa953");
+          "a5462e19475d5ddb3813defa774440ca1e878d4f7611950b5a2276a6b67aa953",
+          "V8__n_of_m_approvals.sql",
+          "aba4cd514bd8e97b84057a36d817d5c9f0df2b5465de12fb6f9484ce250b92e9");
 
   /** The optional AI feature's migrations (db/sqlite-ai), pinned the same way. */
   private static final Map<String, String> RELEASED_AI =

@@ -105,7 +105,9 @@ class SqliteRollbackIntegrationTest {
             null,
             null,
             null,
-            p.createdAtMs());
+            p.createdAtMs(),
+            1,
+            java.util.List.of());
     GovernanceStore good = fixture.governanceStore(pool);
 
     int failures =

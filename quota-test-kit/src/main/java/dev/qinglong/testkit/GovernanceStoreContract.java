@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.qinglong.core.governance.Approval;
+import dev.qinglong.core.governance.ApprovalDecision;
+import dev.qinglong.core.governance.ApprovalPolicy;
 import dev.qinglong.core.governance.ArtifactUpload;
 import dev.qinglong.core.governance.Decision;
 import dev.qinglong.core.governance.DecisionCommand;
@@ -81,18 +83,7 @@ public abstract class GovernanceStoreContract extends StoreContractSupport {
   }
 
   private static Approval approvalOf(Proposal p) {
-    return new Approval(
-        p.approvalId(),
-        p.proposalId(),
-        p.projectId(),
-        p.actionDigest(),
-        p.proposedBy(),
-        ProposalState.PENDING,
-        null,
-        null,
-        null,
-        null,
-        p.createdAtMs());
+    return Approval.pending(p, 1);
   }
 
   private ProposeResult create(Proposal p) {
@@ -410,6 +401,282 @@ public abstract class GovernanceStoreContract extends StoreContractSupport {
     assertThat(stored.decisionId()).isEqualTo(winners.get(0));
     assertThat(store().findProposal(p.projectId(), p.proposalId()).orElseThrow().state())
         .isEqualTo(stored.state());
+  }
+
+  // --- N-of-M approvals ---
+
+  private Proposal proposedNeeding(String project, int requiredApprovals) {
+    Proposal p = proposal(project, unique("ref"), install("1.0.0"));
+    assertThat(store().createIfAbsent(p, Approval.pending(p, requiredApprovals)).created())
+        .isTrue();
+    return p;
+  }
+
+  private static DecisionCommand decision(
+      Proposal p, String decisionId, Decision decision, String by, long atMs) {
+    return new DecisionCommand(p.projectId(), p.approvalId(), decisionId, decision, by, atMs);
+  }
+
+  private Approval stored(Proposal p) {
+    return store().findApproval(p.projectId(), p.approvalId()).orElseThrow();
+  }
+
+  private Proposal storedProposal(Proposal p) {
+    return store().findProposal(p.projectId(), p.proposalId()).orElseThrow();
+  }
+
+  @Test
+  void aPendingApprovalRoundTripsItsRequiredApprovals() {
+    Proposal p = proposedNeeding(unique("prj"), 3);
+    assertThat(stored(p)).isEqualTo(Approval.pending(p, 3));
+    assertThat(stored(p).decisions()).isEmpty();
+  }
+
+  @Test
+  void twoOfThreeIsApprovedByTheSecondDistinctApprover() {
+    Proposal p = proposedNeeding(unique("prj"), 2);
+
+    Approval first =
+        store().recordDecision(decision(p, "d-bob", Decision.APPROVE, "bob", 10L)).orElseThrow();
+    assertThat(first.pending()).isTrue();
+    assertThat(first.decisionId()).isNull();
+    assertThat(first.decidedBy()).isNull();
+    assertThat(first.decisions())
+        .containsExactly(new ApprovalDecision("d-bob", Decision.APPROVE, "bob", 10L));
+    assertThat(storedProposal(p).state()).isEqualTo(ProposalState.PENDING);
+    assertThat(stored(p)).isEqualTo(first);
+
+    // The same approver again, under another decision id: not recorded.
+    assertThat(store().recordDecision(decision(p, "d-bob-2", Decision.APPROVE, "bob", 11L)))
+        .contains(first);
+    assertThat(store().recordDecision(decision(p, "d-bob-3", Decision.REJECT, "bob", 11L)))
+        .contains(first);
+
+    Approval approved =
+        store()
+            .recordDecision(decision(p, "d-carol", Decision.APPROVE, "carol", 12L))
+            .orElseThrow();
+    assertThat(approved.state()).isEqualTo(ProposalState.APPROVED);
+    assertThat(approved.decisionId()).isEqualTo("d-carol");
+    assertThat(approved.decision()).isEqualTo(Decision.APPROVE);
+    assertThat(approved.decidedBy()).isEqualTo("carol");
+    assertThat(approved.decidedAtMs()).isEqualTo(12L);
+    assertThat(approved.requiredApprovals()).isEqualTo(2);
+    assertThat(approved.decisions())
+        .containsExactly(
+            new ApprovalDecision("d-bob", Decision.APPROVE, "bob", 10L),
+            new ApprovalDecision("d-carol", Decision.APPROVE, "carol", 12L));
+    Proposal after = storedProposal(p);
+    assertThat(after.state()).isEqualTo(ProposalState.APPROVED);
+    assertThat(after.updatedAtMs()).isEqualTo(12L);
+
+    // The third approver comes too late; every read returns the decisions.
+    assertThat(store().recordDecision(decision(p, "d-dave", Decision.APPROVE, "dave", 13L)))
+        .contains(approved);
+    assertThat(stored(p)).isEqualTo(approved);
+    assertThat(store().findProposalWithApproval(p.projectId(), p.proposalId()).orElseThrow())
+        .isEqualTo(new Inspection(after, approved));
+  }
+
+  @Test
+  void theProposersDecisionIsRefusedByTheDatabase() {
+    Proposal p = proposedNeeding(unique("prj"), 2);
+    Approval pending = stored(p);
+
+    assertThat(store().recordDecision(decision(p, "d-own", Decision.APPROVE, "alice", 10L)))
+        .contains(pending);
+    assertThat(stored(p).decisions()).isEmpty();
+
+    // Past the store, straight into the table: its CHECK refuses the proposer as decider.
+    String insert =
+        "INSERT INTO plugin_package_approval_decisions (project_id, approval_id, decision_id,"
+            + " decision, decided_by, proposed_by, decided_at_ms) VALUES (?, ?, ?, 'approve', ?,"
+            + " ?, 10)";
+    assertThatThrownBy(
+            () ->
+                fixture.ownerUpdate(
+                    insert, p.projectId(), p.approvalId(), "d-own-2", "alice", "alice"))
+        .isInstanceOf(IllegalStateException.class);
+    // Nor can a decision name another proposer than its approval's (the foreign key).
+    assertThatThrownBy(
+            () ->
+                fixture.ownerUpdate(
+                    insert, p.projectId(), p.approvalId(), "d-own-3", "alice", "mallory"))
+        .isInstanceOf(IllegalStateException.class);
+    assertThat(stored(p)).isEqualTo(pending);
+  }
+
+  @Test
+  void oneRejectEndsTheApprovalEvenAfterAnApprove() {
+    Proposal p = proposedNeeding(unique("prj"), 3);
+    store().recordDecision(decision(p, "d-bob", Decision.APPROVE, "bob", 10L));
+    Approval rejected =
+        store().recordDecision(decision(p, "d-carol", Decision.REJECT, "carol", 11L)).orElseThrow();
+    assertThat(rejected.state()).isEqualTo(ProposalState.REJECTED);
+    assertThat(rejected.decisionId()).isEqualTo("d-carol");
+    assertThat(rejected.decision()).isEqualTo(Decision.REJECT);
+    assertThat(rejected.decidedBy()).isEqualTo("carol");
+    assertThat(rejected.decisions())
+        .extracting(ApprovalDecision::decisionId)
+        .containsExactly("d-bob", "d-carol");
+    assertThat(storedProposal(p).state()).isEqualTo(ProposalState.REJECTED);
+    assertThat(store().recordDecision(decision(p, "d-dave", Decision.APPROVE, "dave", 12L)))
+        .contains(rejected);
+  }
+
+  @Test
+  void aDecisionIdUsedOnAnotherApprovalIsNotRecorded() {
+    String project = unique("prj");
+    Proposal a = proposedNeeding(project, 2);
+    Proposal b = proposedNeeding(project, 2);
+    store().recordDecision(decision(a, "d-shared", Decision.APPROVE, "bob", 10L));
+    Approval untouched = stored(b);
+    assertThat(store().recordDecision(decision(b, "d-shared", Decision.APPROVE, "carol", 11L)))
+        .contains(untouched);
+    assertThat(stored(b).decisions()).isEmpty();
+    assertThat(stored(a).decisions())
+        .extracting(ApprovalDecision::decidedBy)
+        .containsExactly("bob");
+    // In another Project the same id is free.
+    Proposal elsewhere = proposedNeeding(unique("prj"), 2);
+    assertThat(
+            store()
+                .recordDecision(decision(elsewhere, "d-shared", Decision.APPROVE, "carol", 12L))
+                .orElseThrow()
+                .decisions())
+        .hasSize(1);
+  }
+
+  @Test
+  void concurrentApprovesOfTwoOfThreeRecordExactlyTwo() throws Exception {
+    DataSource first = fixture.newDataSource();
+    DataSource second = fixture.newDataSource();
+    List<GovernanceStore> instances =
+        List.of(fixture.governanceStore(first), fixture.governanceStore(second));
+    List<String> approvers = List.of("bob", "carol", "dave");
+    for (int round = 0; round < 5; round++) {
+      Proposal p = proposedNeeding(unique("prj"), 2);
+      List<Callable<Approval>> approves = new ArrayList<>();
+      for (int t = 0; t < approvers.size(); t++) {
+        GovernanceStore instance = instances.get(t % 2);
+        DecisionCommand c =
+            decision(p, "d-" + approvers.get(t), Decision.APPROVE, approvers.get(t), 100L + t);
+        approves.add(() -> instance.recordDecision(c).orElseThrow());
+      }
+      List<Approval> answers = race(approves);
+
+      Approval after = stored(p);
+      assertThat(after.state()).isEqualTo(ProposalState.APPROVED);
+      assertThat(after.decisions()).hasSize(2);
+      assertThat(after.approvals()).isEqualTo(2);
+      assertThat(after.decisionUnder(after.decisionId())).isPresent();
+      // Each caller learns whether its own decision was recorded: exactly two were.
+      int recorded = 0;
+      for (int t = 0; t < approvers.size(); t++) {
+        if (answers.get(t).decisionUnder("d-" + approvers.get(t)).isPresent()) {
+          recorded++;
+        }
+      }
+      assertThat(recorded).isEqualTo(2);
+      // The proposal followed once, with the decision that ended the approval.
+      Proposal proposal = storedProposal(p);
+      assertThat(proposal.state()).isEqualTo(ProposalState.APPROVED);
+      assertThat(proposal.updatedAtMs()).isEqualTo(after.decidedAtMs());
+    }
+    for (DataSource ds : List.of(first, second)) {
+      if (ds instanceof AutoCloseable closeable) {
+        closeable.close();
+      }
+    }
+  }
+
+  @Test
+  void anApprovalKeepsTheNumberItWasProposedWith() {
+    String project = unique("prj");
+    store().putApprovalPolicy(project, 2, "admin");
+    int bound = store().approvalPolicy(project).orElseThrow().requiredApprovals();
+    Proposal p = proposal(project, "ref-bound", install("1.0.0"));
+    store().createIfAbsent(p, Approval.pending(p, bound));
+
+    store().putApprovalPolicy(project, 1, "admin");
+    assertThat(store().recordDecision(decision(p, "d-bob", Decision.APPROVE, "bob", 10L)))
+        .hasValueSatisfying(a -> assertThat(a.pending()).isTrue());
+    assertThat(stored(p).requiredApprovals()).isEqualTo(2);
+    assertThat(store().recordDecision(decision(p, "d-carol", Decision.APPROVE, "carol", 11L)))
+        .hasValueSatisfying(a -> assertThat(a.state()).isEqualTo(ProposalState.APPROVED));
+  }
+
+  @Test
+  void approvalPolicyRevisionsAreAppendedOnTheDatabaseClock() {
+    String project = unique("prj");
+    assertThat(store().approvalPolicy(project)).isEmpty();
+
+    long before = fixture.databaseNowMs();
+    ApprovalPolicy first = store().putApprovalPolicy(project, 2, "admin");
+    long after = fixture.databaseNowMs();
+    assertThat(first.projectId()).isEqualTo(project);
+    assertThat(first.revision()).isEqualTo(1);
+    assertThat(first.requiredApprovals()).isEqualTo(2);
+    assertThat(first.setBy()).isEqualTo("admin");
+    assertThat(first.setAtMs()).isBetween(before, after);
+    assertThat(store().approvalPolicy(project)).contains(first);
+
+    // The same number again changes nothing: the revision in force is returned as it is.
+    assertThat(store().putApprovalPolicy(project, 2, "someone-else")).isEqualTo(first);
+
+    ApprovalPolicy second = store().putApprovalPolicy(project, 3, "root");
+    assertThat(second.revision()).isEqualTo(2);
+    assertThat(second.requiredApprovals()).isEqualTo(3);
+    assertThat(second.setBy()).isEqualTo("root");
+    assertThat(store().approvalPolicy(project)).contains(second);
+    assertThat(store().putApprovalPolicy(project, 2, "admin").revision()).isEqualTo(3);
+    assertThat(store().approvalPolicy(unique("prj"))).isEmpty();
+  }
+
+  @Test
+  void theApprovalReadsReturnEveryDecisionInOneStatement() {
+    Proposal p = proposedNeeding(unique("prj"), 3);
+    store().recordDecision(decision(p, "d-carol", Decision.APPROVE, "carol", 20L));
+    Approval twice =
+        store().recordDecision(decision(p, "d-bob", Decision.APPROVE, "bob", 21L)).orElseThrow();
+    assertThat(twice.decisions())
+        .extracting(ApprovalDecision::decidedBy)
+        .containsExactly("carol", "bob");
+
+    FaultyDataSource counting = new FaultyDataSource(dataSource);
+    GovernanceStore counted = fixture.governanceStore(counting);
+    Inspection found =
+        counted.findProposalWithApproval(p.projectId(), p.proposalId()).orElseThrow();
+    assertThat(found.approval()).isEqualTo(twice);
+    assertThat(found.proposal()).isEqualTo(storedProposal(p));
+    assertThat(counting.statements()).isEqualTo(1);
+    assertThat(counted.findApproval(p.projectId(), p.approvalId())).contains(twice);
+    assertThat(counting.statements()).isEqualTo(2);
+  }
+
+  @Test
+  void serviceNeedsTheBoundNumberOfDistinctApprovers() {
+    PluginPackageGovernance service = service(dataSource, Map.of());
+    String project = seededProject();
+    addMember(project, "carol", Permission.APPROVAL_DECIDE);
+    addMember(project, "root", Permission.PROJECT_ADMIN);
+    Principal carol = new Principal("carol");
+    assertThat(service.putApprovalPolicy(new Principal("root"), project, 2).requiredApprovals())
+        .isEqualTo(2);
+    Proposal p = service.propose(ALICE, project, "ref-2", install("1.0.0")).result().proposal();
+    String digest = p.actionDigest().value();
+
+    Approval once = service.decide(BOB, project, p.approvalId(), "d1", "approve", digest).result();
+    assertThat(once.pending()).isTrue();
+    assertThat(once.requiredApprovals()).isEqualTo(2);
+    assertThatThrownBy(() -> service.decide(BOB, project, p.approvalId(), "d2", "approve", digest))
+        .isInstanceOf(ConflictException.class);
+    Approval approved =
+        service.decide(carol, project, p.approvalId(), "d3", "approve", digest).result();
+    assertThat(approved.state()).isEqualTo(ProposalState.APPROVED);
+    assertThat(approved.decisions())
+        .extracting(ApprovalDecision::decidedBy)
+        .containsExactly("bob", "carol");
   }
 
   @Test

@@ -17,13 +17,4 @@ public interface ModelQuotaFixture extends StoreFixture {
   DataSource newRuntimeDataSource();
 
   ModelQuotaStore modelQuotaStore(DataSource dataSource);
-
-  /**
-   * Runs one statement as the schema owner, with the application schema on the search path, and
-   * returns the update count. Table names are those of the AI migrations.
-   *
-   * @throws IllegalStateException wrapping the {@link java.sql.SQLException} if the database
-   *     refuses the statement
-   */
-  int ownerUpdate(String sql, Object... parameters);
 }

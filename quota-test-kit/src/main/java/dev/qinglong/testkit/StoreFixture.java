@@ -32,6 +32,15 @@ public interface StoreFixture extends AutoCloseable {
 
   ProjectPolicyStore policyStore(DataSource dataSource);
 
+  /**
+   * Runs one statement as the schema owner, with the application schema on the search path, and
+   * returns the update count: the way tests show what the schema itself refuses.
+   *
+   * @throws IllegalStateException wrapping the {@link java.sql.SQLException} if the database
+   *     refuses the statement
+   */
+  int ownerUpdate(String sql, Object... parameters);
+
   /** The database clock, in epoch milliseconds, read by the database itself. */
   long databaseNowMs();
 
