@@ -45,6 +45,8 @@ class PostgresRolePrivilegesIntegrationTest {
   private static final String CHECK_VIOLATION = "23514";
   private static final String PROPOSALS = "qinglong.plugin_package_proposals";
   private static final String APPROVALS = "qinglong.plugin_package_approvals";
+  private static final String DECISIONS = "plugin_package_approval_decisions";
+  private static final String POLICIES = "plugin_package_approval_policies";
   private static final String DIGEST = "sha256:" + "1".repeat(64);
   private static final String OTHER_DIGEST = "sha256:" + "2".repeat(64);
   private static final List<String> OTHERS =
@@ -53,6 +55,10 @@ class PostgresRolePrivilegesIntegrationTest {
           PostgresLogins.PACKAGE_EXECUTOR,
           PostgresLogins.RUNTIME,
           PostgresLogins.WORKER_INGRESS);
+
+  private static final List<String> OTHERS_AND_READER =
+      java.util.stream.Stream.concat(OTHERS.stream(), java.util.stream.Stream.of("ql3_reader"))
+          .toList();
 
   private PostgresFixture fixture;
 
@@ -160,6 +166,15 @@ class PostgresRolePrivilegesIntegrationTest {
 
   private static Proposal propose(
       JdbcGovernanceStore store, String project, String ref, PluginPackageAction action) {
+    return propose(store, project, ref, action, 1);
+  }
+
+  private static Proposal propose(
+      JdbcGovernanceStore store,
+      String project,
+      String ref,
+      PluginPackageAction action,
+      int requiredApprovals) {
     String id = project + "-" + ref;
     Proposal p =
         new Proposal(
@@ -186,7 +201,7 @@ class PostgresRolePrivilegesIntegrationTest {
             null,
             null,
             1L,
-            1,
+            requiredApprovals,
             List.of());
     assertThat(store.createIfAbsent(p, a).created()).isTrue();
     return p;
@@ -394,6 +409,135 @@ class PostgresRolePrivilegesIntegrationTest {
   }
 
   @Test
+  void decisionsAndApprovalPoliciesAreAppendOnlyAndThePackageManagersAlone() throws SQLException {
+    for (String table : List.of(DECISIONS, POLICIES)) {
+      for (String privilege : List.of("SELECT", "INSERT")) {
+        assertThat(hasTablePrivilege(PostgresLogins.PACKAGE_MANAGER, table, privilege))
+            .as("manager " + privilege + " " + table)
+            .isTrue();
+      }
+      for (String privilege : List.of("UPDATE", "DELETE", "TRUNCATE")) {
+        assertThat(hasTablePrivilege(PostgresLogins.PACKAGE_MANAGER, table, privilege))
+            .as("manager " + privilege + " " + table)
+            .isFalse();
+      }
+      for (String role : OTHERS_AND_READER) {
+        for (String privilege : List.of("SELECT", "INSERT", "UPDATE", "DELETE")) {
+          assertThat(hasTablePrivilege(role, table, privilege))
+              .as(role + " " + privilege + " " + table)
+              .isFalse();
+        }
+      }
+    }
+
+    HikariDataSource managerPool = fixture.rolePool(PostgresLogins.PACKAGE_MANAGER, 1);
+    JdbcGovernanceStore manager = new JdbcGovernanceStore(managerPool, PostgresDialect.INSTANCE);
+    Proposal p =
+        propose(
+            manager, "prj-append", "n2", PluginPackageAction.of("install", "e", "1", DIGEST), 2);
+    // The package manager inserts a decision and a policy revision, and changes neither.
+    try (Connection c = managerPool.getConnection();
+        Statement st = c.createStatement()) {
+      assertThat(
+              st.executeUpdate(
+                  "INSERT INTO qinglong."
+                      + DECISIONS
+                      + " VALUES ('prj-append', '"
+                      + p.approvalId()
+                      + "', 'd-bob', 'approve', 'bob', 'alice', 5)"))
+          .isEqualTo(1);
+    }
+    assertThat(manager.putApprovalPolicy("prj-append", 3, "root").revision()).isEqualTo(1);
+    for (String table : List.of(DECISIONS, POLICIES)) {
+      assertRefused(
+          managerPool,
+          "UPDATE qinglong." + table + " SET project_id = project_id",
+          INSUFFICIENT_PRIVILEGE);
+      assertRefused(managerPool, "DELETE FROM qinglong." + table, INSUFFICIENT_PRIVILEGE);
+      // Not even the owner changes them (the append-only triggers).
+      assertRefused(
+          fixture.owner(),
+          "UPDATE qinglong." + table + " SET project_id = project_id",
+          CHECK_VIOLATION);
+      assertRefused(fixture.owner(), "DELETE FROM qinglong." + table, CHECK_VIOLATION);
+    }
+    // The proposer never decides; a decision names its approval's proposer.
+    assertRefused(
+        managerPool,
+        "INSERT INTO qinglong."
+            + DECISIONS
+            + " VALUES ('prj-append', '"
+            + p.approvalId()
+            + "', 'd-own', 'approve', 'alice', 'alice', 5)",
+        CHECK_VIOLATION);
+    assertRefused(
+        managerPool,
+        "INSERT INTO qinglong."
+            + DECISIONS
+            + " VALUES ('prj-append', '"
+            + p.approvalId()
+            + "', 'd-fk', 'approve', 'carol', 'mallory', 5)",
+        "23503");
+    assertThat(manager.findApproval("prj-append", p.approvalId()).orElseThrow().decisions())
+        .hasSize(1);
+  }
+
+  @Test
+  void theGuardApprovesOnlyWithTheRequiredRecordedApproves() throws SQLException {
+    HikariDataSource managerPool = fixture.rolePool(PostgresLogins.PACKAGE_MANAGER, 1);
+    JdbcGovernanceStore manager = new JdbcGovernanceStore(managerPool, PostgresDialect.INSTANCE);
+    Proposal p =
+        propose(manager, "prj-guard", "n2", PluginPackageAction.of("install", "g", "1", DIGEST), 2);
+    assertThat(
+            manager
+                .recordDecision(
+                    new DecisionCommand(
+                        "prj-guard", p.approvalId(), "d-bob", Decision.APPROVE, "bob", 7L))
+                .orElseThrow()
+                .pending())
+        .isTrue();
+    String end =
+        "UPDATE "
+            + APPROVALS
+            + " SET state = '%s', decision_id = '%s', decision = '%s', decided_by = '%s',"
+            + " decided_at_ms = %d"
+            + approvalWhere(p);
+    // One approve of two: not approved, not even naming the recorded approve.
+    assertRefused(
+        managerPool, end.formatted("approved", "d-bob", "approve", "bob", 7L), CHECK_VIOLATION);
+    // Nor approved or rejected by a decision that was never recorded.
+    assertRefused(
+        managerPool, end.formatted("approved", "d-x", "approve", "carol", 8L), CHECK_VIOLATION);
+    assertRefused(
+        managerPool, end.formatted("rejected", "d-x", "reject", "carol", 8L), CHECK_VIOLATION);
+    // An approve does not reject.
+    assertRefused(
+        managerPool, end.formatted("rejected", "d-bob", "reject", "bob", 7L), CHECK_VIOLATION);
+    // The bound number is fixed, for the owner too.
+    assertRefused(
+        fixture.owner(),
+        "UPDATE " + APPROVALS + " SET required_approvals = 1" + approvalWhere(p),
+        CHECK_VIOLATION);
+    assertThat(
+            columnPrivilege(
+                PostgresLogins.PACKAGE_MANAGER, "plugin_package_approvals", "required_approvals"))
+        .isFalse();
+    assertThat(stateOf(p)).isEqualTo("pending");
+
+    // The second approver's approve, recorded, ends it: what the store does is what the guard
+    // allows.
+    assertThat(
+            manager
+                .recordDecision(
+                    new DecisionCommand(
+                        "prj-guard", p.approvalId(), "d-carol", Decision.APPROVE, "carol", 8L))
+                .orElseThrow()
+                .state())
+        .isEqualTo(ProposalState.APPROVED);
+    assertThat(stateOf(p)).isEqualTo("approved");
+  }
+
+  @Test
   void runtimeReadsButCannotWriteTheQuotaPoliciesThatFenceIt() throws SQLException {
     HikariDataSource runtime = fixture.rolePool(PostgresLogins.RUNTIME, 1);
     HikariDataSource admin = fixture.rolePool(PostgresLogins.ADMIN, 1);
@@ -466,7 +610,9 @@ class PostgresRolePrivilegesIntegrationTest {
               "plugin_package_approvals",
               "project_members",
               "project_artifacts",
-              "management_quota_operations")) {
+              "management_quota_operations",
+              DECISIONS,
+              POLICIES)) {
         assertThat(hasTablePrivilege(role, table, "DELETE"))
             .as(role + " DELETE " + table)
             .isFalse();
