@@ -2,6 +2,7 @@ package dev.qinglong.core.modelquota;
 
 import dev.qinglong.core.kernel.Identifiers;
 import dev.qinglong.core.kernel.Sha256Digest;
+import java.util.Objects;
 
 /** Shared pieces of the receipt records. */
 final class Receipts {
@@ -10,16 +11,22 @@ final class Receipts {
 
   private Receipts() {}
 
-  /** Checks the identifiers every receipt of one invocation names. */
-  static void requireIds(String projectId, String invocationId) {
+  /** Checks what every receipt of one invocation has: its Project's and its own id, a digest. */
+  static void require(String projectId, String invocationId, Sha256Digest digest) {
     Identifiers.require("projectId", projectId);
     Identifiers.require("invocationId", invocationId);
+    Objects.requireNonNull(digest, "digest");
   }
 
-  /** Checks the identifiers of a receipt that also names its StepRun, run and model. */
-  static void requireIds(
-      String projectId, String invocationId, String stepRunId, String runId, String modelId) {
-    requireIds(projectId, invocationId);
+  /** Checks the same of a receipt that also names its StepRun, run and model. */
+  static void require(
+      String projectId,
+      String invocationId,
+      String stepRunId,
+      String runId,
+      String modelId,
+      Sha256Digest digest) {
+    require(projectId, invocationId, digest);
     Identifiers.require("stepRunId", stepRunId);
     Identifiers.require("runId", runId);
     Identifiers.require("modelId", modelId);
