@@ -13,8 +13,7 @@ final class Receipts {
 
   /** Checks what every receipt of one invocation has: its Project's and its own id, a digest. */
   static void require(String projectId, String invocationId, Sha256Digest digest) {
-    Identifiers.require("projectId", projectId);
-    Identifiers.require("invocationId", invocationId);
+    requireIds(projectId, invocationId);
     Objects.requireNonNull(digest, "digest");
   }
 
@@ -26,10 +25,16 @@ final class Receipts {
       String runId,
       String modelId,
       Sha256Digest digest) {
-    require(projectId, invocationId, digest);
+    requireIds(projectId, invocationId);
     Identifiers.require("stepRunId", stepRunId);
     Identifiers.require("runId", runId);
     Identifiers.require("modelId", modelId);
+    Objects.requireNonNull(digest, "digest");
+  }
+
+  private static void requireIds(String projectId, String invocationId) {
+    Identifiers.require("projectId", projectId);
+    Identifiers.require("invocationId", invocationId);
   }
 
   /** The canonical encoding's members of a receipt that names its StepRun, run and model. */
