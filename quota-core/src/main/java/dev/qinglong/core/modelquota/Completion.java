@@ -21,11 +21,10 @@ public record Completion(
   public static final String TYPE = "qinglong/model-invocation-completion@v1";
 
   public Completion {
-    Receipts.requireIds(projectId, invocationId);
+    Receipts.require(projectId, invocationId, digest);
     Identifiers.require("stepRunId", stepRunId);
     Objects.requireNonNull(outcome, "outcome");
     Limits.requireNullable("costMicros", costMicros, 0, Limits.MAX_AMOUNT);
-    Objects.requireNonNull(digest, "digest");
   }
 
   @Override

@@ -21,9 +21,8 @@ public record InvocationStart(
   public static final String TYPE = "qinglong/model-invocation-quota-admission@v1";
 
   public InvocationStart {
-    Receipts.requireIds(projectId, invocationId, stepRunId, runId, modelId);
+    Receipts.require(projectId, invocationId, stepRunId, runId, modelId, digest);
     Objects.requireNonNull(reservationDigest, "reservationDigest");
-    Objects.requireNonNull(digest, "digest");
   }
 
   public static InvocationStart create(Reservation r, long startedAtMs) {

@@ -263,7 +263,6 @@ public final class ModelQuotaRules {
       settledTokens = request.usage().totalTokens();
     }
     Long settledCost = null;
-    long releasedCost = 0;
     Long reservedCost = reservation.reservedCostMicros();
     if (reservedCost != null) {
       settledCost = reservedCost;
@@ -273,9 +272,7 @@ public final class ModelQuotaRules {
         }
         settledCost = request.costMicros();
       }
-      releasedCost = reservedCost - settledCost;
     }
-    long releasedTokens = reservation.reservedTokens() - settledTokens;
     if (settledHead != null) {
       requireIntact(
           settledHead.digestMatches() && settledHead.window().equals(reservation.window()),
@@ -295,19 +292,7 @@ public final class ModelQuotaRules {
                     digest));
     UsageLedgerEntry entry = UsageLedgerEntry.create(ledgerSeq, reservation, completion, nowMs);
     Settlement settlement =
-        Settlement.create(
-            reservation,
-            completion,
-            settledTokens,
-            settledCost,
-            releasedTokens,
-            releasedCost,
-            settledHead == null ? 1 : Math.addExact(settledHead.windowSettleSeq(), 1),
-            Math.addExact(
-                settledHead == null ? 0 : settledHead.windowReleasedTokens(), releasedTokens),
-            Math.addExact(
-                settledHead == null ? 0 : settledHead.windowReleasedCostMicros(), releasedCost),
-            nowMs);
+        Settlement.create(reservation, completion, settledHead, settledTokens, settledCost, nowMs);
     return new CompletionOutcome.Completed(reservation, completion, entry, settlement);
   }
 

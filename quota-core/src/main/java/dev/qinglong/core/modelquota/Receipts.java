@@ -2,6 +2,7 @@ package dev.qinglong.core.modelquota;
 
 import dev.qinglong.core.kernel.Identifiers;
 import dev.qinglong.core.kernel.Sha256Digest;
+import java.util.Objects;
 
 /** Shared pieces of the receipt records. */
 final class Receipts {
@@ -10,19 +11,30 @@ final class Receipts {
 
   private Receipts() {}
 
-  /** Checks the identifiers every receipt of one invocation names. */
-  static void requireIds(String projectId, String invocationId) {
-    Identifiers.require("projectId", projectId);
-    Identifiers.require("invocationId", invocationId);
+  /** Checks what every receipt of one invocation has: its Project's and its own id, a digest. */
+  static void require(String projectId, String invocationId, Sha256Digest digest) {
+    requireIds(projectId, invocationId);
+    Objects.requireNonNull(digest, "digest");
   }
 
-  /** Checks the identifiers of a receipt that also names its StepRun, run and model. */
-  static void requireIds(
-      String projectId, String invocationId, String stepRunId, String runId, String modelId) {
+  /** Checks the same of a receipt that also names its StepRun, run and model. */
+  static void require(
+      String projectId,
+      String invocationId,
+      String stepRunId,
+      String runId,
+      String modelId,
+      Sha256Digest digest) {
     requireIds(projectId, invocationId);
     Identifiers.require("stepRunId", stepRunId);
     Identifiers.require("runId", runId);
     Identifiers.require("modelId", modelId);
+    Objects.requireNonNull(digest, "digest");
+  }
+
+  private static void requireIds(String projectId, String invocationId) {
+    Identifiers.require("projectId", projectId);
+    Identifiers.require("invocationId", invocationId);
   }
 
   /** The canonical encoding's members of a receipt that names its StepRun, run and model. */

@@ -41,9 +41,8 @@ public record Reservation(
   public static final String TYPE = "qinglong/model-invocation-quota-reservation@v1";
 
   public Reservation {
-    Receipts.requireIds(projectId, invocationId, stepRunId, runId, modelId);
+    Receipts.require(projectId, invocationId, stepRunId, runId, modelId, digest);
     Objects.requireNonNull(budget, "budget");
-    Objects.requireNonNull(digest, "digest");
   }
 
   @Override

@@ -33,23 +33,34 @@ public record Settlement(
   public static final String TYPE = "qinglong/model-invocation-quota-settlement@v1";
 
   public Settlement {
-    Receipts.requireIds(projectId, invocationId);
+    Receipts.require(projectId, invocationId, digest);
     Objects.requireNonNull(reservationDigest, "reservationDigest");
     Objects.requireNonNull(completionDigest, "completionDigest");
-    Objects.requireNonNull(digest, "digest");
   }
 
+  /**
+   * The settlement of {@code r} by {@code c}: the window keeps {@code settledTokens} and {@code
+   * settledCostMicros} of the reservation and gets the rest back, which adds to the release totals
+   * of {@code previous}, the window's latest settlement ({@code null} for its first).
+   *
+   * @param settledCostMicros {@code null} exactly when {@code r} reserved no cost
+   */
   public static Settlement create(
       Reservation r,
       Completion c,
+      Settlement previous,
       long settledTokens,
       Long settledCostMicros,
-      long releasedTokens,
-      long releasedCostMicros,
-      long windowSettleSeq,
-      long windowReleasedTokens,
-      long windowReleasedCostMicros,
       long settledAtMs) {
+    long releasedTokens = r.reservedTokens() - settledTokens;
+    Long reservedCost = r.reservedCostMicros();
+    long releasedCostMicros = reservedCost == null ? 0 : reservedCost - settledCostMicros;
+    long windowSettleSeq = previous == null ? 1 : Math.addExact(previous.windowSettleSeq(), 1);
+    long windowReleasedTokens =
+        Math.addExact(previous == null ? 0 : previous.windowReleasedTokens(), releasedTokens);
+    long windowReleasedCostMicros =
+        Math.addExact(
+            previous == null ? 0 : previous.windowReleasedCostMicros(), releasedCostMicros);
     return Receipt.sealed(
         digest ->
             new Settlement(

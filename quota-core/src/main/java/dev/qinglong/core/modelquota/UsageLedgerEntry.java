@@ -24,13 +24,12 @@ public record UsageLedgerEntry(
   public static final String TYPE = "qinglong/model-usage-ledger-entry@v1";
 
   public UsageLedgerEntry {
-    Receipts.requireIds(projectId, invocationId, stepRunId, runId, modelId);
+    Receipts.require(projectId, invocationId, stepRunId, runId, modelId, digest);
     if (ledgerSeq < 1) {
       throw new IllegalStateException("ledger sequence starts at 1");
     }
     Objects.requireNonNull(outcome, "outcome");
     Objects.requireNonNull(completionDigest, "completionDigest");
-    Objects.requireNonNull(digest, "digest");
   }
 
   public static UsageLedgerEntry create(

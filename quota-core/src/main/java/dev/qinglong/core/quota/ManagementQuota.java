@@ -121,8 +121,4 @@ public record ManagementQuota(
       QuotaOperation operation, QuotaDecisionListener.Outcome outcome, long startedNanos) {
     listener.decided(operation, outcome, System.nanoTime() - startedNanos);
   }
-
-  public ManagementQuotaPolicy policy() {
-    return policy;
-  }
 }
