@@ -65,8 +65,12 @@ CREATE TABLE plugin_package_approval_policies (
 );
 
 REVOKE ALL ON plugin_package_approval_decisions, plugin_package_approval_policies FROM PUBLIC;
-GRANT SELECT, INSERT ON plugin_package_approval_decisions, plugin_package_approval_policies
-  TO ql3_package_manager;
+-- Decisions are the package manager's (it decides); the policy is a policy write, the admin's
+-- alone, as the Project Policy's members are: the login that proposes and decides cannot lower
+-- the number of approvals. The package manager reads it when a proposal binds it.
+GRANT SELECT, INSERT ON plugin_package_approval_decisions TO ql3_package_manager;
+GRANT SELECT ON plugin_package_approval_policies TO ql3_package_manager;
+GRANT SELECT, INSERT ON plugin_package_approval_policies TO ql3_admin;
 
 -- Append-only for every role, the owner included (short of dropping the triggers).
 CREATE FUNCTION plugin_package_append_only() RETURNS trigger

@@ -88,10 +88,22 @@ public final class JdbcGovernanceStore implements GovernanceStore {
           """;
 
   private final JdbcTransactions jdbc;
+  private final JdbcTransactions policyWrites;
   private final String insertPolicy;
 
+  /** Everything over {@code dataSource}. */
   public JdbcGovernanceStore(DataSource dataSource, JdbcDialect dialect) {
+    this(dataSource, dataSource, dialect);
+  }
+
+  /**
+   * @param dataSource everything but the approval policy's writes
+   * @param policyWrites only {@link #putApprovalPolicy}: a policy write, on PostgreSQL the admin
+   *     login's (as the Project Policy's member writes), not the login that proposes and decides
+   */
+  public JdbcGovernanceStore(DataSource dataSource, DataSource policyWrites, JdbcDialect dialect) {
     this.jdbc = new JdbcTransactions(dataSource, dialect);
+    this.policyWrites = new JdbcTransactions(policyWrites, dialect);
     this.insertPolicy = GovernanceRows.insertPolicy(dialect);
   }
 
@@ -169,7 +181,7 @@ public final class JdbcGovernanceStore implements GovernanceStore {
     Objects.requireNonNull(projectId, "projectId");
     Objects.requireNonNull(setBy, "setBy");
     ApprovalPolicy.requireRequiredApprovals(requiredApprovals);
-    return jdbc.retryingTransaction(
+    return policyWrites.retryingTransaction(
         "approval policy write",
         c -> {
           Optional<ApprovalPolicy> latest = GovernanceRows.latestPolicy(c, projectId);

@@ -130,7 +130,10 @@ final class PostgresFixture implements ModelQuotaFixture {
 
   @Override
   public GovernanceStore governanceStore(DataSource dataSource) {
-    GovernanceStore manager = new JdbcGovernanceStore(dataSource, PostgresDialect.INSTANCE);
+    // Approval-policy writes belong to ql3_admin (migration V10), as PostgresBackend wires them.
+    GovernanceStore manager =
+        new JdbcGovernanceStore(
+            dataSource, ours(dataSource) ? admin : dataSource, PostgresDialect.INSTANCE);
     // Only the publication worker's login publishes (migration V5), as PostgresBackend wires it.
     return ours(dataSource) ? new PublishingAsExecutor(manager, executor()) : manager;
   }

@@ -32,7 +32,7 @@ class PostgresMigrationChecksumTest {
           "V9__management_quota_operations_table.sql",
           "9bb61af6bbe1b4f120e3a512482d6f5faab5207afc43191ac4a04846d5b10b92",
           "V10__n_of_m_approvals.sql",
-          "a014a7a28cddcca0fdb70348198b27d2fc754efb63de731a1e99141cfbb23079");
+          "a83c9c777eb97bc0161e5c2c16001c7b3b1992bf39f7e01a5c0e35d8e9c94605");
 
   /** The optional AI feature's migrations (db/postgres-ai), pinned the same way. */
   private static final Map<String, String> RELEASED_AI =

@@ -27,6 +27,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -409,29 +410,36 @@ class PostgresRolePrivilegesIntegrationTest {
   }
 
   @Test
-  void decisionsAndApprovalPoliciesAreAppendOnlyAndThePackageManagersAlone() throws SQLException {
+  void decisionsAreThePackageManagersApprovalPoliciesTheAdminsAndBothAppendOnly()
+      throws SQLException {
+    // Who may do what: decisions the package manager inserts; policies the admin inserts and the
+    // package manager only reads (the login that proposes and decides cannot lower the number).
+    Map<String, Map<String, List<String>>> granted =
+        Map.of(
+            DECISIONS, Map.of(PostgresLogins.PACKAGE_MANAGER, List.of("SELECT", "INSERT")),
+            POLICIES,
+                Map.of(
+                    PostgresLogins.PACKAGE_MANAGER,
+                    List.of("SELECT"),
+                    PostgresLogins.ADMIN,
+                    List.of("SELECT", "INSERT")));
+    List<String> logins = new java.util.ArrayList<>(PostgresLogins.ALL);
+    logins.add(PostgresLogins.READER);
     for (String table : List.of(DECISIONS, POLICIES)) {
-      for (String privilege : List.of("SELECT", "INSERT")) {
-        assertThat(hasTablePrivilege(PostgresLogins.PACKAGE_MANAGER, table, privilege))
-            .as("manager " + privilege + " " + table)
-            .isTrue();
-      }
-      for (String privilege : List.of("UPDATE", "DELETE", "TRUNCATE")) {
-        assertThat(hasTablePrivilege(PostgresLogins.PACKAGE_MANAGER, table, privilege))
-            .as("manager " + privilege + " " + table)
-            .isFalse();
-      }
-      for (String role : OTHERS_AND_READER) {
-        for (String privilege : List.of("SELECT", "INSERT", "UPDATE", "DELETE")) {
+      for (String role : logins) {
+        List<String> allowed = granted.get(table).getOrDefault(role, List.of());
+        for (String privilege : List.of("SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE")) {
           assertThat(hasTablePrivilege(role, table, privilege))
               .as(role + " " + privilege + " " + table)
-              .isFalse();
+              .isEqualTo(allowed.contains(privilege));
         }
       }
     }
 
     HikariDataSource managerPool = fixture.rolePool(PostgresLogins.PACKAGE_MANAGER, 1);
-    JdbcGovernanceStore manager = new JdbcGovernanceStore(managerPool, PostgresDialect.INSTANCE);
+    HikariDataSource adminPool = fixture.rolePool(PostgresLogins.ADMIN, 1);
+    JdbcGovernanceStore manager =
+        new JdbcGovernanceStore(managerPool, adminPool, PostgresDialect.INSTANCE);
     Proposal p =
         propose(
             manager, "prj-append", "n2", PluginPackageAction.of("install", "e", "1", DIGEST), 2);
@@ -448,12 +456,24 @@ class PostgresRolePrivilegesIntegrationTest {
           .isEqualTo(1);
     }
     assertThat(manager.putApprovalPolicy("prj-append", 3, "root").revision()).isEqualTo(1);
+    assertRefused(
+        managerPool,
+        "INSERT INTO qinglong." + POLICIES + " VALUES ('prj-append', 2, 1, 'mallory', 5)",
+        INSUFFICIENT_PRIVILEGE);
+    assertThat(
+            new JdbcGovernanceStore(managerPool, PostgresDialect.INSTANCE)
+                .approvalPolicy("prj-append")
+                .orElseThrow()
+                .requiredApprovals())
+        .isEqualTo(3);
     for (String table : List.of(DECISIONS, POLICIES)) {
-      assertRefused(
-          managerPool,
-          "UPDATE qinglong." + table + " SET project_id = project_id",
-          INSUFFICIENT_PRIVILEGE);
-      assertRefused(managerPool, "DELETE FROM qinglong." + table, INSUFFICIENT_PRIVILEGE);
+      for (HikariDataSource pool : List.of(managerPool, adminPool)) {
+        assertRefused(
+            pool,
+            "UPDATE qinglong." + table + " SET project_id = project_id",
+            INSUFFICIENT_PRIVILEGE);
+        assertRefused(pool, "DELETE FROM qinglong." + table, INSUFFICIENT_PRIVILEGE);
+      }
       // Not even the owner changes them (the append-only triggers).
       assertRefused(
           fixture.owner(),

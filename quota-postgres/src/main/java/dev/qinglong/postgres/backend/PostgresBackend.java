@@ -116,9 +116,10 @@ public final class PostgresBackend {
       admin = pool(PostgresSettings.ADMIN, settings.adminPoolSize());
       catalog =
           new OpenedStore.Catalog(
-              // Policy reads as the package manager, membership writes as the admin.
+              // Policy reads as the package manager; membership and approval-policy writes as the
+              // admin.
               new JdbcPolicyStore(manager, admin, DIALECT),
-              new JdbcGovernanceStore(manager, DIALECT));
+              new JdbcGovernanceStore(manager, admin, DIALECT));
       // Concurrent decisions share statements and commits, at most one batch per connection.
       quota =
           new JdbcManagementQuotaStore(
