@@ -252,6 +252,18 @@ final class Invariants {
                 + " OR a.state <> 'approved' OR a.decision <> 'approve'"
                 + " OR a.decided_by = p.proposed_by OR p.artifact_digest IS NULL)"));
     add(
+        "governance: an approved approval has its required distinct approves, never the proposer's",
+        count(c, "SELECT count(*) FROM " + approvals + " WHERE state = 'approved'"),
+        strings(
+            c,
+            "SELECT a.approval_id FROM "
+                + approvals
+                + " a WHERE a.state = 'approved' AND (SELECT count(DISTINCT d.decided_by) FROM "
+                + t("plugin_package_approval_decisions")
+                + " d WHERE d.project_id = a.project_id AND d.approval_id = a.approval_id"
+                + " AND d.decision = 'approve' AND d.decided_by <> a.proposed_by)"
+                + " < a.required_approvals"));
+    add(
         "governance: a decided approval has exactly one decision",
         count(c, "SELECT count(*) FROM " + approvals),
         strings(

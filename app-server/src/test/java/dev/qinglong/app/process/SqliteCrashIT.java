@@ -173,6 +173,8 @@ class SqliteCrashIT {
       s.execute("PRAGMA ignore_check_constraints = ON");
       s.execute("DROP TRIGGER model_step_runs_transition");
       s.execute("DROP TRIGGER model_step_runs_end_needs_settlement");
+      // The approval's deciding columns must name a recorded approve (V8): a forger drops it too.
+      s.execute("DROP TRIGGER plugin_package_approvals_approved_by_enough");
       s.executeUpdate(
           "UPDATE plugin_package_management_quota_buckets SET consumed_count = consumed_count + 1"
               + " WHERE rowid = (SELECT min(rowid) FROM plugin_package_management_quota_buckets)");
@@ -184,6 +186,10 @@ class SqliteCrashIT {
               + " WHERE rowid = (SELECT min(rowid) FROM model_step_runs WHERE state = 'ready')");
       s.executeUpdate(
           "UPDATE plugin_package_approvals SET decided_by = proposed_by WHERE approval_id ="
+              + " (SELECT min(approval_id) FROM plugin_package_proposals WHERE state = 'published')");
+      s.execute("DROP TRIGGER plugin_package_approval_decisions_no_delete");
+      s.executeUpdate(
+          "DELETE FROM plugin_package_approval_decisions WHERE approval_id ="
               + " (SELECT min(approval_id) FROM plugin_package_proposals WHERE state = 'published')");
     }
     List<MixedTraffic.Sent> forged = new ArrayList<>(sent);
@@ -224,6 +230,10 @@ class SqliteCrashIT {
             n -> assertThat(n).isOne())
         .hasEntrySatisfying(
             "governance: published only after a four-eyes approve", n -> assertThat(n).isOne())
+        .hasEntrySatisfying(
+            "governance: an approved approval has its required distinct approves, never the"
+                + " proposer's",
+            n -> assertThat(n).isOne())
         .hasEntrySatisfying(
             "artifacts: every stored file is whole (hashes to its name)",
             n -> assertThat(n).isOne());
