@@ -237,24 +237,7 @@ final class GovernanceRows {
         decisions.add(row.decision());
       }
     }
-    try {
-      return new Approval(
-          a.approvalId(),
-          a.proposalId(),
-          a.projectId(),
-          a.actionDigest(),
-          a.proposedBy(),
-          a.state(),
-          a.decisionId(),
-          a.decision(),
-          a.decidedBy(),
-          a.decidedAtMs(),
-          a.createdAtMs(),
-          a.requiredApprovals(),
-          decisions);
-    } catch (RuntimeException e) {
-      throw new StoreUnavailableException("corrupt approval row", e);
-    }
+    return a.withDecisions(decisions);
   }
 
   /** The {@code a_} columns of a row, as an approval without its decisions. */
@@ -419,7 +402,7 @@ final class GovernanceRows {
                 new ApprovalPolicy(
                     rs.getString("project_id"),
                     rs.getLong("revision"),
-                    ApprovalPolicy.requireRequiredApprovals(rs.getLong("required_approvals")),
+                    rs.getInt("required_approvals"),
                     rs.getString("set_by"),
                     rs.getLong("set_at_ms")),
             projectId));

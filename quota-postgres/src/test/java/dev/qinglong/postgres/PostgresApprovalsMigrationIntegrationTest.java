@@ -122,29 +122,29 @@ class PostgresApprovalsMigrationIntegrationTest {
           "apr-" + name,
           "prp-" + name,
           digest);
-      if (decision == null) {
-        return;
+      // A pending one stays as inserted.
+      if (decision != null) {
+        String state = decision.equals("approve") ? "approved" : "rejected";
+        update(
+            c,
+            "UPDATE qinglong.plugin_package_approvals SET state = ?, decision_id = ?, decision = ?,"
+                + " decided_by = ?, decided_at_ms = ? WHERE project_id = ? AND approval_id = ?",
+            state,
+            decisionId,
+            decision,
+            decidedBy,
+            decidedAtMs,
+            PROJECT,
+            "apr-" + name);
+        update(
+            c,
+            "UPDATE qinglong.plugin_package_proposals SET state = ?, updated_at_ms = ?"
+                + " WHERE project_id = ? AND proposal_id = ?",
+            state,
+            decidedAtMs,
+            PROJECT,
+            "prp-" + name);
       }
-      String state = decision.equals("approve") ? "approved" : "rejected";
-      update(
-          c,
-          "UPDATE qinglong.plugin_package_approvals SET state = ?, decision_id = ?, decision = ?,"
-              + " decided_by = ?, decided_at_ms = ? WHERE project_id = ? AND approval_id = ?",
-          state,
-          decisionId,
-          decision,
-          decidedBy,
-          decidedAtMs,
-          PROJECT,
-          "apr-" + name);
-      update(
-          c,
-          "UPDATE qinglong.plugin_package_proposals SET state = ?, updated_at_ms = ?"
-              + " WHERE project_id = ? AND proposal_id = ?",
-          state,
-          decidedAtMs,
-          PROJECT,
-          "prp-" + name);
     }
   }
 

@@ -15,7 +15,9 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 /**
  * A handler's {@link Principal} parameter is the authenticated caller: the security chain has
  * already authenticated every {@code /v1} request and checked the user id's grammar. The OpenAPI
- * document leaves the parameter out (it is not part of the request).
+ * document leaves the parameter out (it is not part of the request). Written here rather than with
+ * Spring Security's {@code @AuthenticationPrincipal}, which hands over the authentication's own
+ * principal object (a {@code Jwt} or the dev token's user), not the core's {@link Principal}.
  */
 @Configuration(proxyBeanMethods = false)
 public class CallerArgument implements WebMvcConfigurer, HandlerMethodArgumentResolver {

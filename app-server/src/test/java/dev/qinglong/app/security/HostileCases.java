@@ -283,6 +283,11 @@ final class HostileCases {
     return spot[1] < 0 ? top : top.children().get(spot[1]);
   }
 
+  /** Whether a body has a digest member, at any depth. */
+  private static boolean hasDigest(List<Member> members) {
+    return members.stream().anyMatch(m -> m.kind() == Kind.DIGEST || hasDigest(m.children()));
+  }
+
   private List<Member> valid(JsonRoute route) {
     return new ArrayList<>(route.body().apply(this));
   }
@@ -479,11 +484,7 @@ final class HostileCases {
                     "SHA256:" + hex,
                     "sha256:" + hex + "\\n" + marker,
                     marker));
-        // The plugin-package routes with a digest member (the inspection and the approval policy
-        // have none).
-        if (route.path().contains("/plugin-packages/")
-            && !route.path().endsWith("/inspections")
-            && !route.path().endsWith("/approval-policy")) {
+        if (hasDigest(body)) {
           mutate(body, m -> m.kind() == Kind.DIGEST ? q(bad) : m.json(), false, true);
           String text = render(body);
           if (!text.contains(bad)) {

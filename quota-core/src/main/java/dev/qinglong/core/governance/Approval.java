@@ -50,6 +50,24 @@ public record Approval(
         List.of());
   }
 
+  /** This approval with {@code decisions} as its recorded decisions. */
+  public Approval withDecisions(List<ApprovalDecision> decisions) {
+    return new Approval(
+        approvalId,
+        proposalId,
+        projectId,
+        actionDigest,
+        proposedBy,
+        state,
+        decisionId,
+        decision,
+        decidedBy,
+        decidedAtMs,
+        createdAtMs,
+        requiredApprovals,
+        decisions);
+  }
+
   public boolean pending() {
     return state == ProposalState.PENDING;
   }
