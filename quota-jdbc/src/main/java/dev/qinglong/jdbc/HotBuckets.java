@@ -4,6 +4,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
 import dev.qinglong.core.quota.BucketReading;
+import dev.qinglong.core.quota.EffectiveLimit;
 import dev.qinglong.core.quota.QuotaDecision;
 import dev.qinglong.core.quota.QuotaKey;
 import dev.qinglong.core.quota.ReceiptId;
@@ -39,11 +40,22 @@ import java.util.function.LongSupplier;
  *   <li>a 64-bit hash of every receipt id in the bucket. An id whose hash is there may be a replay
  *       (allowed) or a reused key (409): it goes to the database, which decides exactly. A hash
  *       collision only sends a new id to the database as well, so there are no false refusals;
- *   <li>the limit and window it was decided with: a decision with other ones goes to the database.
+ *   <li>the default limit and window it was decided with (a decision with other ones goes to the
+ *       database) and the effective limit the statement resolved, which the refusal reports.
  * </ul>
  *
- * A bucket read with a count above this process's limit (someone counts with a higher one, so it
- * may still grow) is never held.
+ * A bucket read with a count other than the effective limit (above it: someone counts with a higher
+ * one, so it may still grow) is never held.
+ *
+ * <p>Limits as data. The effective limit is the database's (a user's or a Project's revision,
+ * resolved by the deciding statement), and an administrator may raise it on another instance at any
+ * time, which this cache cannot see. It never refuses under a raised limit, because it only repeats
+ * what a statement decided under the limit in force then, for at most {@link #DEFAULT_MAX_HOLD}
+ * from the moment that statement was sent, and {@link JdbcManagementQuotaStore#putLimits} does not
+ * answer until {@link #DEFAULT_MAX_HOLD} (and a margin for clock-rate differences between hosts)
+ * has passed since its revision committed. A statement that did not see the revision was sent
+ * before the commit, so its hold has ended by then: every decision that starts after the change is
+ * answered, on every instance, under the new limit.
  *
  * <p>Bounded: at most {@link #DEFAULT_MAX_RECEIPTS} receipt hashes (8 bytes each) in all, by
  * Caffeine's weight-based eviction; an entry also expires at its deadline.
@@ -60,7 +72,12 @@ final class HotBuckets {
    * with which ids.
    */
   private record Full(
-      long holdUntilNanos, long windowEndNanos, int limit, long windowMs, long[] sortedIdHashes) {}
+      long holdUntilNanos,
+      long windowEndNanos,
+      int defaultLimit,
+      long windowMs,
+      EffectiveLimit limit,
+      long[] sortedIdHashes) {}
 
   private final LongSupplier nanoTime;
   private final long maxHoldNanos;
@@ -90,11 +107,14 @@ final class HotBuckets {
 
   /**
    * A refusal without the database, or null to ask it: the bucket is not held, is held for another
-   * limit or window, its deadline has passed, or {@code receipt} may be in it.
+   * default limit or window, its deadline has passed, or {@code receipt} may be in it.
    */
-  QuotaDecision.Rejected refuse(QuotaKey key, ReceiptId receipt, int limit, Duration window) {
+  QuotaDecision.Rejected refuse(
+      QuotaKey key, ReceiptId receipt, int defaultLimit, Duration window) {
     Full entry = full.getIfPresent(key);
-    if (entry == null || entry.limit != limit || entry.windowMs != window.toMillis()) {
+    if (entry == null
+        || entry.defaultLimit != defaultLimit
+        || entry.windowMs != window.toMillis()) {
       return null;
     }
     long now = nanoTime.getAsLong();
@@ -108,23 +128,24 @@ final class HotBuckets {
     }
     long seconds =
         Math.min((leftNanos + 999_999_999L) / 1_000_000_000L, (window.toMillis() + 999) / 1000);
-    return new QuotaDecision.Rejected(Math.max(1, seconds));
+    return new QuotaDecision.Rejected(Math.max(1, seconds), entry.limit);
   }
 
   /**
-   * Holds the bucket a decision left full: its count is {@code limit} and {@code receiptIds} are
-   * all its receipt ids (space-separated, as {@link JdbcDialect#decideStatement} returns them).
+   * Holds the bucket a decision left full: its count is the effective limit the statement resolved
+   * and {@code receiptIds} are all its receipt ids (space-separated, as {@link
+   * JdbcDialect#decideStatement} returns them).
    *
    * @param sentAtNanos {@link #nanoTime()} read before the statement was sent
    */
   void remember(
       QuotaKey key,
-      int limit,
+      int defaultLimit,
       Duration window,
       long sentAtNanos,
       BucketReading reading,
       String receiptIds) {
-    if (receiptIds == null || reading.consumedCount() != limit) {
+    if (receiptIds == null || reading.consumedCount() != reading.limit().limit()) {
       return;
     }
     long remainingMs = reading.remainingMs(window);
@@ -143,7 +164,9 @@ final class HotBuckets {
     Arrays.sort(hashes);
     long windowEnd = sentAtNanos + Duration.ofMillis(remainingMs).toNanos();
     long holdUntil = sentAtNanos + Math.min(maxHoldNanos, windowEnd - sentAtNanos);
-    full.put(key, new Full(holdUntil, windowEnd, limit, window.toMillis(), hashes));
+    full.put(
+        key,
+        new Full(holdUntil, windowEnd, defaultLimit, window.toMillis(), reading.limit(), hashes));
   }
 
   /** Buckets held now (for tests and metrics). */

@@ -35,7 +35,13 @@ public interface JdbcDialect {
    * or another, or the window is full). The bucket stays locked from the moment the statement reads
    * it until it commits, so what it returns is the bucket as it stands. Parameters: 1 project id, 2
    * subject type, 3 subject id, 4 operation, 5 receipt id, 6 request digest (64 hex digits; all
-   * text), 7 window length in ms (bigint), 8 limit (integer).
+   * text), 7 window length in ms (bigint), 8 the default limit (integer).
+   *
+   * <p>The limit it decides under is resolved by the statement itself, from the limit revisions
+   * (docs/stores.md#limits-as-data): the user's latest value for the operation ({@code
+   * management_quota_limits}, user id = subject id), else the Project's (user id {@code ''}), else
+   * parameter 8; the shadow limit the same way, with no default. No cache and no other statement,
+   * so a revision committed before the statement started is in force for it.
    *
    * <p>Receipts are stored as JSON objects {@code {"id": receipt id, "d": request digest}} in the
    * {@code receipt_ids} array (the schema allows no other shape). The statement counts only a
@@ -45,16 +51,17 @@ public interface JdbcDialect {
    * any other.
    *
    * <p>Returns one row {@code (outcome, window_started_at_ms, consumed_count, receipt_count,
-   * now_ms, full_receipt_ids)}: {@code outcome} a {@link
+   * now_ms, full_receipt_ids, max_count, shadow_count, limit_source)}: {@code outcome} a {@link
    * dev.qinglong.core.quota.BucketReading.Outcome} wire name ({@code allowed}, {@code replayed},
    * {@code key_reused}, {@code rejected}, {@code corrupt}); the bucket's window start, count and
    * receipt array length after the statement; {@code now_ms} the clock it decided on; and, only
    * when the bucket is full after the statement (count at or above the limit, not corrupt), the ids
    * of every receipt in it separated by single spaces (receipt ids have no spaces), for {@link
-   * HotBuckets}. The outcome is SQL NULL, or there is no row at all, only when the statement could
-   * not decide: PostgreSQL, when another transaction created the bucket after this statement's
-   * snapshot (decide again: the bucket now exists and is never deleted); SQLite, when the bucket is
-   * corrupt.
+   * HotBuckets}; then the limit it decided under, the shadow limit (NULL: none) and where the limit
+   * came from ({@code user}, {@code project} or {@code default}). The outcome is SQL NULL, or there
+   * is no row at all, only when the statement could not decide: PostgreSQL, when another
+   * transaction created the bucket after this statement's snapshot (decide again: the bucket now
+   * exists and is never deleted); SQLite, when the bucket is corrupt.
    */
   String decideStatement();
 
@@ -67,19 +74,19 @@ public interface JdbcDialect {
    * <p>Parameters are eight arrays of equal length n, bound with {@link Connection#createArrayOf}
    * under the type names {@code text}, {@code bigint} and {@code integer}; element i of each is
    * request i: 1 project ids, 2 subject types, 3 subject ids, 4 operations, 5 receipt ids, 6
-   * request digests (all {@code text}), 7 window lengths in ms ({@code bigint}), 8 limits ({@code
-   * integer}). Window and limit may differ between requests. The buckets (project, subject type,
-   * subject id, operation) must be distinct: one statement cannot decide a bucket twice, so the
-   * caller puts a bucket's further requests into later statements. The statement locks the buckets
-   * in one order (sorted by bucket), so that two processes' statements cannot deadlock on each
-   * other.
+   * request digests (all {@code text}), 7 window lengths in ms ({@code bigint}), 8 default limits
+   * ({@code integer}), each request's limit resolved as {@link #decideStatement} resolves it.
+   * Window and limit may differ between requests. The buckets (project, subject type, subject id,
+   * operation) must be distinct: one statement cannot decide a bucket twice, so the caller puts a
+   * bucket's further requests into later statements. The statement locks the buckets in one order
+   * (sorted by bucket), so that two processes' statements cannot deadlock on each other.
    *
    * <p>Returns n rows, ordered by the first column: {@code (ordinal, outcome, window_started_at_ms,
-   * consumed_count, receipt_count, now_ms, full_receipt_ids)}, {@code ordinal} the request's
-   * 1-based position in the arrays and the rest exactly as {@link #decideStatement} returns for
-   * that request alone (one {@code now_ms} for the whole statement). A NULL outcome means that
-   * request could not be decided (a bucket created concurrently after the statement's snapshot):
-   * decide it again.
+   * consumed_count, receipt_count, now_ms, full_receipt_ids, max_count, shadow_count,
+   * limit_source)}, {@code ordinal} the request's 1-based position in the arrays and the rest
+   * exactly as {@link #decideStatement} returns for that request alone (one {@code now_ms} for the
+   * whole statement). A NULL outcome means that request could not be decided (a bucket created
+   * concurrently after the statement's snapshot): decide it again.
    */
   default String decideBatchStatement() {
     return null;

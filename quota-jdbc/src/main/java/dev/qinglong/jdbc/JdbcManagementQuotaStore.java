@@ -4,12 +4,17 @@ import dev.qinglong.core.kernel.StoreUnavailableException;
 import dev.qinglong.core.kernel.WireNamed;
 import dev.qinglong.core.quota.BucketReading;
 import dev.qinglong.core.quota.BucketsSnapshot;
+import dev.qinglong.core.quota.EffectiveLimit;
+import dev.qinglong.core.quota.LimitSource;
 import dev.qinglong.core.quota.ManagementQuotaStore;
 import dev.qinglong.core.quota.QuotaDecision;
 import dev.qinglong.core.quota.QuotaKey;
+import dev.qinglong.core.quota.QuotaLimits;
+import dev.qinglong.core.quota.QuotaLimitsRevision;
 import dev.qinglong.core.quota.QuotaOperation;
 import dev.qinglong.core.quota.ReceiptId;
 import dev.qinglong.core.quota.RequestDigest;
+import dev.qinglong.core.quota.ShadowRefusal;
 import dev.qinglong.core.quota.SubjectType;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -17,13 +22,17 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
+import java.util.stream.Collectors;
 import javax.sql.DataSource;
 
 /**
@@ -62,17 +71,37 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
   };
 
   /**
-   * A subject's buckets with the database clock in one statement; the outer row keeps the clock
-   * when there is no bucket. Written once: both databases run it.
+   * A subject's buckets, with the limits set for it and the database clock, in one statement: one
+   * row per operation this code counts (listed as literals, so no login needs to read {@code
+   * management_quota_operations}), its bucket if any, the Project's and the user's latest limit and
+   * shadow limit. Written once: both databases run it.
    */
   private static final String BUCKETS =
       """
-      SELECT n.now_ms, b.operation, b.window_started_at_ms, b.consumed_count
-      FROM (SELECT %s AS now_ms) n
+      SELECT s.now_ms, o.operation, b.window_started_at_ms, b.consumed_count,
+             %2$s, %3$s, %4$s, %5$s
+      FROM (SELECT CAST(? AS text) AS project_id, CAST(? AS text) AS subject_type,
+                   CAST(? AS text) AS subject_id, %1$s AS now_ms) s
+      CROSS JOIN (%6$s) o
       LEFT JOIN plugin_package_management_quota_buckets b
-        ON b.project_id = ? AND b.subject_type = ? AND b.subject_id = ?
-      ORDER BY b.operation
+        ON b.project_id = s.project_id AND b.subject_type = s.subject_type
+       AND b.subject_id = s.subject_id AND b.operation = o.operation
+      ORDER BY o.operation
       """;
+
+  /** The latest value of a limit column for the subject {@code s}'s user or Project, {@code o}. */
+  private static final String LATEST_LIMIT =
+      """
+      (SELECT l.%s FROM management_quota_limits l
+       WHERE l.project_id = s.project_id AND l.user_id = %s AND l.operation = o.operation
+       ORDER BY l.revision DESC LIMIT 1)""";
+
+  /**
+   * How long {@link #putLimits} waits after its commit, beyond the fast path's longest hold, for
+   * the monotonic clocks of other hosts running a little faster than this one's (NTP slews a clock
+   * by at most 500 ppm: 0.5 ms a second; this is a hundred times that).
+   */
+  private static final Duration HOLD_MARGIN = Duration.ofMillis(50);
 
   /**
    * How decisions are grouped: at most {@code maxInFlight} batches (so connections) at once, at
@@ -109,9 +138,9 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
     }
   }
 
-  /** One decision asked for. */
+  /** One decision asked for, with the default limit (the statement resolves the effective one). */
   private record Request(
-      QuotaKey key, ReceiptId receipt, RequestDigest digest, int limit, Duration window) {
+      QuotaKey key, ReceiptId receipt, RequestDigest digest, int defaultLimit, Duration window) {
     /** Its parameters of {@link JdbcDialect#decideStatement}, in order. */
     Object[] parameters() {
       return new Object[] {
@@ -122,12 +151,14 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
         receipt.value(),
         digest.hex(),
         window.toMillis(),
-        limit
+        defaultLimit
       };
     }
   }
 
   private final JdbcTransactions jdbc;
+  private final JdbcTransactions policyWrites;
+  private final JdbcDialect dialect;
   private final String store;
   private final String buckets;
   private final String decide;
@@ -162,13 +193,39 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
    */
   public JdbcManagementQuotaStore(
       DataSource dataSource, JdbcDialect dialect, LongSupplier nanoTime, Coalescing coalescing) {
+    this(dataSource, dataSource, dialect, nanoTime, coalescing);
+  }
+
+  /**
+   * With the pool of the limit revisions' writes ({@link #putLimits}): a policy write, on
+   * PostgreSQL the admin login's (only it may insert them); everything else runs on {@code
+   * dataSource}.
+   */
+  public JdbcManagementQuotaStore(
+      DataSource dataSource,
+      DataSource policyWrites,
+      JdbcDialect dialect,
+      LongSupplier nanoTime,
+      Coalescing coalescing) {
     this.jdbc = new JdbcTransactions(dataSource, dialect);
+    this.policyWrites = new JdbcTransactions(policyWrites, dialect);
+    this.dialect = dialect;
     this.store = dialect.name();
     this.decide = Objects.requireNonNull(dialect.decideStatement());
     this.decideBatch = dialect.decideBatchStatement();
     this.hot =
         new HotBuckets(nanoTime, HotBuckets.DEFAULT_MAX_RECEIPTS, HotBuckets.DEFAULT_MAX_HOLD);
-    this.buckets = BUCKETS.formatted(dialect.nowMs());
+    this.buckets =
+        BUCKETS.formatted(
+            dialect.nowMs(),
+            LATEST_LIMIT.formatted("limit_value", "''"),
+            LATEST_LIMIT.formatted("limit_value", "s.subject_id"),
+            LATEST_LIMIT.formatted("shadow_limit", "''"),
+            LATEST_LIMIT.formatted("shadow_limit", "s.subject_id"),
+            // The operations this code counts, as literals (wire names are plain tokens).
+            Arrays.stream(QuotaOperation.values())
+                .map(op -> "SELECT '" + op.wireName() + "' AS operation")
+                .collect(Collectors.joining(" UNION ALL ")));
     Objects.requireNonNull(coalescing, "coalescing");
     this.coalescer =
         decideBatch == null || coalescing.maxBatch() == 1
@@ -189,40 +246,114 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
         rs -> {
           long now = 0;
           Map<QuotaOperation, BucketsSnapshot.Bucket> found = new EnumMap<>(QuotaOperation.class);
+          Map<QuotaOperation, BucketsSnapshot.Overrides> limits =
+              new EnumMap<>(QuotaOperation.class);
           boolean any = false;
           while (rs.next()) {
             any = true;
             now = rs.getLong(1);
-            String operation = rs.getString(2);
-            if (operation != null) {
-              found.put(
-                  WireNamed.stored(QuotaOperation.class, operation),
-                  new BucketsSnapshot.Bucket(rs.getLong(3), rs.getInt(4)));
+            Long windowStart = JdbcRows.nullableLong(rs, 3);
+            QuotaOperation op = WireNamed.stored(QuotaOperation.class, rs.getString(2));
+            if (windowStart != null) {
+              found.put(op, new BucketsSnapshot.Bucket(windowStart, rs.getInt(4)));
             }
+            limits.put(
+                op,
+                new BucketsSnapshot.Overrides(
+                    QuotaLimitRows.nullableInt(rs, 5),
+                    QuotaLimitRows.nullableInt(rs, 6),
+                    QuotaLimitRows.nullableInt(rs, 7),
+                    QuotaLimitRows.nullableInt(rs, 8)));
           }
           if (!any) {
             throw new StoreUnavailableException("quota read returned no clock");
           }
-          return new BucketsSnapshot(now, found);
+          try {
+            return new BucketsSnapshot(now, found, limits);
+          } catch (RuntimeException e) {
+            throw new StoreUnavailableException("corrupt quota limit row", e);
+          }
         },
         projectId,
         subjectType.wireName(),
         subjectId);
   }
 
+  /**
+   * Appends the revision on the policy-writes pool ({@link QuotaLimitRows#append}), then waits
+   * until no instance can still refuse from memory under the limit it replaces: the fast path holds
+   * a statement's refusal at most {@link HotBuckets#DEFAULT_MAX_HOLD} from the moment it was sent,
+   * and a statement that did not see this revision was sent before the commit returned (see {@link
+   * HotBuckets}). A revision equal to the latest is not written again and needs no wait.
+   */
+  @Override
+  public QuotaLimitsRevision putLimits(
+      String projectId, String userId, QuotaLimits limits, String setBy) {
+    Objects.requireNonNull(projectId, "projectId");
+    Objects.requireNonNull(limits, "limits");
+    Objects.requireNonNull(setBy, "setBy");
+    QuotaLimitRows.Written written =
+        policyWrites.retryingTransaction(
+            "quota limits write",
+            c -> QuotaLimitRows.append(c, dialect, projectId, userId, limits, setBy));
+    if (written.written()) {
+      awaitHoldsEnded(System.nanoTime());
+    }
+    return written.revision();
+  }
+
+  /**
+   * Waits, on this host's monotonic clock (the one the fast paths of all instances hold on, not the
+   * injected one of tests), until every refusal held from a statement sent before {@code
+   * committedNanos} has expired. A wait on the clock itself: there is nothing else to wait on.
+   */
+  private static void awaitHoldsEnded(long committedNanos) {
+    long until = committedNanos + HotBuckets.DEFAULT_MAX_HOLD.plus(HOLD_MARGIN).toNanos();
+    for (long left = until - System.nanoTime(); left > 0; left = until - System.nanoTime()) {
+      LockSupport.parkNanos(left);
+      if (Thread.interrupted()) {
+        Thread.currentThread().interrupt();
+        throw new StoreUnavailableException("interrupted while the quota limits came into force");
+      }
+    }
+  }
+
+  @Override
+  public Optional<QuotaLimitsRevision> limits(String projectId, String userId) {
+    Objects.requireNonNull(projectId, "projectId");
+    return jdbc.autoCommit("quota limits read", c -> QuotaLimitRows.latest(c, projectId, userId));
+  }
+
+  @Override
+  public List<QuotaLimitsRevision> userLimits(String projectId, String afterUserId, int size) {
+    Objects.requireNonNull(projectId, "projectId");
+    JdbcRows.requireLimit(size);
+    return jdbc.autoCommit(
+        "quota limits read", c -> QuotaLimitRows.users(c, projectId, afterUserId, size));
+  }
+
+  @Override
+  public List<ShadowRefusal> shadowRefusals(String projectId, Duration window, int size) {
+    Objects.requireNonNull(projectId, "projectId");
+    JdbcRows.requireLimit(size);
+    return jdbc.autoCommit(
+        "shadow refusals read",
+        c -> QuotaLimitRows.shadowRefusals(c, dialect, projectId, window, size));
+  }
+
   @Override
   public QuotaDecision consume(
-      QuotaKey key, ReceiptId receipt, RequestDigest request, int limit, Duration window) {
+      QuotaKey key, ReceiptId receipt, RequestDigest request, int defaultLimit, Duration window) {
     Objects.requireNonNull(receipt, "receipt");
     Objects.requireNonNull(request, "request");
-    if (limit < 1 || limit > 1000) {
+    if (defaultLimit < 1 || defaultLimit > 1000) {
       throw new IllegalArgumentException("limit must be 1..1000");
     }
-    QuotaDecision.Rejected known = hot.refuse(key, receipt, limit, window);
+    QuotaDecision.Rejected known = hot.refuse(key, receipt, defaultLimit, window);
     if (known != null) {
       return known;
     }
-    Request r = new Request(key, receipt, request, limit, window);
+    Request r = new Request(key, receipt, request, defaultLimit, window);
     if (coalescer != null) {
       return coalescer.call(r);
     }
@@ -246,9 +377,10 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
 
   /** The decision of {@code d}, the bucket remembered by the fast path when it is full. */
   private QuotaDecision decided(Request r, Decided d, long sentAtNanos) {
-    QuotaDecision decision = d.reading().decision(r.limit(), r.window());
+    QuotaDecision decision = d.reading().decision(r.window());
     if (d.fullReceiptIds() != null) {
-      hot.remember(r.key(), r.limit(), r.window(), sentAtNanos, d.reading(), d.fullReceiptIds());
+      hot.remember(
+          r.key(), r.defaultLimit(), r.window(), sentAtNanos, d.reading(), d.fullReceiptIds());
     }
     return decision;
   }
@@ -311,7 +443,7 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
     List<Integer> open = new ArrayList<>(indexes.size());
     for (int i : indexes) {
       Request r = requests.get(i);
-      QuotaDecision.Rejected known = hot.refuse(r.key(), r.receipt(), r.limit(), r.window());
+      QuotaDecision.Rejected known = hot.refuse(r.key(), r.receipt(), r.defaultLimit(), r.window());
       if (known != null) {
         answers.set(i, Coalescer.Answer.of(known));
       } else {
@@ -419,16 +551,27 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
   private record Decided(BucketReading reading, String fullReceiptIds) {
     /**
      * From a decision row whose columns from {@code first} on are {@code (window_started_at_ms,
-     * consumed_count, receipt_count, now_ms, full_receipt_ids)}, after the outcome.
+     * consumed_count, receipt_count, now_ms, full_receipt_ids, max_count, shadow_count,
+     * limit_source)}, after the outcome.
      */
     static Decided of(String outcome, ResultSet rs, int first) throws SQLException {
+      int max = rs.getInt(first + 5);
+      if (rs.wasNull()) {
+        throw new StoreUnavailableException("quota decision returned no limit");
+      }
+      EffectiveLimit limit =
+          new EffectiveLimit(
+              max,
+              WireNamed.stored(LimitSource.class, rs.getString(first + 7)),
+              QuotaLimitRows.nullableInt(rs, first + 6));
       return new Decided(
           new BucketReading(
               BucketReading.Outcome.fromWire(outcome),
               rs.getLong(first),
               rs.getInt(first + 1),
               rs.getInt(first + 2),
-              rs.getLong(first + 3)),
+              rs.getLong(first + 3),
+              limit),
           rs.getString(first + 4));
     }
   }

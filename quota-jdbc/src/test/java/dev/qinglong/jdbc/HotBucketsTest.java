@@ -3,6 +3,8 @@ package dev.qinglong.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.qinglong.core.quota.BucketReading;
+import dev.qinglong.core.quota.EffectiveLimit;
+import dev.qinglong.core.quota.LimitSource;
 import dev.qinglong.core.quota.QuotaDecision;
 import dev.qinglong.core.quota.QuotaKey;
 import dev.qinglong.core.quota.QuotaOperation;
@@ -24,11 +26,19 @@ class HotBucketsTest {
     return new HotBuckets(nanos::get, maxReceipts, Duration.ofSeconds(30));
   }
 
+  /** The limit the statement resolved for {@link #full}: the default 2, no policy. */
+  private static final EffectiveLimit TWO = EffectiveLimit.defaultLimit(2);
+
   /** A full bucket of limit 2 whose window, on the database clock, has {@code leftMs} to run. */
   private static BucketReading full(long leftMs) {
+    return counted(leftMs, TWO);
+  }
+
+  /** A bucket of count 2 the statement decided under {@code limit}. */
+  private static BucketReading counted(long leftMs, EffectiveLimit limit) {
     long now = 5_000_000;
     return new BucketReading(
-        BucketReading.Outcome.REJECTED, now - (MINUTE.toMillis() - leftMs), 2, 2, now);
+        BucketReading.Outcome.REJECTED, now - (MINUTE.toMillis() - leftMs), 2, 2, now, limit);
   }
 
   private static ReceiptId r(String id) {
@@ -42,9 +52,9 @@ class HotBucketsTest {
     nanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(300)); // the statement's round trip
     hot.remember(KEY, 2, MINUTE, sent, full(10_000), "a b");
 
-    assertThat(hot.refuse(KEY, r("c"), 2, MINUTE)).isEqualTo(new QuotaDecision.Rejected(10));
+    assertThat(hot.refuse(KEY, r("c"), 2, MINUTE)).isEqualTo(new QuotaDecision.Rejected(10, TWO));
     nanos.set(sent + TimeUnit.MILLISECONDS.toNanos(9_001));
-    assertThat(hot.refuse(KEY, r("c"), 2, MINUTE)).isEqualTo(new QuotaDecision.Rejected(1));
+    assertThat(hot.refuse(KEY, r("c"), 2, MINUTE)).isEqualTo(new QuotaDecision.Rejected(1, TWO));
     // 10 s after the statement was sent, not after its answer came: the window may have ended.
     nanos.set(sent + TimeUnit.MILLISECONDS.toNanos(10_000));
     assertThat(hot.refuse(KEY, r("c"), 2, MINUTE)).isNull();
@@ -59,8 +69,20 @@ class HotBucketsTest {
     hot.remember(KEY, 2, MINUTE, sent, full(30_000), "a b");
     nanos.set(sent + TimeUnit.MILLISECONDS.toNanos(999));
     // Retry-After still counts down to the window's end, not to the end of the hold.
-    assertThat(hot.refuse(KEY, r("c"), 2, MINUTE)).isEqualTo(new QuotaDecision.Rejected(30));
+    assertThat(hot.refuse(KEY, r("c"), 2, MINUTE)).isEqualTo(new QuotaDecision.Rejected(30, TWO));
     nanos.set(sent + TimeUnit.MILLISECONDS.toNanos(1_000));
+    assertThat(hot.refuse(KEY, r("c"), 2, MINUTE)).isNull();
+  }
+
+  @Test
+  void aRefusalReportsTheLimitTheStatementResolvedNotTheDefault() {
+    HotBuckets hot = buckets(HotBuckets.DEFAULT_MAX_RECEIPTS);
+    EffectiveLimit users = new EffectiveLimit(2, LimitSource.USER, null);
+    // The default sent was 30; the user's override of 2 is what filled the bucket.
+    hot.remember(KEY, 30, MINUTE, nanos.get(), counted(30_000, users), "a b");
+    assertThat(hot.refuse(KEY, r("c"), 30, MINUTE))
+        .isEqualTo(new QuotaDecision.Rejected(30, users));
+    // Another default (a rolling configuration change) goes to the database.
     assertThat(hot.refuse(KEY, r("c"), 2, MINUTE)).isNull();
   }
 
@@ -86,8 +108,17 @@ class HotBucketsTest {
   @Test
   void holdsOnlyABucketWhoseCountIsTheLimitAndWhoseEndItCanBound() {
     HotBuckets hot = buckets(HotBuckets.DEFAULT_MAX_RECEIPTS);
-    // Count above this limit: another process counts with a higher one.
-    hot.remember(KEY, 1, MINUTE, nanos.get(), full(30_000), "a b");
+    // Count above the limit the statement resolved: another process counts with a higher one.
+    hot.remember(
+        KEY, 1, MINUTE, nanos.get(), counted(30_000, EffectiveLimit.defaultLimit(1)), "a b");
+    // Count below it: a Project's limit of 3 was in force, the bucket is not full.
+    hot.remember(
+        KEY,
+        2,
+        MINUTE,
+        nanos.get(),
+        counted(30_000, new EffectiveLimit(3, LimitSource.PROJECT, null)),
+        "a b");
     // Receipt ids that do not match the count.
     hot.remember(KEY, 2, MINUTE, nanos.get(), full(30_000), "a");
     // A window start in the database's future (more than one window left).

@@ -28,6 +28,36 @@ public final class PostgresDialect implements JdbcDialect {
   private static final String NOW_MS =
       "floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint";
 
+  /**
+   * Each request of {@code request} with the limit it is decided under: {@code max_count}, the
+   * user's latest value for the operation, else the Project's (user id {@code ''}), else the
+   * default the caller sent; {@code shadow_count} the same way without a default; {@code
+   * limit_source} which one it was. One backward primary-key probe of {@code
+   * management_quota_limits} per level (migration V11: every revision has a row per operation, NULL
+   * where it sets nothing, so the latest row is the latest revision's value). Read with the
+   * statement's snapshot, like the bucket: a revision committed before the statement started is in
+   * force for it.
+   */
+  private static final String EFFECTIVE_LIMITS =
+      """
+      SELECT r.*,
+             coalesce(u.limit_value, p.limit_value, r.default_limit) AS max_count,
+             coalesce(u.shadow_limit, p.shadow_limit) AS shadow_count,
+             CASE WHEN u.limit_value IS NOT NULL THEN 'user'
+                  WHEN p.limit_value IS NOT NULL THEN 'project'
+                  ELSE 'default' END AS limit_source
+      FROM request r
+      LEFT JOIN LATERAL (
+        SELECT l.limit_value, l.shadow_limit FROM management_quota_limits l
+        WHERE l.project_id = r.project_id AND l.user_id = r.subject_id
+          AND l.operation = r.operation
+        ORDER BY l.revision DESC LIMIT 1) u ON true
+      LEFT JOIN LATERAL (
+        SELECT l.limit_value, l.shadow_limit FROM management_quota_limits l
+        WHERE l.project_id = r.project_id AND l.user_id = ''
+          AND l.operation = r.operation
+        ORDER BY l.revision DESC LIMIT 1) p ON true""";
+
   /** Each request of {@code input} as a new bucket: its window starts now with its receipt. */
   private static final String FIRST_RECEIPT =
       """
@@ -70,8 +100,9 @@ public final class PostgresDialect implements JdbcDialect {
   }
 
   /**
-   * The parameters enter once through {@code input}: JDBC binds each {@code ?} once, and the window
-   * and limit are needed in several places. {@code counted} is the one-statement decision of
+   * The parameters enter once through {@code request}, and {@code input} adds the limit they are
+   * decided under ({@link #EFFECTIVE_LIMITS}): JDBC binds each {@code ?} once, and the window and
+   * limit are needed in several places. {@code counted} is the one-statement decision of
    * docs/design.md#fixed-windows-on-the-database-clock, an upsert: it inserts the bucket, restarts
    * an ended window or appends the receipt, and otherwise writes nothing, but ({@code ON CONFLICT
    * DO UPDATE}) still locks the bucket. Only when it wrote nothing, {@code found} reads the bucket
@@ -86,10 +117,13 @@ public final class PostgresDialect implements JdbcDialect {
   @Override
   public String decideStatement() {
     return """
-        WITH input AS (
+        WITH request AS (
           SELECT ?::text AS project_id, ?::text AS subject_type, ?::text AS subject_id,
                  ?::text AS operation, ?::text AS receipt_id, ?::text AS digest,
-                 ?::bigint AS window_ms, ?::integer AS max_count, %1$s AS now_ms
+                 ?::bigint AS window_ms, ?::integer AS default_limit, %1$s AS now_ms
+        ),
+        input AS (
+          %5$s
         ),
         counted AS (
           %4$s
@@ -141,11 +175,12 @@ public final class PostgresDialect implements JdbcDialect {
           FROM verdict v
         )
         SELECT d.outcome, d.window_started_at_ms, d.consumed_count, d.receipt_count, i.now_ms,
-               %3$s
+               %3$s,
+               i.max_count, i.shadow_count, i.limit_source
         FROM input i
         LEFT JOIN decided d ON true
         """
-        .formatted(NOW_MS, VERDICT, FULL_WINDOW_RECEIPTS, FIRST_RECEIPT);
+        .formatted(NOW_MS, VERDICT, FULL_WINDOW_RECEIPTS, FIRST_RECEIPT, EFFECTIVE_LIMITS);
   }
 
   /**
@@ -162,14 +197,17 @@ public final class PostgresDialect implements JdbcDialect {
   @Override
   public String decideBatchStatement() {
     return """
-        WITH input AS (
+        WITH request AS (
           SELECT u.ord, u.project_id, u.subject_type, u.subject_id, u.operation, u.receipt_id,
-                 u.digest, u.window_ms, u.max_count, n.now_ms
+                 u.digest, u.window_ms, u.default_limit, n.now_ms
           FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],
                       ?::bigint[], ?::integer[])
                  WITH ORDINALITY AS u(project_id, subject_type, subject_id, operation, receipt_id,
-                                      digest, window_ms, max_count, ord),
+                                      digest, window_ms, default_limit, ord),
                (SELECT %1$s AS now_ms) n
+        ),
+        input AS (
+          %5$s
         ),
         counted AS (
           %4$s
@@ -232,12 +270,13 @@ public final class PostgresDialect implements JdbcDialect {
         )
         SELECT i.ord, d.outcome, d.window_started_at_ms, d.consumed_count, d.receipt_count,
                i.now_ms,
-               %3$s
+               %3$s,
+               i.max_count, i.shadow_count, i.limit_source
         FROM input i
         LEFT JOIN decided d ON d.ord = i.ord
         ORDER BY i.ord
         """
-        .formatted(NOW_MS, VERDICT, FULL_WINDOW_RECEIPTS, FIRST_RECEIPT);
+        .formatted(NOW_MS, VERDICT, FULL_WINDOW_RECEIPTS, FIRST_RECEIPT, EFFECTIVE_LIMITS);
   }
 
   @Override

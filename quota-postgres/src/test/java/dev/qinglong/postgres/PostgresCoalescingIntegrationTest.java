@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.qinglong.core.kernel.StoreUnavailableException;
+import dev.qinglong.core.quota.EffectiveLimit;
 import dev.qinglong.core.quota.ManagementQuotaStore;
 import dev.qinglong.core.quota.QuotaDecision;
 import dev.qinglong.core.quota.QuotaKey;
@@ -273,7 +274,9 @@ class PostgresCoalescingIntegrationTest {
             retryAfter(x.windowStartedAtMs(), tenSeconds, before));
     // The id admitted in round 1 is a replay in round 3, and a reused key with another digest.
     assertThat(decided.get(4))
-        .isEqualTo(new QuotaDecision.Replayed(first.windowStartedAtMs(), 2, replayNow(decided)));
+        .isEqualTo(
+            new QuotaDecision.Replayed(
+                first.windowStartedAtMs(), 2, replayNow(decided), EffectiveLimit.defaultLimit(3)));
     assertThat(decided.get(5)).isEqualTo(new QuotaDecision.KeyReused());
     QuotaDecision.Allowed third = (QuotaDecision.Allowed) decided.get(6);
     assertThat(third.consumedCount()).isEqualTo(3);

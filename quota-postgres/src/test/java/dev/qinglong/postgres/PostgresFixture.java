@@ -119,13 +119,19 @@ final class PostgresFixture implements ModelQuotaFixture {
 
   @Override
   public ManagementQuotaStore quotaStore(DataSource dataSource) {
-    return new JdbcManagementQuotaStore(dataSource, PostgresDialect.INSTANCE);
+    return quotaStore(dataSource, System::nanoTime);
   }
 
   @Override
   public ManagementQuotaStore quotaStore(
       DataSource dataSource, java.util.function.LongSupplier nanoTime) {
-    return new JdbcManagementQuotaStore(dataSource, PostgresDialect.INSTANCE, nanoTime);
+    // Limit revisions belong to ql3_admin (migration V11), as PostgresBackend wires them.
+    return new JdbcManagementQuotaStore(
+        dataSource,
+        ours(dataSource) ? admin : dataSource,
+        PostgresDialect.INSTANCE,
+        nanoTime,
+        JdbcManagementQuotaStore.Coalescing.DEFAULTS);
   }
 
   @Override

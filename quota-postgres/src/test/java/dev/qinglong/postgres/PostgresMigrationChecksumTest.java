@@ -12,27 +12,40 @@ import org.junit.jupiter.api.Test;
  */
 class PostgresMigrationChecksumTest {
   private static final Map<String, String> RELEASED =
-      Map.of(
-          "V1__management_quota_and_governance.sql",
-          "c49e1e55a1e0057cc3e6ec287558eaee4de13f4748b834484c030ad022e4e2c5",
-          "V2__model_usage_read_quota_operation.sql",
-          "f401b69955eebc1876c019c87c7692f05f0a1906ebf9163640b805b9f07afcbd",
-          "V3__completion_worker_publication.sql",
-          "225f30cc6104f2c96b5e44a7c86df72ac00e288c976e04c0d646b8ccc10bf102",
-          "V4__management_quota_receipt_request_digest.sql",
-          "7e7b3f4fc4364bcf3f6b4b79e60ab5ce1ca7da25296fc71071e0993b042d22a3",
-          "V5__governance_state_machine_guards.sql",
-          "d359b6562f1244ae247675e3cf09d6582ceb2596a66444f4a98be535d6128b0e",
-          "V6__artifact_upload_quota_operation.sql",
-          "a7d404350f2bc4b2a52b78d26229055e8b5c2721383562e6d967b825afbb4403",
-          "V7__proposal_list_indexes.sql",
-          "5e3ad9552047515935fc475e214ba057ca75d28c5db7d17b312189e8d3b8f189",
-          "V8__artifacts_per_project.sql",
-          "532726dfd27904ea6523f23ba79c764d3e6cee11dffb9e70d1c523df5d33fafd",
-          "V9__management_quota_operations_table.sql",
-          "9bb61af6bbe1b4f120e3a512482d6f5faab5207afc43191ac4a04846d5b10b92",
-          "V10__n_of_m_approvals.sql",
-          "a83c9c777eb97bc0161e5c2c16001c7b3b1992bf39f7e01a5c0e35d8e9c94605");
+      Map.ofEntries(
+          Map.entry(
+              "V1__management_quota_and_governance.sql",
+              "c49e1e55a1e0057cc3e6ec287558eaee4de13f4748b834484c030ad022e4e2c5"),
+          Map.entry(
+              "V2__model_usage_read_quota_operation.sql",
+              "f401b69955eebc1876c019c87c7692f05f0a1906ebf9163640b805b9f07afcbd"),
+          Map.entry(
+              "V3__completion_worker_publication.sql",
+              "225f30cc6104f2c96b5e44a7c86df72ac00e288c976e04c0d646b8ccc10bf102"),
+          Map.entry(
+              "V4__management_quota_receipt_request_digest.sql",
+              "7e7b3f4fc4364bcf3f6b4b79e60ab5ce1ca7da25296fc71071e0993b042d22a3"),
+          Map.entry(
+              "V5__governance_state_machine_guards.sql",
+              "d359b6562f1244ae247675e3cf09d6582ceb2596a66444f4a98be535d6128b0e"),
+          Map.entry(
+              "V6__artifact_upload_quota_operation.sql",
+              "a7d404350f2bc4b2a52b78d26229055e8b5c2721383562e6d967b825afbb4403"),
+          Map.entry(
+              "V7__proposal_list_indexes.sql",
+              "5e3ad9552047515935fc475e214ba057ca75d28c5db7d17b312189e8d3b8f189"),
+          Map.entry(
+              "V8__artifacts_per_project.sql",
+              "532726dfd27904ea6523f23ba79c764d3e6cee11dffb9e70d1c523df5d33fafd"),
+          Map.entry(
+              "V9__management_quota_operations_table.sql",
+              "9bb61af6bbe1b4f120e3a512482d6f5faab5207afc43191ac4a04846d5b10b92"),
+          Map.entry(
+              "V10__n_of_m_approvals.sql",
+              "a83c9c777eb97bc0161e5c2c16001c7b3b1992bf39f7e01a5c0e35d8e9c94605"),
+          Map.entry(
+              "V11__management_quota_limits_as_data.sql",
+              "4743fbb7b3b0f4898079d8b78c3053eca6d74b24d134914bfb9e2e86655adb36"));
 
   /** The optional AI feature's migrations (db/postgres-ai), pinned the same way. */
   private static final Map<String, String> RELEASED_AI =

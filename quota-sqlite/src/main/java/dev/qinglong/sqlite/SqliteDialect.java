@@ -42,6 +42,34 @@ public final class SqliteDialect implements JdbcDialect {
   private static final String ABSENT =
       "(instr(%1$s, '\"' || ?5 || '\"') = 0 AND instr(%1$s, '\\') = 0)";
 
+  /**
+   * The latest value of column {@code %1$s} of the {@code management_quota_limits} row of the
+   * bucket's Project, operation and user {@code %2$s} ({@code ?3}, or {@code ''} for the Project's
+   * own policy): one backward probe of the primary key (migration V9: every revision has a row per
+   * operation, NULL where it sets nothing, so the latest row is the latest revision's value). A
+   * subquery of parameters only, so SQLite evaluates it once per statement, inside the write lock
+   * the statement holds from its start.
+   */
+  private static final String LATEST =
+      "(SELECT l.%1$s FROM management_quota_limits l WHERE l.project_id = ?1"
+          + " AND l.user_id = %2$s AND l.operation = ?4 ORDER BY l.revision DESC LIMIT 1)";
+
+  /** The limit the statement decides under: the user's, else the Project's, else the default ?8. */
+  private static final String MAX_COUNT =
+      "coalesce(%s, %s, ?8)"
+          .formatted(LATEST.formatted("limit_value", "?3"), LATEST.formatted("limit_value", "''"));
+
+  /** The shadow limit in force, the same way without a default. */
+  private static final String SHADOW_COUNT =
+      "coalesce(%s, %s)"
+          .formatted(
+              LATEST.formatted("shadow_limit", "?3"), LATEST.formatted("shadow_limit", "''"));
+
+  /** Where {@link #MAX_COUNT} came from. */
+  private static final String LIMIT_SOURCE =
+      "CASE WHEN %s IS NOT NULL THEN 'user' WHEN %s IS NOT NULL THEN 'project' ELSE 'default' END"
+          .formatted(LATEST.formatted("limit_value", "?3"), LATEST.formatted("limit_value", "''"));
+
   /** Permission wire names are lower-case words and dots: no escapes to decode. */
   private static final Pattern JSON_STRING = Pattern.compile("\"([a-z.]+)\"");
 
@@ -58,11 +86,12 @@ public final class SqliteDialect implements JdbcDialect {
   }
 
   /**
-   * Numbered parameters ?1 … ?8, in {@link JdbcDialect#decideStatement}'s order, reused freely. The
-   * statement holds SQLite's write lock from its start. SQLite's {@code RETURNING} sees only the
-   * row as the statement leaves it (not the row it found, nor {@code excluded}, nor another table),
-   * and only a row the statement wrote; so on a conflict the update always runs, and the outcome is
-   * read from the row it leaves:
+   * Numbered parameters ?1 … ?8, in {@link JdbcDialect#decideStatement}'s order, reused freely; the
+   * limit is {@link #MAX_COUNT}, resolved from the limit rows and the default ?8. The statement
+   * holds SQLite's write lock from its start. SQLite's {@code RETURNING} sees only the row as the
+   * statement leaves it (not the row it found, nor {@code excluded}, nor another table), and only a
+   * row the statement wrote; so on a conflict the update always runs, and the outcome is read from
+   * the row it leaves:
    *
    * <ul>
    *   <li>a refusal writes every column back unchanged: the receipt id is absent (rejected) or
@@ -87,9 +116,9 @@ public final class SqliteDialect implements JdbcDialect {
     String ended = "b.window_started_at_ms + ?7 <= excluded.updated_at_ms";
     String absent = ABSENT.formatted("b.receipt_ids");
     String counts =
-        ("b.consumed_count < ?8 AND (%s"
+        ("b.consumed_count < %s AND (%s"
                 + " OR NOT EXISTS (SELECT 1 FROM json_each(b.receipt_ids) e WHERE %s = ?5))")
-            .formatted(absent, RECEIPT_ID);
+            .formatted(MAX_COUNT, absent, RECEIPT_ID);
     String replays =
         ("NOT %s AND EXISTS (SELECT 1 FROM json_each(b.receipt_ids) e WHERE %s = ?5 AND %s = ?6)")
             .formatted(absent, RECEIPT_ID, RECEIPT_DIGEST);
@@ -125,8 +154,9 @@ public final class SqliteDialect implements JdbcDialect {
                               FROM json_each(receipt_ids) e WHERE %2$s = ?5),
                              'rejected') END,
           window_started_at_ms, consumed_count, json_array_length(receipt_ids), %1$s,
-          CASE WHEN consumed_count >= ?8 THEN
-            (SELECT group_concat(%2$s, ' ') FROM json_each(receipt_ids) e) END
+          CASE WHEN consumed_count >= %8$s THEN
+            (SELECT group_concat(%2$s, ' ') FROM json_each(receipt_ids) e) END,
+          %8$s, %9$s, %10$s
         """
         .formatted(
             NOW_MS,
@@ -135,7 +165,10 @@ public final class SqliteDialect implements JdbcDialect {
             counts,
             replays,
             ABSENT.formatted("receipt_ids"),
-            RECEIPT_DIGEST);
+            RECEIPT_DIGEST,
+            MAX_COUNT,
+            SHADOW_COUNT,
+            LIMIT_SOURCE);
   }
 
   /** A JSON array of the names, e.g. {@code ["model.invoke","package.read"]}. */

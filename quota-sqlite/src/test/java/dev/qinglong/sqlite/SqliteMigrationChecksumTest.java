@@ -28,7 +28,9 @@ class SqliteMigrationChecksumTest {
           "V7__management_quota_operations_table.sql",
           "a5462e19475d5ddb3813defa774440ca1e878d4f7611950b5a2276a6b67aa953",
           "V8__n_of_m_approvals.sql",
-          "aba4cd514bd8e97b84057a36d817d5c9f0df2b5465de12fb6f9484ce250b92e9");
+          "aba4cd514bd8e97b84057a36d817d5c9f0df2b5465de12fb6f9484ce250b92e9",
+          "V9__management_quota_limits_as_data.sql",
+          "7dd6ae3142e94a2304bba70b4e8d129cf64f060f86b2413b20ebff6846ffac56");
 
   /** The optional AI feature's migrations (db/sqlite-ai), pinned the same way. */
   private static final Map<String, String> RELEASED_AI =

@@ -12,6 +12,7 @@ import dev.qinglong.core.policy.Permission;
 import dev.qinglong.core.policy.ProjectPolicy;
 import dev.qinglong.core.quota.BucketsSnapshot;
 import dev.qinglong.core.quota.CallerQuota;
+import dev.qinglong.core.quota.EffectiveLimit;
 import dev.qinglong.core.quota.ManagementQuota;
 import dev.qinglong.core.quota.ManagementQuotaPolicy;
 import dev.qinglong.core.quota.ManagementQuotaStore;
@@ -94,17 +95,30 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
     return on.consume(key, r(receipt), request, limit, WINDOW);
   }
 
+  /**
+   * The limit {@link #allowed}, {@link #replayed} and {@link #withoutClock} put in place of the one
+   * a decision carries: those comparisons are about the bucket; the limits-as-data tests compare
+   * the {@link EffectiveLimit} itself.
+   */
+  private static final EffectiveLimit UNCOMPARED = EffectiveLimit.defaultLimit(1000);
+
   private static QuotaDecision.Allowed allowed(long windowStartedAtMs, int consumedCount) {
-    return new QuotaDecision.Allowed(windowStartedAtMs, consumedCount, 0);
+    return new QuotaDecision.Allowed(windowStartedAtMs, consumedCount, 0, UNCOMPARED);
   }
 
   private static QuotaDecision.Replayed replayed(long windowStartedAtMs, int consumedCount) {
-    return new QuotaDecision.Replayed(windowStartedAtMs, consumedCount, 0);
+    return new QuotaDecision.Replayed(windowStartedAtMs, consumedCount, 0, UNCOMPARED);
+  }
+
+  /** A refusal under the default limit {@code limit} (no policy). */
+  private static QuotaDecision.Rejected rejected(long retryAfterSeconds, int limit) {
+    return new QuotaDecision.Rejected(retryAfterSeconds, EffectiveLimit.defaultLimit(limit));
   }
 
   /**
-   * {@code d} with its database clock set to 0, to compare with {@link #allowed} and {@link
-   * #replayed}, after checking that clock: an admission or a replay is decided inside its window.
+   * {@code d} with its database clock set to 0 and its limit to {@link #UNCOMPARED}, to compare
+   * with {@link #allowed} and {@link #replayed}, after checking that clock: an admission or a
+   * replay is decided inside its window.
    */
   private static QuotaDecision withoutClock(QuotaDecision d) {
     if (d instanceof QuotaDecision.Allowed a) {
@@ -183,7 +197,7 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
     // Less than one second left: still a whole second, never 0.
     startWindowAgo(key, WINDOW_MS - 900);
     QuotaDecision last = consume(key, "i3", 1);
-    assertThat(last).isEqualTo(new QuotaDecision.Rejected(1));
+    assertThat(last).isEqualTo(rejected(1, 1));
   }
 
   @Test
@@ -588,7 +602,7 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
       lastEnd = Math.max(lastEnd, start + WINDOW_MS);
       // Fills it (held from here), then a new id is refused with the database's last second.
       assertThat(withoutClock(consume(instance, key, "p2", 2))).isEqualTo(allowed(start, 2));
-      assertThat(consume(instance, key, "p3", 2)).isEqualTo(new QuotaDecision.Rejected(1));
+      assertThat(consume(instance, key, "p3", 2)).isEqualTo(rejected(1, 2));
     }
     while (fixture.databaseNowMs() < lastEnd) {
       Thread.sleep(5);

@@ -32,6 +32,11 @@ public final class ProjectPolicy {
     return held;
   }
 
+  /** Whether the caller is a global administrator (configured, not stored). */
+  public boolean isGlobalAdmin(Principal caller) {
+    return globalAdmins.contains(caller.userId());
+  }
+
   /**
    * Requires at least one of {@code anyOf}.
    *

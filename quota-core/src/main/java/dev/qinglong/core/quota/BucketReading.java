@@ -15,13 +15,15 @@ import java.time.Duration;
  * @param consumedCount the bucket's count after the decision
  * @param receiptCount the length of the bucket's receipt array (must equal the count)
  * @param databaseNowMs the database clock the statement decided on
+ * @param limit the limit the statement resolved and decided under
  */
 public record BucketReading(
     Outcome outcome,
     long windowStartedAtMs,
     int consumedCount,
     int receiptCount,
-    long databaseNowMs) {
+    long databaseNowMs,
+    EffectiveLimit limit) {
   /** The most a bucket ever counts (the highest limit; the table CHECKs the same range). */
   public static final int MAX_COUNT = 1000;
 
@@ -55,6 +57,9 @@ public record BucketReading(
     if (outcome == null) {
       throw new StoreUnavailableException("quota decision returned no outcome");
     }
+    if (limit == null) {
+      throw new StoreUnavailableException("quota decision returned no limit");
+    }
   }
 
   /**
@@ -65,7 +70,8 @@ public record BucketReading(
    *     outcome (a refusal in an ended window): fail closed, never an allow or a refusal from bad
    *     data
    */
-  public QuotaDecision decision(int limit, Duration window) {
+  public QuotaDecision decision(Duration window) {
+    int max = limit.limit();
     if (consumedCount < 1 || consumedCount > MAX_COUNT) {
       throw new StoreUnavailableException("corrupt quota bucket: count out of range");
     }
@@ -77,10 +83,10 @@ public record BucketReading(
           "corrupt quota bucket: refused by the decision statement");
     }
     if (outcome == Outcome.ALLOWED) {
-      if (consumedCount > limit) {
+      if (consumedCount > max) {
         throw new StoreUnavailableException("corrupt quota bucket: count above the limit");
       }
-      return new QuotaDecision.Allowed(windowStartedAtMs, consumedCount, databaseNowMs);
+      return new QuotaDecision.Allowed(windowStartedAtMs, consumedCount, databaseNowMs, limit);
     }
     long windowMs = window.toMillis();
     long endsAtMs = windowStartedAtMs + windowMs;
@@ -89,13 +95,14 @@ public record BucketReading(
       throw new StoreUnavailableException("quota decision refused in an ended window");
     }
     return switch (outcome) {
-      case REPLAYED -> new QuotaDecision.Replayed(windowStartedAtMs, consumedCount, databaseNowMs);
+      case REPLAYED ->
+          new QuotaDecision.Replayed(windowStartedAtMs, consumedCount, databaseNowMs, limit);
       case KEY_REUSED -> new QuotaDecision.KeyReused();
       case REJECTED -> {
-        if (consumedCount < limit) {
+        if (consumedCount < max) {
           throw new StoreUnavailableException("quota decision refused a window with room left");
         }
-        yield new QuotaDecision.Rejected(retryAfterSeconds(endsAtMs, windowMs));
+        yield new QuotaDecision.Rejected(retryAfterSeconds(endsAtMs, windowMs), limit);
       }
       case ALLOWED, CORRUPT -> throw new IllegalStateException("handled above");
     };

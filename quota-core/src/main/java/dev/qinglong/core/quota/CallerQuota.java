@@ -54,7 +54,8 @@ public record CallerQuota(
     long now = snapshot.databaseNowMs();
     List<OperationUsage> out = new ArrayList<>();
     for (QuotaOperation op : QuotaOperation.values()) {
-      int limit = quotaPolicy.limit(op);
+      EffectiveLimit effective = snapshot.effective(op, quotaPolicy.limit(op));
+      int limit = effective.limit();
       BucketsSnapshot.Bucket bucket = snapshot.buckets().get(op);
       if (bucket != null
           && (bucket.consumedCount() < 1 || bucket.consumedCount() > BucketReading.MAX_COUNT)) {
@@ -62,7 +63,17 @@ public record CallerQuota(
       }
       long endsAt = bucket == null ? 0 : bucket.windowStartedAtMs() + windowMs;
       if (bucket == null || endsAt <= now) {
-        out.add(new OperationUsage(op, limit, 0, limit, null, null, null));
+        out.add(
+            new OperationUsage(
+                op,
+                limit,
+                effective.source(),
+                effective.shadowLimit(),
+                0,
+                limit,
+                null,
+                null,
+                null));
         continue;
       }
       // A limit lowered below a window's count shows that window as full, never as negative.
@@ -70,7 +81,15 @@ public record CallerQuota(
       long resetSeconds = Math.max(1, (Math.min(endsAt - now, windowMs) + 999) / 1000);
       out.add(
           new OperationUsage(
-              op, limit, used, limit - used, bucket.windowStartedAtMs(), endsAt, resetSeconds));
+              op,
+              limit,
+              effective.source(),
+              effective.shadowLimit(),
+              used,
+              limit - used,
+              bucket.windowStartedAtMs(),
+              endsAt,
+              resetSeconds));
     }
     return new QuotaUsage(true, windowMs, now, out);
   }

@@ -40,7 +40,9 @@ public record ManagementQuota(
     Objects.requireNonNull(receipt, "receipt");
     Objects.requireNonNull(request, "request");
     if (!policy.enabled()) {
-      return new Limited<>(new QuotaDecision.Allowed(0, 0, 0), List.of());
+      return new Limited<>(
+          new QuotaDecision.Allowed(0, 0, 0, EffectiveLimit.defaultLimit(policy.limit(operation))),
+          List.of());
     }
     QuotaDecision decision;
     long started = System.nanoTime();
@@ -71,43 +73,56 @@ public record ManagementQuota(
     if (decision instanceof QuotaDecision.Rejected rejected) {
       decided(operation, QuotaDecisionListener.Outcome.REJECTED, started);
       throw new QuotaExceededException(
-          rejected.retryAfterSeconds(),
-          rateLimit(operation, policy.limit(operation), policy.window(), decision));
+          rejected.retryAfterSeconds(), rateLimit(operation, policy.window(), decision));
     }
-    decided(
-        operation,
-        decision instanceof QuotaDecision.Replayed
-            ? QuotaDecisionListener.Outcome.REPLAYED
-            : QuotaDecisionListener.Outcome.ALLOWED,
-        started);
-    return Limited.of(
-        decision, rateLimit(operation, policy.limit(operation), policy.window(), decision));
+    if (decision instanceof QuotaDecision.Allowed allowed && allowed.shadowRejected()) {
+      // Admitted: a shadow limit is reported, never enforced.
+      decided(operation, QuotaDecisionListener.Outcome.SHADOW_REJECTED, started);
+      listener.shadowRejected(
+          QuotaKey.user(projectId, userId, operation), allowed.consumedCount(), allowed.limit());
+    } else {
+      decided(
+          operation,
+          decision instanceof QuotaDecision.Replayed
+              ? QuotaDecisionListener.Outcome.REPLAYED
+              : QuotaDecisionListener.Outcome.ALLOWED,
+          started);
+    }
+    return Limited.of(decision, rateLimit(operation, policy.window(), decision));
   }
 
   /**
-   * The rate limit one decision leaves, from the deciding statement's own values only: {@code
-   * remaining} is the limit minus the bucket's count as the statement returned it; the reset is, on
-   * a refusal, the refusal's own retry time, and on an admitted request the window start plus the
-   * window minus the database's now, rounded up and kept within 1..window seconds. No clock of this
-   * process is read, so a skewed host clock cannot shift it. Null for a decision that carries none.
+   * The rate limit one decision leaves, from the deciding statement's own values only: the limit is
+   * the one it resolved and decided under (the user's, the Project's or the default); {@code
+   * remaining} is that limit minus the bucket's count as the statement returned it; the reset is,
+   * on a refusal, the refusal's own retry time, and on an admitted request the window start plus
+   * the window minus the database's now, rounded up and kept within 1..window seconds. No clock of
+   * this process is read, so a skewed host clock cannot shift it. Null for a decision that carries
+   * none.
    */
-  static RateLimit rateLimit(
-      QuotaOperation operation, int limit, Duration window, QuotaDecision decision) {
+  static RateLimit rateLimit(QuotaOperation operation, Duration window, QuotaDecision decision) {
     long windowSeconds = (window.toMillis() + 999) / 1000;
     long windowStart;
     int count;
     long databaseNowMs;
+    int limit;
     if (decision instanceof QuotaDecision.Rejected rejected) {
       return new RateLimit(
-          operation.wireName(), limit, windowSeconds, 0, rejected.retryAfterSeconds());
+          operation.wireName(),
+          rejected.limit().limit(),
+          windowSeconds,
+          0,
+          rejected.retryAfterSeconds());
     } else if (decision instanceof QuotaDecision.Allowed allowed) {
       windowStart = allowed.windowStartedAtMs();
       count = allowed.consumedCount();
       databaseNowMs = allowed.databaseNowMs();
+      limit = allowed.limit().limit();
     } else if (decision instanceof QuotaDecision.Replayed replayed) {
       windowStart = replayed.windowStartedAtMs();
       count = replayed.consumedCount();
       databaseNowMs = replayed.databaseNowMs();
+      limit = replayed.limit().limit();
     } else {
       return null;
     }

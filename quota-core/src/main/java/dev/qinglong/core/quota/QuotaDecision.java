@@ -10,17 +10,25 @@ public sealed interface QuotaDecision {
   /**
    * The receipt was appended; {@code consumedCount} is the bucket's count after it, {@code
    * databaseNowMs} the database clock the deciding statement decided on (what is left of the window
-   * is {@code windowStartedAtMs + window - databaseNowMs}, no other clock involved).
+   * is {@code windowStartedAtMs + window - databaseNowMs}, no other clock involved), {@code limit}
+   * the limit the statement decided under.
    */
-  record Allowed(long windowStartedAtMs, int consumedCount, long databaseNowMs)
-      implements QuotaDecision {}
+  record Allowed(
+      long windowStartedAtMs, int consumedCount, long databaseNowMs, EffectiveLimit limit)
+      implements QuotaDecision {
+    /** Whether the shadow limit in force would have refused it (it is admitted all the same). */
+    public boolean shadowRejected() {
+      return limit.shadowRefuses(consumedCount);
+    }
+  }
 
   /**
    * The receipt was already in the current window for the same request (same {@link
    * RequestDigest}): allowed, nothing counted again. {@code databaseNowMs} is the database clock
-   * the deciding statement decided on.
+   * the deciding statement decided on, {@code limit} the limit it decided under.
    */
-  record Replayed(long windowStartedAtMs, int consumedCount, long databaseNowMs)
+  record Replayed(
+      long windowStartedAtMs, int consumedCount, long databaseNowMs, EffectiveLimit limit)
       implements QuotaDecision {}
 
   /**
@@ -31,9 +39,10 @@ public sealed interface QuotaDecision {
 
   /**
    * The window is full and the receipt is not in it; nothing changed. {@code retryAfterSeconds} is
-   * computed on the database clock, rounded up, at least 1.
+   * computed on the database clock, rounded up, at least 1; {@code limit} is the limit the window
+   * is full under.
    */
-  record Rejected(long retryAfterSeconds) implements QuotaDecision {
+  record Rejected(long retryAfterSeconds, EffectiveLimit limit) implements QuotaDecision {
     public Rejected {
       if (retryAfterSeconds < 1) {
         throw new IllegalArgumentException("retryAfterSeconds must be >= 1. Indicates a bug.");

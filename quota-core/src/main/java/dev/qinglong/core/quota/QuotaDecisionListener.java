@@ -12,6 +12,12 @@ public interface QuotaDecisionListener {
     ALLOWED,
     REPLAYED,
     REJECTED,
+    /**
+     * Admitted, but a shadow limit would have refused it (the count before it was at or above the
+     * shadow limit): counted instead of {@link #ALLOWED}, so the outcomes still add up to the
+     * decisions.
+     */
+    SHADOW_REJECTED,
     /** The receipt id was reused for a different request (409 idempotency_key_reused). */
     KEY_REUSED,
     UNAVAILABLE
@@ -27,6 +33,14 @@ public interface QuotaDecisionListener {
   default void decided(QuotaOperation operation, Outcome outcome, long elapsedNanos) {
     decided(operation, outcome);
   }
+
+  /**
+   * An admitted decision a shadow limit would have refused (after {@link #decided} with {@link
+   * Outcome#SHADOW_REJECTED}), e.g. for the audit log; nothing by default.
+   *
+   * @param consumedCount the bucket's count after the decision
+   */
+  default void shadowRejected(QuotaKey key, int consumedCount, EffectiveLimit limit) {}
 
   QuotaDecisionListener NONE = (operation, outcome) -> {};
 }

@@ -4,7 +4,7 @@ import dev.qinglong.core.kernel.StoreUnavailableException;
 import dev.qinglong.core.policy.Permission;
 import dev.qinglong.core.policy.ProjectMember;
 import dev.qinglong.core.policy.ProjectPolicyStore;
-import dev.qinglong.core.quota.ManagementQuotaStore;
+import dev.qinglong.core.quota.EffectiveLimit;
 import dev.qinglong.core.quota.QuotaDecision;
 import dev.qinglong.core.quota.QuotaKey;
 import dev.qinglong.core.quota.ReceiptId;
@@ -49,7 +49,7 @@ final class Fakes {
     }
   }
 
-  final class Quota implements ManagementQuotaStore {
+  final class Quota extends dev.qinglong.core.quota.DecidingOnlyStore {
     /** Per bucket: receipt id → the request digest it was spent on. */
     final Map<QuotaKey, Map<String, String>> buckets = new HashMap<>();
 
@@ -66,14 +66,14 @@ final class Fakes {
       String spentOn = receipts.get(receipt.value());
       if (spentOn != null) {
         return spentOn.equals(request.hex())
-            ? new QuotaDecision.Replayed(0, receipts.size(), 0)
+            ? new QuotaDecision.Replayed(0, receipts.size(), 0, EffectiveLimit.defaultLimit(limit))
             : new QuotaDecision.KeyReused();
       }
       if (receipts.size() >= limit) {
-        return new QuotaDecision.Rejected(7);
+        return new QuotaDecision.Rejected(7, EffectiveLimit.defaultLimit(limit));
       }
       receipts.put(receipt.value(), request.hex());
-      return new QuotaDecision.Allowed(0, receipts.size(), 0);
+      return new QuotaDecision.Allowed(0, receipts.size(), 0, EffectiveLimit.defaultLimit(limit));
     }
 
     @Override

@@ -17,16 +17,11 @@ class ManagementQuotaRateLimitTest {
   QuotaDecision next;
 
   final ManagementQuotaStore store =
-      new ManagementQuotaStore() {
+      new DecidingOnlyStore() {
         @Override
         public QuotaDecision consume(
             QuotaKey key, ReceiptId receipt, RequestDigest request, int limit, Duration window) {
           return next;
-        }
-
-        @Override
-        public BucketsSnapshot buckets(String projectId, SubjectType type, String subjectId) {
-          throw new AssertionError("not read");
         }
       };
 
@@ -53,15 +48,18 @@ class ManagementQuotaRateLimitTest {
 
   @Test
   void anAllowedRequestReturnsWhatIsLeftAndTheSecondsToTheWindowEnd() {
-    assertThat(admitted(new QuotaDecision.Allowed(100_000, 3, 100_000 + 18_500)))
+    assertThat(
+            admitted(
+                new QuotaDecision.Allowed(100_000, 3, 100_000 + 18_500, DecidingOnlyStore.LIMIT)))
         .isEqualTo(new RateLimit("plugin-package.propose", 30, 60, 27, 42));
-    assertThat(admitted(new QuotaDecision.Replayed(100_000, 30, 100_000)))
+    assertThat(admitted(new QuotaDecision.Replayed(100_000, 30, 100_000, DecidingOnlyStore.LIMIT)))
         .isEqualTo(new RateLimit("plugin-package.propose", 30, 60, 0, 60));
   }
 
   @Test
   void aRefusalCarriesNothingLeftAndItsRetryAfter() {
-    assertThatThrownBy(() -> consume(POLICY, new QuotaDecision.Rejected(17)))
+    assertThatThrownBy(
+            () -> consume(POLICY, new QuotaDecision.Rejected(17, DecidingOnlyStore.LIMIT)))
         .isInstanceOfSatisfying(
             QuotaExceededException.class,
             e -> {
@@ -78,8 +76,10 @@ class ManagementQuotaRateLimitTest {
     for (long windowStart : List.of(1_000_000_000L, 4_102_444_800_000L)) {
       for (QuotaDecision decision :
           List.of(
-              new QuotaDecision.Allowed(windowStart, 3, windowStart + 18_500),
-              new QuotaDecision.Replayed(windowStart, 3, windowStart + 18_500))) {
+              new QuotaDecision.Allowed(
+                  windowStart, 3, windowStart + 18_500, DecidingOnlyStore.LIMIT),
+              new QuotaDecision.Replayed(
+                  windowStart, 3, windowStart + 18_500, DecidingOnlyStore.LIMIT))) {
         assertThat(admitted(decision).resetSeconds()).as("%s", decision).isEqualTo(42);
         assertThat(admitted(decision).remaining()).as("%s", decision).isEqualTo(27);
       }
@@ -97,7 +97,8 @@ class ManagementQuotaRateLimitTest {
   }
 
   long reset(long databaseNowMs) {
-    return admitted(new QuotaDecision.Allowed(100_000, 1, databaseNowMs)).resetSeconds();
+    return admitted(new QuotaDecision.Allowed(100_000, 1, databaseNowMs, DecidingOnlyStore.LIMIT))
+        .resetSeconds();
   }
 
   @Test

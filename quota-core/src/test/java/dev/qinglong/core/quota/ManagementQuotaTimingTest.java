@@ -62,9 +62,10 @@ class ManagementQuotaTimingTest {
 
   @Test
   void eachOutcomeIsReportedOnceWithTheStoresTime() {
-    consume(quota(() -> new QuotaDecision.Allowed(0, 1, 0)));
-    consume(quota(() -> new QuotaDecision.Replayed(0, 1, 0)));
-    assertThatThrownBy(() -> consume(quota(() -> new QuotaDecision.Rejected(7))))
+    consume(quota(() -> new QuotaDecision.Allowed(0, 1, 0, DecidingOnlyStore.LIMIT)));
+    consume(quota(() -> new QuotaDecision.Replayed(0, 1, 0, DecidingOnlyStore.LIMIT)));
+    assertThatThrownBy(
+            () -> consume(quota(() -> new QuotaDecision.Rejected(7, DecidingOnlyStore.LIMIT))))
         .isInstanceOf(QuotaExceededException.class);
     assertThatThrownBy(() -> consume(quota(QuotaDecision.KeyReused::new)))
         .isInstanceOf(IdempotencyKeyReusedException.class);
@@ -99,7 +100,9 @@ class ManagementQuotaTimingTest {
     List<String> plain = new ArrayList<>();
     ManagementQuota q =
         new ManagementQuota(
-            deciding((key, receipt, request, limit, window) -> new QuotaDecision.Allowed(0, 1, 0)),
+            deciding(
+                (key, receipt, request, limit, window) ->
+                    new QuotaDecision.Allowed(0, 1, 0, DecidingOnlyStore.LIMIT)),
             ManagementQuotaPolicy.defaults(),
             (operation, outcome) -> plain.add(operation.wireName() + ":" + outcome));
     consume(q);
@@ -113,16 +116,11 @@ class ManagementQuotaTimingTest {
   }
 
   private static ManagementQuotaStore deciding(Consume consume) {
-    return new ManagementQuotaStore() {
+    return new DecidingOnlyStore() {
       @Override
       public QuotaDecision consume(
           QuotaKey key, ReceiptId receipt, RequestDigest request, int limit, Duration window) {
         return consume.consume(key, receipt, request, limit, window);
-      }
-
-      @Override
-      public BucketsSnapshot buckets(String projectId, SubjectType subjectType, String subjectId) {
-        throw new UnsupportedOperationException("not read in this test");
       }
     };
   }

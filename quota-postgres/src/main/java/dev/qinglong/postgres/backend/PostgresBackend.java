@@ -120,11 +120,14 @@ public final class PostgresBackend {
               // admin.
               new JdbcPolicyStore(manager, admin, DIALECT),
               new JdbcGovernanceStore(manager, admin, DIALECT));
-      // Concurrent decisions share statements and commits, at most one batch per connection.
+      // Concurrent decisions share statements and commits, at most one batch per connection; limit
+      // revisions are written as the admin (migration V11), read by the deciding statements.
       quota =
           new JdbcManagementQuotaStore(
               manager,
+              admin,
               DIALECT,
+              System::nanoTime,
               JdbcManagementQuotaStore.Coalescing.forPool(settings.managerPoolSize()));
       probeBase("package-manager", manager);
       probeBase("admin", admin);
