@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.qinglong.core.kernel.StoreUnavailableException;
 import dev.qinglong.core.quota.EffectiveLimit;
+import dev.qinglong.core.quota.LimitSource;
 import dev.qinglong.core.quota.ManagementQuotaStore;
 import dev.qinglong.core.quota.QuotaDecision;
 import dev.qinglong.core.quota.QuotaKey;
+import dev.qinglong.core.quota.QuotaLimits;
 import dev.qinglong.core.quota.QuotaOperation;
 import dev.qinglong.core.quota.ReceiptId;
 import dev.qinglong.core.quota.RequestDigest;
@@ -291,6 +293,57 @@ class PostgresCoalescingIntegrationTest {
 
   private static long replayNow(List<QuotaDecision> decided) {
     return ((QuotaDecision.Replayed) decided.get(4)).databaseNowMs();
+  }
+
+  /**
+   * The batch statement resolves each request's limit on its own (limits as data): a user's
+   * override, a Project's policy with a shadow limit, and the default, in one statement.
+   */
+  @Test
+  void oneBatchResolvesEachRequestsLimitOnItsOwn() throws Exception {
+    String project = unique("prj");
+    ManagementQuotaStore writer = fixture.quotaStore(fixture.newDataSource());
+    writer.putLimits(
+        project,
+        null,
+        new QuotaLimits(Map.of(QuotaOperation.PROPOSE, 3), Map.of(QuotaOperation.PROPOSE, 1)),
+        "root");
+    writer.putLimits(
+        project, "ann", new QuotaLimits(Map.of(QuotaOperation.PROPOSE, 1), Map.of()), "root");
+    Gate gate = new Gate(fixture.rolePool(PostgresLogins.PACKAGE_MANAGER, 2));
+    FaultyDataSource counting = new FaultyDataSource(gate);
+    ManagementQuotaStore store =
+        new JdbcManagementQuotaStore(
+            counting, PostgresDialect.INSTANCE, new Coalescing(1, 64, Duration.ofSeconds(30)));
+    QuotaKey ann = QuotaKey.user(project, "ann", QuotaOperation.PROPOSE);
+    QuotaKey ben = QuotaKey.user(project, "ben", QuotaOperation.PROPOSE);
+    QuotaKey elsewhere = QuotaKey.user(unique("prj"), "ann", QuotaOperation.PROPOSE);
+    List<QuotaDecision> decided =
+        inOneBatch(
+            store,
+            gate,
+            counting,
+            key(QuotaOperation.INSPECT),
+            List.of(
+                new Ask(ann, "a1", SAME, 30, WINDOW),
+                new Ask(ben, "b1", SAME, 30, WINDOW),
+                new Ask(elsewhere, "e1", SAME, 30, WINDOW),
+                new Ask(ann, "a2", SAME, 30, WINDOW),
+                new Ask(ben, "b2", SAME, 30, WINDOW)));
+    // Rounds {ann, ben, elsewhere} and {ann, ben}: two statements for five decisions.
+    assertThat(lastBatchStatements).isEqualTo(2);
+    EffectiveLimit users = new EffectiveLimit(1, LimitSource.USER, 1);
+    EffectiveLimit projects = new EffectiveLimit(3, LimitSource.PROJECT, 1);
+    assertThat(((QuotaDecision.Allowed) decided.get(0)).limit()).isEqualTo(users);
+    assertThat(((QuotaDecision.Allowed) decided.get(1)).limit()).isEqualTo(projects);
+    assertThat(((QuotaDecision.Allowed) decided.get(2)).limit())
+        .isEqualTo(EffectiveLimit.defaultLimit(30));
+    assertThat(((QuotaDecision.Rejected) decided.get(3)).limit()).isEqualTo(users);
+    QuotaDecision.Allowed bensSecond = (QuotaDecision.Allowed) decided.get(4);
+    assertThat(bensSecond.limit()).isEqualTo(projects);
+    // Over the Project's shadow limit of 1: admitted, and reported as a shadow refusal.
+    assertThat(bensSecond.shadowRejected()).isTrue();
+    assertThat(((QuotaDecision.Allowed) decided.get(1)).shadowRejected()).isFalse();
   }
 
   @Test

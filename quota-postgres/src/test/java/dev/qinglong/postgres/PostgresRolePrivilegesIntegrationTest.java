@@ -12,8 +12,11 @@ import dev.qinglong.core.governance.Proposal;
 import dev.qinglong.core.governance.ProposalState;
 import dev.qinglong.core.kernel.StoreUnavailableException;
 import dev.qinglong.core.modelquota.QuotaWindow;
+import dev.qinglong.core.quota.EffectiveLimit;
+import dev.qinglong.core.quota.LimitSource;
 import dev.qinglong.core.quota.QuotaDecision;
 import dev.qinglong.core.quota.QuotaKey;
+import dev.qinglong.core.quota.QuotaLimits;
 import dev.qinglong.core.quota.QuotaOperation;
 import dev.qinglong.core.quota.ReceiptId;
 import dev.qinglong.core.quota.RequestDigest;
@@ -48,6 +51,8 @@ class PostgresRolePrivilegesIntegrationTest {
   private static final String APPROVALS = "qinglong.plugin_package_approvals";
   private static final String DECISIONS = "plugin_package_approval_decisions";
   private static final String POLICIES = "plugin_package_approval_policies";
+  private static final String LIMIT_REVISIONS = "management_quota_limit_revisions";
+  private static final String LIMITS = "management_quota_limits";
   private static final String DIGEST = "sha256:" + "1".repeat(64);
   private static final String OTHER_DIGEST = "sha256:" + "2".repeat(64);
   private static final List<String> OTHERS =
@@ -502,6 +507,106 @@ class PostgresRolePrivilegesIntegrationTest {
         .hasSize(1);
   }
 
+  /**
+   * Limit revisions (migration V11): the admin appends them, the package manager (whose statements
+   * decide under them) only reads them, nobody else sees them, and nobody changes one.
+   */
+  @Test
+  void limitRevisionsAreTheAdminsReadByThePackageManagerAndAppendOnly() throws SQLException {
+    List<String> logins = new java.util.ArrayList<>(PostgresLogins.ALL);
+    logins.add(PostgresLogins.READER);
+    for (String table : List.of(LIMIT_REVISIONS, LIMITS)) {
+      for (String role : logins) {
+        List<String> allowed =
+            switch (role) {
+              case PostgresLogins.ADMIN -> List.of("SELECT", "INSERT");
+              case PostgresLogins.PACKAGE_MANAGER -> List.of("SELECT");
+              default -> List.of();
+            };
+        for (String privilege : List.of("SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE")) {
+          assertThat(hasTablePrivilege(role, table, privilege))
+              .as(role + " " + privilege + " " + table)
+              .isEqualTo(allowed.contains(privilege));
+        }
+      }
+    }
+
+    HikariDataSource managerPool = fixture.rolePool(PostgresLogins.PACKAGE_MANAGER, 1);
+    HikariDataSource adminPool = fixture.rolePool(PostgresLogins.ADMIN, 1);
+    // The admin's revision is in force for the package manager's decision.
+    JdbcManagementQuotaStore store =
+        new JdbcManagementQuotaStore(
+            managerPool,
+            adminPool,
+            PostgresDialect.INSTANCE,
+            System::nanoTime,
+            JdbcManagementQuotaStore.Coalescing.OFF);
+    assertThat(
+            store
+                .putLimits(
+                    "prj-limits",
+                    null,
+                    new QuotaLimits(Map.of(QuotaOperation.PROPOSE, 7), Map.of()),
+                    "root")
+                .revision())
+        .isEqualTo(1);
+    QuotaDecision d =
+        store.consume(
+            QuotaKey.user("prj-limits", "alice", QuotaOperation.PROPOSE),
+            new ReceiptId("r-1"),
+            RequestDigest.of(QuotaOperation.PROPOSE, "x"),
+            30,
+            Duration.ofSeconds(60));
+    assertThat(((QuotaDecision.Allowed) d).limit())
+        .isEqualTo(new EffectiveLimit(7, LimitSource.PROJECT, null));
+    // The login that decides cannot raise its own limits.
+    assertRefused(
+        managerPool,
+        "INSERT INTO qinglong." + LIMIT_REVISIONS + " VALUES ('prj-limits', '', 2, 'mallory', 5)",
+        INSUFFICIENT_PRIVILEGE);
+    assertRefused(
+        managerPool,
+        "INSERT INTO qinglong."
+            + LIMITS
+            + " VALUES ('prj-limits', '', 'plugin-package.propose', 1, 1000, NULL)",
+        INSUFFICIENT_PRIVILEGE);
+    new JdbcManagementQuotaStore(
+            managerPool,
+            managerPool,
+            PostgresDialect.INSTANCE,
+            System::nanoTime,
+            JdbcManagementQuotaStore.Coalescing.OFF)
+        .limits("prj-limits", null)
+        .orElseThrow();
+    assertThatThrownBy(
+            () ->
+                new JdbcManagementQuotaStore(
+                        managerPool,
+                        managerPool,
+                        PostgresDialect.INSTANCE,
+                        System::nanoTime,
+                        JdbcManagementQuotaStore.Coalescing.OFF)
+                    .putLimits("prj-limits", null, QuotaLimits.NONE, "mallory"))
+        .isInstanceOf(StoreUnavailableException.class);
+    for (String table : List.of(LIMIT_REVISIONS, LIMITS)) {
+      for (HikariDataSource pool : List.of(managerPool, adminPool)) {
+        assertRefused(
+            pool,
+            "UPDATE qinglong." + table + " SET project_id = project_id",
+            INSUFFICIENT_PRIVILEGE);
+        assertRefused(pool, "DELETE FROM qinglong." + table, INSUFFICIENT_PRIVILEGE);
+      }
+      // Not even the owner changes them (the append-only triggers).
+      assertRefused(
+          fixture.owner(),
+          "UPDATE qinglong." + table + " SET project_id = project_id",
+          CHECK_VIOLATION);
+      assertRefused(fixture.owner(), "DELETE FROM qinglong." + table, CHECK_VIOLATION);
+      assertRefused(fixture.owner(), "TRUNCATE qinglong." + table + " CASCADE", CHECK_VIOLATION);
+    }
+    assertThat(store.limits("prj-limits", null).orElseThrow().revision()).isEqualTo(1);
+  }
+
   @Test
   void theGuardApprovesOnlyWithTheRequiredRecordedApproves() throws SQLException {
     HikariDataSource managerPool = fixture.rolePool(PostgresLogins.PACKAGE_MANAGER, 1);
@@ -632,7 +737,9 @@ class PostgresRolePrivilegesIntegrationTest {
               "project_artifacts",
               "management_quota_operations",
               DECISIONS,
-              POLICIES)) {
+              POLICIES,
+              LIMIT_REVISIONS,
+              LIMITS)) {
         assertThat(hasTablePrivilege(role, table, "DELETE"))
             .as(role + " DELETE " + table)
             .isFalse();
