@@ -316,7 +316,9 @@ class ConsoleQuotaPolicyBrowserTest {
     return r.json();
   }
 
+  /** A screenshot with the policy section at the top of the window. */
   private void screenshot(String view) {
+    browser.executeScript("document.getElementById('quota-policy-section').scrollIntoView()");
     Path file = browser.getScreenshotAs(OutputType.FILE).toPath();
     try {
       Files.copy(
