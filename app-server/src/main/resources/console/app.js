@@ -265,13 +265,24 @@ function renderHistory() {
 
 // ---- quota -----------------------------------------------------------------------------------
 
+/** "propose" for "plugin-package.propose"; other operations keep their wire name. */
+function shortOp(operation) {
+  return String(operation).replace(/^plugin-package\./, '');
+}
+
+/** The quota view: the caller's own quota, this session's rejections and, for Project admins, the policy. */
+async function renderQuota() {
+  await Promise.all([renderQuotaTable(), renderPolicy()]);
+}
+
 /**
  * GET …/management-quota: {projectId, userId, enabled, windowMs, databaseNowMs, databaseNow,
- * operations: [{operation, limit, used, remaining, windowStartMs, windowStart, resetAtMs, resetAt,
- * resetSeconds}]}. The window fields are null while no window is open (the next request opens one).
- * Reading it consumes none of it.
+ * operations: [{operation, limit, limitSource, shadowLimit, used, remaining, windowStartMs,
+ * windowStart, resetAtMs, resetAt, resetSeconds}]}. `limit` is the effective limit, `limitSource`
+ * where it comes from (default, project, user), `shadowLimit` null without one. The window fields
+ * are null while no window is open (the next request opens one). Reading it consumes none of it.
  */
-async function renderQuota() {
+async function renderQuotaTable() {
   const r = await call('GET', projectPath('management-quota'));
   if (!r.ok) {
     replace($('quota-table'), notice(failure(r, 'read quota'), 'error'));
@@ -280,13 +291,16 @@ async function renderQuota() {
   } else {
     const q = r.json;
     const rows = (q.operations ?? []).map((o) => {
-      const op = String(o.operation).replace(/^plugin-package\./, '');
+      const op = shortOp(o.operation);
       // Count down on the database clock: the reset is resetAtMs − databaseNowMs from now.
       const open = typeof o.resetAtMs === 'number' && typeof q.databaseNowMs === 'number';
       const d = open ? Date.now() + (o.resetAtMs - q.databaseNowMs) : null;
+      const shadow = typeof o.shadowLimit === 'number' ? String(o.shadowLimit) : 'none';
       return [
         op,
-        String(o.limit),
+        h('span', { 'data-operation': op, class: 'limit' }, String(o.limit)),
+        h('span', { 'data-operation': op, class: 'limit-source' }, o.limitSource ?? '—'),
+        h('span', { 'data-operation': op, class: 'shadow-limit' }, shadow),
         h('span', { 'data-operation': op, class: 'used' }, String(o.used)),
         h('strong', { 'data-operation': op, class: 'remaining' }, String(o.remaining)),
         o.windowStartMs === null ? '—' : new Date(o.windowStartMs).toLocaleTimeString(),
@@ -299,7 +313,7 @@ async function renderQuota() {
       $('quota-table'),
       table(
         `Your quota per operation (${q.userId}, window ${duration(q.windowMs / 1000)})`,
-        ['Operation', 'Limit', 'Used', 'Remaining', 'Window start', 'Window resets in'],
+        ['Operation', 'Limit', 'Limit from', 'Shadow limit', 'Used', 'Remaining', 'Window start', 'Window resets in'],
         rows,
       ),
     );
@@ -315,6 +329,472 @@ async function renderQuota() {
         ]))
       : notice('No quota rejections in this session.'),
   );
+}
+
+// ---- quota policy (limits as data) -----------------------------------------------------------
+//
+// GET …/management-quota/policy?limit=&cursor= needs project.admin (global administrators hold
+// it): {projectId, windowMs, defaults: {op: n}, project: Limits|null, users: [Limits],
+// nextCursor, shadowRefusals: [{userId, operation, used, shadowLimit, wouldHaveRefused,
+// windowStartMs, windowStart}]}, where Limits = {projectId, userId, revision, limits: {op: n},
+// shadowLimits: {op: n}, setBy, setAtMs, setAt}. Only a global administrator may PUT
+// …/policy (the Project's limits) or …/users/{userId} (one override; {} removes it). A PUT
+// answers once the change is in force on every replica, about a second after it is stored.
+
+const QUOTA_OPERATIONS = ['plugin-package.propose', 'plugin-package.decide', 'plugin-package.inspect', 'model-usage.read', 'artifact.upload'];
+const KINDS = [
+  { key: 'limits', id: 'limit', label: 'limit' },
+  { key: 'shadowLimits', id: 'shadow', label: 'shadow limit' },
+];
+
+// What the last read showed, and the message each form shows after its last action (kept across
+// the refresh that follows a save).
+let policy = null;
+const policyMessages = { project: null, user: null };
+
+// Whether the signed-in token is a global administrator's. The API has no "who am I" route: the
+// console asks the one route only a global administrator may read (GET /v1/downloads/gateways,
+// as the gateways view does). This only decides which controls to show: every change is still
+// the server's decision, and a 403 is shown as it comes.
+let globalAdmin = null;
+async function isGlobalAdmin() {
+  if (globalAdmin && globalAdmin.token === session.token) return globalAdmin.value;
+  const r = await call('GET', '/v1/downloads/gateways');
+  if (r.status === 200 || r.status === 403) globalAdmin = { token: session.token, value: r.status === 200 };
+  return r.status === 200;
+}
+
+function policyQuery(cursor) {
+  const query = new URLSearchParams({ limit: $('policy-page-size').value || '50' });
+  if (cursor) query.set('cursor', cursor);
+  return projectPath('management-quota', 'policy') + '?' + query;
+}
+
+/** A failed policy read or change, explained with the server's own detail. */
+function policyFailure(r, writing) {
+  const detail = r.detail ? ': ' + r.detail : '';
+  const nothing = writing ? ' Nothing was changed.' : '';
+  switch (r.status) {
+    case 400:
+      return `The server refused the values (400)${detail}.${nothing}`;
+    case 403:
+      return `Not allowed (403)${detail}.${nothing}`;
+    case 503:
+      return writing
+        ? `The service is unavailable (503)${detail}. The change may or may not be in force: refresh to see the revision in force, and save again if needed (the same values again change nothing).`
+        : `The quota policy cannot be read now (503)${detail}. The console shows no limits rather than guessing.`;
+    default:
+      return explain(r, writing ? 'change the quota policy' : 'read the quota policy');
+  }
+}
+
+async function renderPolicy() {
+  const section = $('quota-policy-section');
+  const r = await call('GET', policyQuery(null));
+  // Not a Project admin (403), or a server without these routes: no policy section at all.
+  if (r.status === 403 || r.status === 404 || r.status === 405) {
+    policy = null;
+    section.hidden = true;
+    replace($('quota-policy'));
+    return;
+  }
+  section.hidden = false;
+  if (!r.ok) {
+    policy = null;
+    replace($('quota-policy'), notice(policyFailure(r, false), 'error'));
+    return;
+  }
+  const admin = await isGlobalAdmin();
+  policy = { ...r.json, users: [...(r.json.users ?? [])], admin };
+  drawPolicy();
+}
+
+/** A value for reading: the number, or what applies instead. */
+function valueText(value, unset) {
+  return typeof value === 'number' ? String(value) : unset;
+}
+
+function revisionText(rev) {
+  return `revision ${rev.revision}, set by ${rev.setBy} at ${new Date(rev.setAtMs).toLocaleString()}`;
+}
+
+function limitsText(map) {
+  const parts = QUOTA_OPERATIONS.filter((op) => typeof (map ?? {})[op] === 'number').map((op) => `${shortOp(op)} ${map[op]}`);
+  return parts.length ? parts.join(', ') : '—';
+}
+
+function limitInput(prefix, kind, op, value, label) {
+  return h('input', {
+    type: 'text',
+    inputmode: 'numeric',
+    class: 'num',
+    id: `${prefix}-${kind.id}-${op}`,
+    'data-operation': shortOp(op),
+    'aria-label': label,
+    value: typeof value === 'number' ? String(value) : '',
+    placeholder: 'not set',
+    spellcheck: 'false',
+  });
+}
+
+function drawPolicy() {
+  const p = policy;
+  const project = p.project ?? null;
+  const defaults = p.defaults ?? {};
+  const cell = (kind, op) => {
+    const value = project ? (project[kind.key] ?? {})[op] : undefined;
+    if (p.admin) return limitInput('qp-project', kind, op, value, `Project ${kind.label} for ${shortOp(op)}`);
+    const unset = kind.key === 'limits' ? 'not set (default)' : 'none';
+    return h('span', { class: `qp-${kind.id}`, 'data-operation': shortOp(op) }, valueText(value, unset));
+  };
+  const projectForm = h(
+    'form',
+    { id: 'qp-project-form', class: 'policy-form', autocomplete: 'off', novalidate: true, onsubmit: saveProject },
+    table(
+      `Limits per operation (window ${duration((p.windowMs ?? 0) / 1000)})`,
+      ['Operation', 'Default', 'Project limit', 'Project shadow limit'],
+      QUOTA_OPERATIONS.map((op) => [
+        shortOp(op),
+        h('span', { class: 'qp-default', 'data-operation': shortOp(op) }, valueText(defaults[op], '—')),
+        cell(KINDS[0], op),
+        cell(KINDS[1], op),
+      ]),
+      'grid policy-limits',
+    ),
+    h(
+      'p',
+      { id: 'qp-revision' },
+      project
+        ? `The Project's policy: ${revisionText(project)}.`
+        : "The Project has never set a policy: the defaults apply to everyone without an override.",
+    ),
+    p.admin
+      ? h('p', { class: 'hint' }, 'An empty limit falls back to the default, an empty shadow limit means none. Whole numbers from 1 to 1000.')
+      : h('p', { class: 'hint', id: 'qp-read-only' }, 'Read-only: only a global administrator changes these limits.'),
+    p.admin ? h('button', { type: 'submit', id: 'qp-project-save' }, 'Review and save Project limits') : null,
+    h('div', { id: 'qp-project-message', 'aria-live': 'polite' }, policyMessages.project),
+  );
+
+  const userRows = p.users.map((u) => {
+    const row = [
+      h('code', {}, u.userId),
+      limitsText(u.limits),
+      limitsText(u.shadowLimits),
+      String(u.revision),
+      u.setBy,
+      new Date(u.setAtMs).toLocaleString(),
+    ];
+    if (p.admin) {
+      row.push(h(
+        'span',
+        { class: 'actions' },
+        h('button', { type: 'button', 'aria-label': `Edit the override of ${u.userId}`, onclick: () => editUser(u) }, 'Edit'),
+        h('button', { type: 'button', class: 'reject', 'aria-label': `Remove the override of ${u.userId}`, onclick: () => removeUser(u.userId) }, 'Remove'),
+      ));
+    }
+    return row;
+  });
+  const userHeaders = ['User', 'Limits', 'Shadow limits', 'Revision', 'Set by', 'Set at'];
+  if (p.admin) userHeaders.push('Change');
+  const users = h(
+    'div',
+    { id: 'qp-users' },
+    p.users.length
+      ? table('User overrides (in user-id order)', userHeaders, userRows, 'grid policy-users')
+      : notice('No user has an override: the Project policy and the defaults apply to everyone.'),
+    p.nextCursor ? h('button', { type: 'button', class: 'more', id: 'qp-users-more', onclick: () => moreUsers(p.nextCursor) }, 'Load more') : null,
+  );
+
+  const userForm = p.admin
+    ? h(
+      'form',
+      { id: 'qp-user-form', class: 'policy-form', autocomplete: 'off', novalidate: true, onsubmit: saveUser },
+      h(
+        'fieldset',
+        {},
+        h('legend', {}, "Set one user's override"),
+        h('label', { for: 'qp-user' }, 'User'),
+        h('input', { id: 'qp-user', type: 'text', spellcheck: 'false', pattern: '[A-Za-z0-9._:\\-]{1,128}' }),
+        table(
+          'Override per operation (empty: not overridden)',
+          ['Operation', 'Limit', 'Shadow limit'],
+          QUOTA_OPERATIONS.map((op) => [
+            shortOp(op),
+            limitInput('qp-user', KINDS[0], op, null, `User limit for ${shortOp(op)}`),
+            limitInput('qp-user', KINDS[1], op, null, `User shadow limit for ${shortOp(op)}`),
+          ]),
+          'grid policy-limits',
+        ),
+        h(
+          'span',
+          { class: 'actions' },
+          h('button', { type: 'submit', id: 'qp-user-save' }, 'Review and save override'),
+          h('button', { type: 'button', class: 'reject', id: 'qp-user-remove', onclick: () => removeUser($('qp-user').value.trim()) }, 'Remove override'),
+        ),
+        h('div', { id: 'qp-user-message', 'aria-live': 'polite' }, policyMessages.user),
+      ),
+    )
+    : null;
+
+  const refusals = p.shadowRefusals ?? [];
+  const shadow = refusals.length
+    ? table(
+      'Would have been refused (shadow limits, current windows, fullest first)',
+      ['User', 'Operation', 'Used', 'Shadow limit', 'Would have been refused', 'Window start'],
+      refusals.map((s) => [
+        h('code', {}, s.userId),
+        shortOp(s.operation),
+        String(s.used),
+        String(s.shadowLimit),
+        h('strong', {}, String(s.wouldHaveRefused)),
+        new Date(s.windowStartMs).toLocaleTimeString(),
+      ]),
+      'grid policy-shadow',
+    )
+    : notice('No request went over a shadow limit in the current windows.');
+
+  replace(
+    $('quota-policy'),
+    h('p', { id: 'qp-who' }, p.admin
+      ? 'You are a global administrator: you can change the Project limits and the user overrides.'
+      : 'You are a Project administrator: you can read the quota policy; only a global administrator changes it.'),
+    h('h4', {}, "Defaults and the Project's policy"),
+    projectForm,
+    h('h4', {}, 'User overrides'),
+    users,
+    userForm,
+    h('h4', {}, 'Would have been refused'),
+    h('div', { id: 'qp-shadow' }, shadow),
+  );
+}
+
+/** "Load more": the next page of user overrides, appended. */
+async function moreUsers(cursor) {
+  const r = await call('GET', policyQuery(cursor));
+  if (!r.ok) {
+    replace($('qp-users'), notice(policyFailure(r, false), 'error'));
+    return;
+  }
+  policy.users.push(...(r.json.users ?? []));
+  policy.nextCursor = r.json.nextCursor ?? null;
+  drawPolicy();
+}
+
+/**
+ * The limits a form holds, checked here as the server will (whole numbers 1..1000; empty = not
+ * set): {body: {limits, shadowLimits}} or {error}.
+ */
+function readLimits(prefix) {
+  const body = { limits: {}, shadowLimits: {} };
+  for (const op of QUOTA_OPERATIONS) {
+    for (const kind of KINDS) {
+      const input = $(`${prefix}-${kind.id}-${op}`);
+      const raw = input.value.trim();
+      if (raw === '') continue;
+      const n = /^[0-9]{1,4}$/.test(raw) ? Number(raw) : NaN;
+      if (!(n >= 1 && n <= 1000)) {
+        input.setAttribute('aria-invalid', 'true');
+        input.focus();
+        return { error: `The ${shortOp(op)} ${kind.label} must be a whole number from 1 to 1000, or empty. Nothing was sent.` };
+      }
+      input.removeAttribute('aria-invalid');
+      body[kind.key][op] = n;
+    }
+  }
+  return { body };
+}
+
+/** Every field whose value differs: {field, from, to} as text. */
+function changedFields(old, next, unset) {
+  const changes = [];
+  for (const op of QUOTA_OPERATIONS) {
+    for (const kind of KINDS) {
+      const a = (old?.[kind.key] ?? {})[op];
+      const b = (next?.[kind.key] ?? {})[op];
+      const from = typeof a === 'number' ? a : null;
+      const to = typeof b === 'number' ? b : null;
+      if (from !== to) {
+        changes.push({ field: `${shortOp(op)} ${kind.label}`, from: valueText(from, unset(kind, op)), to: valueText(to, unset(kind, op)) });
+      }
+    }
+  }
+  return changes;
+}
+
+/**
+ * The in-page confirmation: the old and new value of every changed field. Resolves true on
+ * Confirm; false on Cancel or Escape (then nothing is sent).
+ */
+function confirmChanges(title, changes) {
+  const dialog = $('confirm-dialog');
+  $('confirm-title').textContent = title;
+  replace(
+    $('confirm-body'),
+    table('Changed fields', ['Field', 'Old value', 'New value'], changes.map((c) => [
+      c.field,
+      h('span', { class: 'old' }, c.from),
+      h('strong', { class: 'new' }, c.to),
+    ]), 'grid confirm-changes'),
+  );
+  return new Promise((resolve) => {
+    const listening = new AbortController();
+    const finish = (yes) => {
+      listening.abort();
+      dialog.close();
+      resolve(yes);
+    };
+    $('confirm-ok').addEventListener('click', () => finish(true), { signal: listening.signal });
+    $('confirm-cancel').addEventListener('click', () => finish(false), { signal: listening.signal });
+    dialog.addEventListener('cancel', (e) => {
+      e.preventDefault();
+      finish(false);
+    }, { signal: listening.signal });
+    dialog.showModal();
+    $('confirm-cancel').focus();
+  });
+}
+
+function setMessage(form, node) {
+  policyMessages[form] = node;
+  const el = $(`qp-${form}-message`);
+  if (el) replace(el, node);
+}
+
+/**
+ * Sends one PUT with the form busy (it answers only once the change is in force on every replica,
+ * about a second), then reads the whole view again; an error stays next to the form, its inputs
+ * kept.
+ */
+async function putLimits(form, path, body, done) {
+  const formEl = $(`qp-${form}-form`);
+  const controls = [...formEl.querySelectorAll('input, button')];
+  formEl.setAttribute('aria-busy', 'true');
+  for (const c of controls) c.disabled = true;
+  setMessage(form, h('p', { class: 'notice busy', id: `qp-${form}-busy` }, 'Saving… the server answers once the change is in force on every replica (about a second).'));
+  const r = await call('PUT', path, body);
+  if (!r.ok) {
+    formEl.removeAttribute('aria-busy');
+    for (const c of controls) c.disabled = false;
+    setMessage(form, notice(policyFailure(r, true), 'error'));
+    return;
+  }
+  // Busy until the view is read again: the redrawn form carries the result.
+  const text = done(r.json);
+  policyMessages[form] = notice(text, 'ok');
+  await renderQuota();
+  status(text);
+}
+
+async function saveProject(event) {
+  event.preventDefault();
+  const read = readLimits('qp-project');
+  if (read.error) {
+    setMessage('project', notice(read.error, 'error'));
+    return;
+  }
+  const defaults = policy.defaults ?? {};
+  const changes = changedFields(policy.project, read.body, (kind, op) =>
+    kind.key === 'limits' ? `not set (default ${valueText(defaults[op], '—')})` : 'none');
+  if (changes.length === 0) {
+    setMessage('project', notice('Nothing changed: nothing was sent.'));
+    return;
+  }
+  setMessage('project', null);
+  if (!(await confirmChanges(`Change the limits of Project ${session.project}`, changes))) {
+    setMessage('project', notice('Cancelled: nothing was sent.'));
+    return;
+  }
+  await putLimits('project', projectPath('management-quota', 'policy'), read.body, (rev) =>
+    `Project limits saved: ${revisionText(rev)}, in force on every replica.`);
+}
+
+/**
+ * A user's current override: from the pages read so far, else by reading on through the pages
+ * after them. Resolves to the override (null if the user has none) or {error}.
+ */
+async function currentOverride(userId) {
+  const known = policy.users.find((u) => u.userId === userId);
+  if (known || !policy.nextCursor) return known ?? null;
+  let cursor = policy.nextCursor;
+  while (cursor) {
+    const r = await call('GET', policyQuery(cursor));
+    if (!r.ok) return { error: policyFailure(r, false) };
+    const found = (r.json.users ?? []).find((u) => u.userId === userId);
+    if (found) return found;
+    cursor = r.json.nextCursor ?? null;
+  }
+  return null;
+}
+
+function userIdOk(userId) {
+  return /^[A-Za-z0-9._:-]{1,128}$/.test(userId);
+}
+
+function editUser(u) {
+  $('qp-user').value = u.userId;
+  for (const op of QUOTA_OPERATIONS) {
+    for (const kind of KINDS) {
+      const v = (u[kind.key] ?? {})[op];
+      $(`qp-user-${kind.id}-${op}`).value = typeof v === 'number' ? String(v) : '';
+    }
+  }
+  setMessage('user', null);
+  $('qp-user').focus();
+}
+
+async function saveUser(event) {
+  event.preventDefault();
+  const userId = $('qp-user').value.trim();
+  if (!userIdOk(userId)) {
+    setMessage('user', notice('The user id must be 1–128 characters of A–Z, a–z, 0–9 and . _ : -. Nothing was sent.', 'error'));
+    return;
+  }
+  const read = readLimits('qp-user');
+  if (read.error) {
+    setMessage('user', notice(read.error, 'error'));
+    return;
+  }
+  const old = await currentOverride(userId);
+  if (old && old.error) {
+    setMessage('user', notice(old.error, 'error'));
+    return;
+  }
+  const changes = changedFields(old, read.body, () => 'not set');
+  if (changes.length === 0) {
+    setMessage('user', notice(`Nothing changed for ${userId}: nothing was sent.`));
+    return;
+  }
+  setMessage('user', null);
+  if (!(await confirmChanges(`Change the override of ${userId} in Project ${session.project}`, changes))) {
+    setMessage('user', notice('Cancelled: nothing was sent.'));
+    return;
+  }
+  await putLimits('user', projectPath('management-quota', 'users', userId), read.body, (rev) =>
+    `Override of ${userId} saved: ${revisionText(rev)}, in force on every replica.`);
+}
+
+async function removeUser(userId) {
+  if (!userIdOk(userId)) {
+    setMessage('user', notice('Enter the user whose override to remove (1–128 characters of A–Z, a–z, 0–9 and . _ : -). Nothing was sent.', 'error'));
+    return;
+  }
+  const old = await currentOverride(userId);
+  if (old && old.error) {
+    setMessage('user', notice(old.error, 'error'));
+    return;
+  }
+  const changes = changedFields(old, null, () => 'not set');
+  if (changes.length === 0) {
+    setMessage('user', notice(`${userId} has no override: nothing to remove, nothing was sent.`));
+    return;
+  }
+  setMessage('user', null);
+  if (!(await confirmChanges(`Remove the override of ${userId} in Project ${session.project}`, changes))) {
+    setMessage('user', notice('Cancelled: nothing was sent.'));
+    return;
+  }
+  await putLimits('user', projectPath('management-quota', 'users', userId), {}, (rev) =>
+    `Override of ${userId} removed (${revisionText(rev)}): the Project policy and the defaults apply to them again.`);
 }
 
 // ---- model usage -----------------------------------------------------------------------------
@@ -436,7 +916,11 @@ const RENDER = {
   approvals: renderApprovals,
   propose: () => {},
   history: renderHistory,
-  quota: renderQuota,
+  quota: () => {
+    policyMessages.project = null;
+    policyMessages.user = null;
+    return renderQuota();
+  },
   usage: renderUsage,
   gateways: renderGateways,
   members: renderMembers,
@@ -449,8 +933,9 @@ function tick() {
     if (left <= 0 && el.textContent !== 'now' && el.classList.contains('reset')) reset = true;
     el.textContent = left > 0 ? duration(left) : 'now';
   }
-  // A quota window just ended: read the quota again (reading it consumes none of it).
-  if (reset && !$('view-quota').hidden) renderQuota();
+  // A quota window just ended: read the quota again (reading it consumes none of it). Only the
+  // caller's own table: the policy's forms keep what an administrator is typing.
+  if (reset && !$('view-quota').hidden) renderQuotaTable();
 }
 
 function init() {
@@ -469,6 +954,7 @@ function init() {
   $('quota-refresh').addEventListener('click', renderQuota);
   $('approvals-page-size').addEventListener('change', renderApprovals);
   $('history-page-size').addEventListener('change', renderHistory);
+  $('policy-page-size').addEventListener('change', renderPolicy);
   $('usage-refresh').addEventListener('click', renderUsage);
   for (const tab of document.querySelectorAll('.tab')) {
     tab.addEventListener('click', () => show(tab.dataset.view));

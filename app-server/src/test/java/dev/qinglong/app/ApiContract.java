@@ -7,6 +7,7 @@ import dev.qinglong.app.support.Http.Response;
 import dev.qinglong.app.support.StoreInspector;
 import dev.qinglong.app.support.TestApp;
 import java.net.http.HttpRequest;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -393,6 +394,335 @@ public abstract class ApiContract {
     assertThat(store.snapshot()).isEqualTo(before);
   }
 
+  // ---- management-quota limits as data --------------------------------------------------------
+
+  static String quotaPolicy(String project) {
+    return "/v1/projects/" + project + "/management-quota/policy";
+  }
+
+  static String quotaUser(String project, String user) {
+    return "/v1/projects/" + project + "/management-quota/users/" + user;
+  }
+
+  /** A PUT of limits as the global admin; it answers once the revision is in force everywhere. */
+  JsonNode putLimits(String path, String body) {
+    Response r = http.put(path, token("admin"), body);
+    assertThat(r.status()).as(r.body()).isEqualTo(200);
+    assertThat(r.contentType()).startsWith("application/json");
+    return r.json();
+  }
+
+  /**
+   * {@code user}'s quota of {@code operation} in {@code project}, as GET …/management-quota has it.
+   */
+  JsonNode quotaOf(String user, String project, String operation) {
+    Response r = http.get("/v1/projects/" + project + "/management-quota", token(user));
+    assertThat(r.status()).as(r.body()).isEqualTo(200);
+    for (JsonNode op : r.json().get("operations")) {
+      if (op.get("operation").asString().equals(operation)) {
+        return op;
+      }
+    }
+    throw new AssertionError("no " + operation + " in " + r.body());
+  }
+
+  static void assertQuota(JsonNode op, int limit, String source, Integer shadowLimit) {
+    assertThat(op.get("limit").asInt()).as(op.toString()).isEqualTo(limit);
+    assertThat(op.get("limitSource").asString()).as(op.toString()).isEqualTo(source);
+    if (shadowLimit == null) {
+      assertThat(op.get("shadowLimit").isNull()).as(op.toString()).isTrue();
+    } else {
+      assertThat(op.get("shadowLimit").asInt()).as(op.toString()).isEqualTo(shadowLimit);
+    }
+  }
+
+  /** The answer's propose rate-limit fields: quota {@code q}, what is left {@code r}. */
+  static void assertProposeRateLimit(Response r, int q, int left) {
+    assertThat(r.header("RateLimit-Policy").orElseThrow(() -> new AssertionError(r.body())))
+        .isEqualTo("\"plugin-package.propose\";q=" + q + ";w=60;qu=\"requests\"");
+    assertThat(r.header("RateLimit").orElseThrow())
+        .startsWith("\"plugin-package.propose\";r=" + left + ";t=");
+  }
+
+  Response proposeAs(String user, String project, String ref) {
+    return http.post(proposals(project), token(user), installJson(ref, "pkg-" + ref));
+  }
+
+  @Test
+  void userOverrideThenProjectPolicyThenDefaultDecideTheLimitPerOperation() {
+    String p = "limits-precedence";
+    grant(p, "alice", "package.manage");
+    grant(p, "bob", "package.manage");
+    assertQuota(quotaOf("alice", p, "plugin-package.propose"), 20, "default", null);
+
+    JsonNode project = putLimits(quotaPolicy(p), "{\"limits\":{\"plugin-package.propose\":3}}");
+    assertThat(project.get("projectId").asString()).isEqualTo(p);
+    assertThat(project.get("userId").isNull()).isTrue();
+    assertThat(project.get("revision").asLong()).isEqualTo(1);
+    assertThat(project.get("limits").toString()).isEqualTo("{\"plugin-package.propose\":3}");
+    assertThat(project.get("shadowLimits").toString()).isEqualTo("{}");
+    assertThat(project.get("setBy").asString()).isEqualTo("admin");
+    assertThat(project.get("setAtMs").asLong()).isPositive();
+    assertThat(project.get("setAt").asString()).isNotBlank();
+    JsonNode alice =
+        putLimits(quotaUser(p, "alice"), "{\"limits\":{\"plugin-package.propose\":2}}");
+    assertThat(alice.get("userId").asString()).isEqualTo("alice");
+    assertThat(alice.get("revision").asLong()).isEqualTo(1);
+    assertThat(alice.get("limits").toString()).isEqualTo("{\"plugin-package.propose\":2}");
+
+    // Per operation: alice's own propose limit, bob's the Project's, decide the default.
+    assertQuota(quotaOf("alice", p, "plugin-package.propose"), 2, "user", null);
+    assertQuota(quotaOf("bob", p, "plugin-package.propose"), 3, "project", null);
+    assertQuota(quotaOf("alice", p, "plugin-package.decide"), 20, "default", null);
+
+    // The 429 comes exactly at each caller's effective limit; the fields say which limit.
+    assertProposeRateLimit(proposeAs("alice", p, "pa-1"), 2, 1);
+    Response second = proposeAs("alice", p, "pa-2");
+    assertThat(second.status()).as(second.body()).isEqualTo(201);
+    assertProposeRateLimit(second, 2, 0);
+    String before = store.snapshot();
+    Response refused = proposeAs("alice", p, "pa-3");
+    assertProblem(refused, 429, "quota_exceeded");
+    assertProposeRateLimit(refused, 2, 0);
+    assertThat(store.snapshot()).isEqualTo(before);
+    for (int i = 1; i <= 3; i++) {
+      Response ok = proposeAs("bob", p, "pb-" + i);
+      assertThat(ok.status()).as(ok.body()).isEqualTo(201);
+      assertProposeRateLimit(ok, 3, 3 - i);
+    }
+    assertProblem(proposeAs("bob", p, "pb-4"), 429, "quota_exceeded");
+
+    // {} removes alice's override: the Project's 3 applies from the PUT's answer on, also to the
+    // window alice filled under her own 2 (no instance refuses her from memory any more).
+    JsonNode removed = putLimits(quotaUser(p, "alice"), "{}");
+    assertThat(removed.get("revision").asLong()).isEqualTo(2);
+    assertThat(removed.get("limits").toString()).isEqualTo("{}");
+    assertThat(removed.get("shadowLimits").toString()).isEqualTo("{}");
+    JsonNode now = quotaOf("alice", p, "plugin-package.propose");
+    assertQuota(now, 3, "project", null);
+    assertThat(now.get("used").asInt()).isEqualTo(2);
+    assertThat(now.get("remaining").asInt()).isEqualTo(1);
+    Response third = proposeAs("alice", p, "pa-3");
+    assertThat(third.status()).as(third.body()).isEqualTo(201);
+    assertProposeRateLimit(third, 3, 0);
+    assertProblem(proposeAs("alice", p, "pa-4"), 429, "quota_exceeded");
+    assertThat(store.consumed(p, "alice", "plugin-package.propose")).isEqualTo(3);
+
+    // The same body again writes nothing: the revision in force is answered.
+    assertThat(putLimits(quotaUser(p, "alice"), "{}").get("revision").asLong()).isEqualTo(2);
+    Response policy = http.get(quotaPolicy(p), token("admin"));
+    assertThat(policy.status()).as(policy.body()).isEqualTo(200);
+    JsonNode page = policy.json();
+    assertThat(page.get("projectId").asString()).isEqualTo(p);
+    assertThat(page.get("windowMs").asLong()).isEqualTo(60_000);
+    assertThat(page.get("defaults").toString())
+        .isEqualTo(
+            "{\"plugin-package.propose\":20,\"plugin-package.decide\":20,"
+                + "\"plugin-package.inspect\":20,\"model-usage.read\":600,\"artifact.upload\":20}");
+    assertThat(page.get("project")).isEqualTo(project);
+    assertThat(page.get("users")).isEmpty(); // alice's latest revision sets nothing
+    assertThat(page.get("nextCursor").isNull()).isTrue();
+    assertThat(page.get("shadowRefusals")).isEmpty();
+  }
+
+  @Test
+  void aShadowLimitAdmitsCountsAndListsWhatItWouldHaveRefused() {
+    String p = "limits-shadow";
+    grant(p, "alice", "package.manage");
+    String metric = "qinglong_quota_decisions_total";
+    String[] series = {"operation=\"plugin-package.propose\"", "outcome=\"shadow_rejected\""};
+    double shadowBefore = ObservabilityTest.value(scrape(), metric, series);
+
+    JsonNode set = putLimits(quotaPolicy(p), "{\"shadowLimits\":{\"plugin-package.propose\":1}}");
+    assertThat(set.get("limits").toString()).isEqualTo("{}");
+    assertThat(set.get("shadowLimits").toString()).isEqualTo("{\"plugin-package.propose\":1}");
+    assertQuota(quotaOf("alice", p, "plugin-package.propose"), 20, "default", 1);
+
+    for (int i = 1; i <= 3; i++) {
+      Response r = proposeAs("alice", p, "ps-" + i);
+      assertThat(r.status()).as(r.body()).isEqualTo(201);
+      assertProposeRateLimit(r, 20, 20 - i); // the enforced limit, not the shadow one
+    }
+    // A replay is not a new decision over the shadow limit.
+    assertThat(proposeAs("alice", p, "ps-1").status()).isEqualTo(200);
+    assertThat(ObservabilityTest.value(scrape(), metric, series) - shadowBefore).isEqualTo(2);
+
+    JsonNode refusals = http.get(quotaPolicy(p), token("admin")).json().get("shadowRefusals");
+    assertThat(refusals).hasSize(1);
+    JsonNode alice = refusals.get(0);
+    assertThat(alice.get("userId").asString()).isEqualTo("alice");
+    assertThat(alice.get("operation").asString()).isEqualTo("plugin-package.propose");
+    assertThat(alice.get("used").asInt()).isEqualTo(3);
+    assertThat(alice.get("shadowLimit").asInt()).isEqualTo(1);
+    assertThat(alice.get("wouldHaveRefused").asInt()).isEqualTo(2);
+    assertThat(alice.get("windowStartMs").asLong())
+        .isEqualTo(store.windowStartedAtMs(p, "alice", "plugin-package.propose"));
+    assertThat(alice.get("windowStart").asString()).isNotBlank();
+  }
+
+  String scrape() {
+    Response r = app.management.get("/actuator/prometheus", null);
+    assertThat(r.status()).isEqualTo(200);
+    return r.body();
+  }
+
+  @Test
+  void onlyAGlobalAdminSetsLimitsAndOnlyProjectAdminsReadThem() {
+    String p = "limits-who";
+    grant(p, "carol", "project.admin");
+    grant(p, "alice", "package.manage", "package.read", "approval.decide");
+    String body = "{\"limits\":{\"plugin-package.propose\":1}}";
+    String before = store.snapshot();
+    assertProblem(http.put(quotaPolicy(p), token("carol"), body), 403, "forbidden");
+    assertProblem(http.put(quotaUser(p, "alice"), token("carol"), body), 403, "forbidden");
+    assertProblem(http.put(quotaUser(p, "carol"), token("alice"), body), 403, "forbidden");
+    Response member = http.get(quotaPolicy(p), token("alice"));
+    assertProblem(member, 403, "forbidden");
+    Response outsider = http.get(quotaPolicy(p), token("bob"));
+    assertProblem(outsider, 403, "forbidden");
+    // No existence oracle: a Project nobody set up looks the same to bob.
+    assertThat(outsider.comparableBody())
+        .isEqualTo(http.get(quotaPolicy("limits-nowhere"), token("bob")).comparableBody());
+    assertThat(store.snapshot()).isEqualTo(before);
+
+    Response read = http.get(quotaPolicy(p), token("carol"));
+    assertThat(read.status()).as(read.body()).isEqualTo(200);
+    assertThat(read.json().get("project").isNull()).isTrue();
+    assertThat(read.json().get("users")).isEmpty();
+    assertQuota(quotaOf("alice", p, "plugin-package.propose"), 20, "default", null);
+    assertThat(read.header("RateLimit")).isEmpty();
+  }
+
+  static Stream<Arguments> badLimits() {
+    return Stream.of(
+        Arguments.of("a fraction", "{\"limits\":{\"plugin-package.propose\":1.5}}"),
+        Arguments.of("a string", "{\"limits\":{\"plugin-package.propose\":\"5\"}}"),
+        Arguments.of("a boolean", "{\"limits\":{\"plugin-package.propose\":true}}"),
+        Arguments.of("null", "{\"limits\":{\"plugin-package.propose\":null}}"),
+        Arguments.of("an object", "{\"limits\":{\"plugin-package.propose\":{}}}"),
+        Arguments.of("an exponent", "{\"limits\":{\"plugin-package.propose\":1e2}}"),
+        Arguments.of("an overflow", "{\"limits\":{\"plugin-package.propose\":4294967297}}"),
+        Arguments.of("0", "{\"limits\":{\"plugin-package.propose\":0}}"),
+        Arguments.of("1001", "{\"limits\":{\"plugin-package.propose\":1001}}"),
+        Arguments.of("negative", "{\"shadowLimits\":{\"plugin-package.decide\":-1}}"),
+        Arguments.of("shadow 0", "{\"shadowLimits\":{\"artifact.upload\":0}}"),
+        Arguments.of("unknown operation", "{\"limits\":{\"qlx-no-such-op\":5}}"),
+        Arguments.of("unknown shadow operation", "{\"shadowLimits\":{\"qlx-no-such-op\":5}}"),
+        Arguments.of("operation in upper case", "{\"limits\":{\"PLUGIN-PACKAGE.PROPOSE\":5}}"),
+        Arguments.of("one good one bad", "{\"limits\":{\"plugin-package.propose\":5,\"qlx-x\":5}}"),
+        Arguments.of(
+            "operation twice",
+            "{\"limits\":{\"plugin-package.propose\":5,\"plugin-package.propose\":6}}"),
+        Arguments.of("unknown top-level member", "{\"limits\":{},\"qlx-extra\":1}"),
+        Arguments.of("limits not an object", "{\"limits\":[5]}"),
+        Arguments.of("limits a number", "{\"limits\":5}"),
+        Arguments.of("limits a string", "{\"limits\":\"qlx-5\"}"),
+        Arguments.of("body an array", "[{}]"),
+        Arguments.of("body null", "null"),
+        Arguments.of("body a string", "\"qlx-body\""),
+        Arguments.of("empty body", ""),
+        Arguments.of("malformed", "{\"limits\":{"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("badLimits")
+  void aBadLimitsBodyIs400WithoutItsInputAndStoresNothing(String name, String body) {
+    String p = "limits-bad";
+    String before = store.snapshot();
+    for (String path : List.of(quotaPolicy(p), quotaUser(p, "alice"))) {
+      Response r = http.put(path, token("admin"), body);
+      assertProblem(r, 400, "invalid_request");
+      assertThat(r.comparableBody())
+          .as(name)
+          .doesNotContain("qlx", "1.5", "1001", "4294967297", "1e2", "PLUGIN-PACKAGE", "-1");
+    }
+    assertThat(store.snapshot()).as("store after " + name).isEqualTo(before);
+    Response read = http.get(quotaPolicy(p), token("admin"));
+    assertThat(read.json().get("project").isNull()).isTrue();
+    assertThat(read.json().get("users")).isEmpty();
+  }
+
+  @Test
+  void badIdsAndPageParametersAre400AndStoreNothing() {
+    String before = store.snapshot();
+    String body = "{\"limits\":{\"plugin-package.propose\":5}}";
+    String long129 = "a".repeat(129);
+    assertProblem(http.put(quotaPolicy(long129), token("admin"), body), 400, "invalid_request");
+    assertProblem(http.put(quotaPolicy("a%20b"), token("admin"), body), 400, "invalid_request");
+    assertProblem(
+        http.put(quotaUser("limits-ids", long129), token("admin"), body), 400, "invalid_request");
+    assertProblem(
+        http.put(quotaUser("limits-ids", "a%2Cb"), token("admin"), body), 400, "invalid_request");
+    assertProblem(
+        http.method("PUT", quotaPolicy("limits-ids"), token("admin"), "text/plain", body),
+        400,
+        "invalid_request");
+    for (String query :
+        List.of(
+            "limit=0", "limit=501", "limit=-1", "limit=1.5", "limit=", "cursor=qlx", "cursor=")) {
+      Response r = http.get(quotaPolicy("limits-ids") + "?" + query, token("admin"));
+      assertProblem(r, 400, "invalid_request");
+      assertThat(r.comparableBody()).doesNotContain("qlx");
+    }
+    assertThat(store.snapshot()).isEqualTo(before);
+  }
+
+  @Test
+  void userOverridesPageInUserIdOrderByCursor() {
+    String p = "limits-pages";
+    for (String user : List.of("u-d", "u-b", "u-e", "u-a", "u-c")) {
+      putLimits(
+          quotaUser(p, user),
+          user.equals("u-e") ? "{}" : "{\"shadowLimits\":{\"plugin-package.inspect\":7}}");
+    }
+    Response first = http.get(quotaPolicy(p) + "?limit=2", token("admin"));
+    assertThat(first.status()).as(first.body()).isEqualTo(200);
+    assertThat(users(first.json())).containsExactly("u-a", "u-b");
+    assertThat(first.json().get("users").get(0).get("shadowLimits").toString())
+        .isEqualTo("{\"plugin-package.inspect\":7}");
+    String cursor = first.json().get("nextCursor").asString();
+    assertThat(cursor).matches("[A-Za-z0-9_-]+");
+    Response second = http.get(quotaPolicy(p) + "?limit=2&cursor=" + cursor, token("admin"));
+    assertThat(second.status()).as(second.body()).isEqualTo(200);
+    // u-e's only revision sets nothing: it has no override to list.
+    assertThat(users(second.json())).containsExactly("u-c", "u-d");
+    assertThat(second.json().get("nextCursor").isNull()).isTrue();
+    Response all = http.get(quotaPolicy(p), token("admin"));
+    assertThat(users(all.json())).containsExactly("u-a", "u-b", "u-c", "u-d");
+    assertThat(all.json().get("nextCursor").isNull()).isTrue();
+  }
+
+  static List<String> users(JsonNode page) {
+    List<String> out = new java.util.ArrayList<>();
+    page.get("users").forEach(u -> out.add(u.get("userId").asString()));
+    return out;
+  }
+
+  @Test
+  void aDatabaseFaultWhileReadingThePolicyIs503NeverTheDefaults() {
+    String p = "limits-fault";
+    putLimits(quotaPolicy(p), "{\"limits\":{\"plugin-package.inspect\":9}}");
+    int lostBefore = app.faults().stream().mapToInt(f -> f.lostResponses()).sum();
+    // The next read of the limit revisions is executed and its answer lost (08006).
+    app.faults()
+        .forEach(f -> f.loseNextResponse(sql -> sql.contains("management_quota_limit_revisions")));
+    try {
+      Response r = http.get(quotaPolicy(p), token("admin"));
+      assertProblem(r, 503, "unavailable");
+      assertThat(r.header("Retry-After")).isPresent();
+      assertThat(r.body()).doesNotContain("\"defaults\"");
+      assertThat(app.faults().stream().mapToInt(f -> f.lostResponses()).sum())
+          .isEqualTo(lostBefore + 1);
+    } finally {
+      // Disarm what is still armed (one data source per login on PostgreSQL).
+      app.faults().forEach(f -> f.loseNextResponse(sql -> false));
+    }
+    Response again = http.get(quotaPolicy(p), token("admin"));
+    assertThat(again.status()).as(again.body()).isEqualTo(200);
+    assertThat(again.json().get("project").get("limits").toString())
+        .isEqualTo("{\"plugin-package.inspect\":9}");
+  }
+
   static String governanceRows(String snapshot) {
     return snapshot.substring(0, snapshot.indexOf("## plugin_package_management_quota_buckets"));
   }
@@ -582,10 +912,12 @@ public abstract class ApiContract {
   @Test
   void responseLostAfterCommitIsReplayedAndNotCountedAgain() {
     grant("lost", "alice", "package.manage");
+    int lostBefore = app.faults().stream().mapToInt(f -> f.lostResponses()).sum();
     app.faults().forEach(f -> f.loseNextResponse(ApiContract::isQuotaUpsert));
     Response lost = http.post(proposals("lost"), token("alice"), installJson("l-1", "x"));
     assertProblem(lost, 503, "unavailable");
-    assertThat(app.faults().stream().mapToInt(f -> f.lostResponses()).sum()).isEqualTo(1);
+    assertThat(app.faults().stream().mapToInt(f -> f.lostResponses()).sum())
+        .isEqualTo(lostBefore + 1);
     assertThat(store.consumed("lost", "alice", "plugin-package.propose")).isEqualTo(1);
 
     Response replay = http.post(proposals("lost"), token("alice"), installJson("l-1", "x"));

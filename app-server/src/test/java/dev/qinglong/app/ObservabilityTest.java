@@ -212,6 +212,86 @@ class ObservabilityTest {
   }
 
   @Test
+  void limitsSetAndShadowRefusalsAreAuditedAndCounted(CapturedOutput output) {
+    String p = "obs-shadow";
+    Http.Response member =
+        app.http.put(
+            "/v1/projects/" + p + "/members/carol",
+            app.token("admin"),
+            "{\"permissions\":[\"package.manage\"]}");
+    assertThat(member.status()).as(member.body()).isEqualTo(200);
+    String[] series = {"operation=\"plugin-package.propose\"", "outcome=\"shadow_rejected\""};
+    // Registered up front like every outcome: the series exists before its first decision.
+    double before = value(scrape(), "qinglong_quota_decisions_total", series);
+
+    Http.Response set =
+        app.http.put(
+            "/v1/projects/" + p + "/management-quota/policy",
+            app.token("admin"),
+            "{\"shadowLimits\":{\"plugin-package.propose\":1}}");
+    assertThat(set.status()).as(set.body()).isEqualTo(200);
+    // The audit line is written before the answer is sent: no waiting for it.
+    JsonNode limitsSet =
+        loggedLine(
+            output,
+            n ->
+                "quota.limits_set".equals(text(n, "auditEvent")) && p.equals(text(n, "projectId")));
+    assertThat(text(limitsSet, "userId")).isEqualTo("-"); // the Project's own policy
+    assertThat(text(limitsSet, "revision")).isEqualTo("1");
+    assertThat(text(limitsSet, "setBy")).isEqualTo("admin");
+    assertThat(text(limitsSet, "shadowLimits")).isEqualTo("plugin-package.propose:1");
+    assertThat(text(limitsSet, "limits")).isEqualTo("-");
+    assertThat(text(limitsSet, "requestId")).isEqualTo(set.header("X-Request-Id").orElseThrow());
+
+    Http.Response user =
+        app.http.put(
+            "/v1/projects/" + p + "/management-quota/users/carol",
+            app.token("admin"),
+            "{\"limits\":{\"plugin-package.propose\":2,\"artifact.upload\":3}}");
+    assertThat(user.status()).as(user.body()).isEqualTo(200);
+    JsonNode userSet =
+        loggedLine(
+            output,
+            n ->
+                "quota.limits_set".equals(text(n, "auditEvent"))
+                    && "carol".equals(text(n, "userId")));
+    assertThat(text(userSet, "projectId")).isEqualTo(p);
+    assertThat(text(userSet, "limits")).isEqualTo("plugin-package.propose:2,artifact.upload:3");
+
+    // carol's limit is 2 (her own), the Project's shadow limit 1: her second proposal is admitted
+    // and is the one the shadow limit would have refused.
+    for (int i = 1; i <= 2; i++) {
+      Http.Response r =
+          app.http.post(
+              ApiContract.proposals(p),
+              app.token("carol"),
+              "{\"actionRef\":\"shadow-"
+                  + i
+                  + "\",\"action\":{\"type\":\"remove\",\"package\":\"shadowed\","
+                  + "\"version\":\"1\"}}");
+      assertThat(r.status()).as(r.body()).isEqualTo(201);
+      if (i == 1) {
+        assertThat(output.getOut()).doesNotContain("quota.shadow_rejected");
+        continue;
+      }
+      JsonNode shadow =
+          loggedLine(output, n -> "quota.shadow_rejected".equals(text(n, "auditEvent")));
+      assertThat(text(shadow, "requestId")).isEqualTo(r.header("X-Request-Id").orElseThrow());
+      assertThat(text(shadow, "projectId")).isEqualTo(p);
+      assertThat(text(shadow, "userId")).isEqualTo("carol");
+      assertThat(text(shadow, "operation")).isEqualTo("plugin-package.propose");
+      assertThat(text(shadow, "used")).isEqualTo("2");
+      assertThat(text(shadow, "shadowLimit")).isEqualTo("1");
+      assertThat(text(shadow, "limit")).isEqualTo("2");
+      assertThat(text(shadow, "limitSource")).isEqualTo("user");
+    }
+    assertThat(value(scrape(), "qinglong_quota_decisions_total", series) - before).isEqualTo(1);
+    // Still no tenant in any quota series.
+    assertThat(scrape().lines().filter(l -> l.startsWith("qinglong_quota")))
+        .noneMatch(l -> l.contains(p) || l.contains("carol"));
+  }
+
+  @Test
   void metricsForPoolsQuotaDecisionsAndTheShield() throws IOException {
     propose("metrics-1", "metered", "1.0.0");
     // The shield refuses a declared body over the JSON cap before anything else reads it.
@@ -387,6 +467,23 @@ class ObservabilityTest {
   private static String text(JsonNode node, String field) {
     JsonNode v = node.get(field);
     return v == null || v.isNull() ? null : v.asString();
+  }
+
+  /** The JSON log line matching {@code match} that is already written; fails if there is none. */
+  private static JsonNode loggedLine(CapturedOutput output, Predicate<JsonNode> match) {
+    for (String line : output.getOut().lines().toList()) {
+      if (line.startsWith("{")) {
+        try {
+          JsonNode node = Http.JSON.readTree(line);
+          if (match.test(node)) {
+            return node;
+          }
+        } catch (RuntimeException e) {
+          // not a JSON line
+        }
+      }
+    }
+    throw new AssertionError("no such log line in:\n" + output.getOut());
   }
 
   /** Waits (≤ 20 s) for a JSON log line matching {@code match}; returns it. */

@@ -10,8 +10,13 @@ import dev.qinglong.app.support.OpenApiResponses;
 import dev.qinglong.core.governance.PluginPackageAction;
 import dev.qinglong.core.kernel.Identifiers;
 import dev.qinglong.core.kernel.ValidationException;
+import dev.qinglong.core.kernel.WireNamed;
+import dev.qinglong.core.quota.QuotaLimits;
+import dev.qinglong.core.quota.QuotaOperation;
 import java.nio.file.Files;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -127,6 +132,68 @@ class OpenApiBoundsTest {
               + (c[1] == null ? "" : ",\"artifactDigest\":" + c[1])
               + "}";
       assertThat(valid(action, json)).as(json).isEqualTo(coreAccepts(c[0], c[1]));
+    }
+  }
+
+  @Test
+  void managementQuotaLimitsTheDocumentAllowsAreExactlyTheOnesTheCoreAccepts() {
+    Schema request = schema("ManagementQuotaLimitsRequest");
+    List<String> names = new ArrayList<>();
+    for (QuotaOperation op : QuotaOperation.values()) {
+      names.add(op.wireName());
+    }
+    names.addAll(List.of("plugin-package.publish", "PLUGIN-PACKAGE.PROPOSE", "", "propose"));
+    int accepted = 0;
+    for (String member : List.of("limits", "shadowLimits")) {
+      for (String name : names) {
+        for (long value : new long[] {Long.MIN_VALUE, -1, 0, 1, 2, 999, 1000, 1001, 1L << 31}) {
+          String json =
+              "{\"" + member + "\":{" + Http.JSON.writeValueAsString(name) + ":" + value + "}}";
+          boolean core = coreAccepts(member, name, value);
+          assertThat(valid(request, json)).as(json).isEqualTo(core);
+          accepted += core ? 1 : 0;
+        }
+      }
+    }
+    assertThat(accepted).isEqualTo(2 * QuotaOperation.values().length * 4);
+    // Absent, null and empty set nothing; both at once is one body.
+    for (String json :
+        List.of(
+            "{}",
+            "{\"limits\":null,\"shadowLimits\":null}",
+            "{\"limits\":{},\"shadowLimits\":{}}",
+            "{\"limits\":{\"plugin-package.propose\":5},\"shadowLimits\":{\"artifact.upload\":1}}")) {
+      assertThat(valid(request, json)).as(json).isTrue();
+    }
+    for (String json :
+        List.of(
+            "{\"limits\":{\"plugin-package.propose\":1.5}}",
+            "{\"limits\":{\"plugin-package.propose\":\"5\"}}",
+            "{\"limits\":{\"plugin-package.propose\":true}}",
+            "{\"limits\":{\"plugin-package.propose\":null}}",
+            "{\"limits\":[]}",
+            "{\"extra\":{}}",
+            "[]")) {
+      assertThat(valid(request, json)).as(json).isFalse();
+    }
+  }
+
+  /** What the server makes of a whole-number value under an operation name: the core's answer. */
+  static boolean coreAccepts(String member, String name, long value) {
+    var op = WireNamed.lookup(QuotaOperation.class, name);
+    if (op.isEmpty() || value < Integer.MIN_VALUE || value > Integer.MAX_VALUE) {
+      return false; // an unknown operation is refused by the request record, an overflow by JSON
+    }
+    Map<QuotaOperation, Integer> values = Map.of(op.get(), (int) value);
+    try {
+      if (member.equals("limits")) {
+        new QuotaLimits(values, Map.of());
+      } else {
+        new QuotaLimits(Map.of(), values);
+      }
+      return true;
+    } catch (ValidationException e) {
+      return false;
     }
   }
 

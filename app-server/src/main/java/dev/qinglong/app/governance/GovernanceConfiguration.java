@@ -7,6 +7,7 @@ import dev.qinglong.core.governance.PluginPackageGovernance;
 import dev.qinglong.core.policy.ProjectPolicy;
 import dev.qinglong.core.quota.CallerQuota;
 import dev.qinglong.core.quota.ManagementQuota;
+import dev.qinglong.core.quota.ManagementQuotaLimits;
 import dev.qinglong.core.quota.ManagementQuotaStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
@@ -14,8 +15,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * The management quota and four-eyes governance services, in the roles that serve the management
- * API ({@code all}, {@code writer}).
+ * The management quota (its decisions, the caller's view of it and its limits as data) and the
+ * four-eyes governance services, in the roles that serve the management API ({@code all}, {@code
+ * writer}).
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnRole({Role.ALL, Role.WRITER})
@@ -25,7 +27,15 @@ public class GovernanceConfiguration {
   ManagementQuota managementQuota(
       ManagementQuotaStore store, ManagementQuotaProperties properties, MeterRegistry registry) {
     return new ManagementQuota(
-        store, properties.toPolicy(), new MicrometerQuotaDecisionListener(registry));
+        store,
+        properties.toPolicy(),
+        new AuditedQuotaDecisionListener(new MicrometerQuotaDecisionListener(registry)));
+  }
+
+  @Bean
+  ManagementQuotaLimits managementQuotaLimits(
+      ProjectPolicy policy, ManagementQuotaStore store, ManagementQuotaProperties properties) {
+    return new ManagementQuotaLimits(policy, store, properties.toPolicy());
   }
 
   @Bean

@@ -3,7 +3,9 @@ package dev.qinglong.app.governance;
 import static dev.qinglong.app.http.OpenApiDocument.ACTION;
 import static dev.qinglong.app.http.OpenApiDocument.DECISION;
 import static dev.qinglong.app.http.OpenApiDocument.IDENTIFIER;
+import static dev.qinglong.app.http.OpenApiDocument.LIMIT_SOURCE;
 import static dev.qinglong.app.http.OpenApiDocument.OPERATION;
+import static dev.qinglong.app.http.OpenApiDocument.OPERATION_LIMITS;
 import static dev.qinglong.app.http.OpenApiDocument.PERMISSION;
 import static dev.qinglong.app.http.OpenApiDocument.STATE;
 import static io.swagger.v3.oas.annotations.media.Schema.AdditionalPropertiesValue.FALSE;
@@ -18,17 +20,27 @@ import dev.qinglong.core.governance.PluginPackageAction;
 import dev.qinglong.core.governance.PluginPackageGovernance;
 import dev.qinglong.core.governance.Proposal;
 import dev.qinglong.core.governance.ProposalPage;
+import dev.qinglong.core.kernel.WireNamed;
 import dev.qinglong.core.policy.MemberPage;
 import dev.qinglong.core.policy.Permission;
 import dev.qinglong.core.policy.ProjectMember;
 import dev.qinglong.core.policy.ProjectPolicy;
+import dev.qinglong.core.quota.ManagementQuotaLimits;
 import dev.qinglong.core.quota.ManagementQuotaPolicy;
 import dev.qinglong.core.quota.OperationUsage;
+import dev.qinglong.core.quota.QuotaLimits;
+import dev.qinglong.core.quota.QuotaLimitsRevision;
+import dev.qinglong.core.quota.QuotaOperation;
+import dev.qinglong.core.quota.QuotaPolicyPage;
 import dev.qinglong.core.quota.QuotaUsage;
+import dev.qinglong.core.quota.ShadowRefusal;
 import io.swagger.v3.oas.annotations.media.ArraySchema;
 import io.swagger.v3.oas.annotations.media.Schema;
 import java.time.Instant;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The wire shapes of the governance, member and management-quota routes: request bodies bound by
@@ -291,7 +303,22 @@ public final class GovernanceJson {
   @Schema(name = "OperationQuota")
   public record OperationQuotaView(
       @Schema(ref = OPERATION) String operation,
-      @Schema(minimum = "1", maximum = "" + ManagementQuotaPolicy.MAX_LIMIT) int limit,
+      @Schema(
+              minimum = "1",
+              maximum = "" + ManagementQuotaPolicy.MAX_LIMIT,
+              description =
+                  "The effective limit: the caller's own override, else the Project's policy, else"
+                      + " the configured default (limitSource says which).")
+          int limit,
+      @Schema(ref = LIMIT_SOURCE) String limitSource,
+      @Schema(
+              types = {"integer", "null"},
+              minimum = "1",
+              maximum = "" + ManagementQuotaPolicy.MAX_LIMIT,
+              description =
+                  "The shadow limit in force (the caller's override, else the Project's): counted"
+                      + " and reported, never enforced; null for none.")
+          Integer shadowLimit,
       @Schema(minimum = "0", maximum = "" + ManagementQuotaPolicy.MAX_LIMIT) int used,
       @Schema(minimum = "0", maximum = "" + ManagementQuotaPolicy.MAX_LIMIT) int remaining,
       @Schema(
@@ -321,6 +348,8 @@ public final class GovernanceJson {
       return new OperationQuotaView(
           op.operation().wireName(),
           op.limit(),
+          op.limitSource().wireName(),
+          op.shadowLimit(),
           op.used(),
           op.remaining(),
           op.windowStartedAtMs(),
@@ -360,6 +389,167 @@ public final class GovernanceJson {
           time(usage.databaseNowMs()),
           usage.operations().stream().map(OperationQuotaView::of).toList());
     }
+  }
+
+  /**
+   * {@code PUT …/management-quota/policy} and {@code PUT …/management-quota/users/{userId}}: the
+   * limits and shadow limits the new revision sets, by operation wire name. An absent (or null)
+   * member sets nothing; the same body again writes nothing new.
+   */
+  @Schema(additionalProperties = FALSE)
+  public record ManagementQuotaLimitsRequest(
+      @Schema(
+              ref = OPERATION_LIMITS,
+              types = {"object", "null"},
+              description =
+                  "Enforced limits per window; an operation left out falls through (a user's"
+                      + " override to the Project's policy, the Project's policy to the default).")
+          Map<String, Integer> limits,
+      @Schema(
+              ref = OPERATION_LIMITS,
+              types = {"object", "null"},
+              description =
+                  "Shadow limits: a request over one is still admitted, and counted and reported as"
+                      + " one the limit would have refused.")
+          Map<String, Integer> shadowLimits) {
+    /**
+     * The core's limits. An unknown operation is refused without its name (no input is echoed); a
+     * missing value and the range are checked by {@link QuotaLimits}.
+     */
+    QuotaLimits toLimits() {
+      return new QuotaLimits(
+          operations("limits", limits), operations("shadowLimits", shadowLimits));
+    }
+
+    private static Map<QuotaOperation, Integer> operations(
+        String member, Map<String, Integer> values) {
+      Map<QuotaOperation, Integer> out = new EnumMap<>(QuotaOperation.class);
+      if (values != null) {
+        values.forEach(
+            (name, value) ->
+                out.put(
+                    WireNamed.requested(
+                        QuotaOperation.class, name, member, "names an operation that is not known"),
+                    value));
+      }
+      return out;
+    }
+  }
+
+  @Schema(
+      name = "ManagementQuotaLimits",
+      description =
+          "One revision of a Project's management-quota policy (userId null) or of one user's"
+              + " override in it. Operations it does not set are absent.")
+  public record ManagementQuotaLimitsView(
+      String projectId,
+      @Schema(
+              types = {"string", "null"},
+              description = "The user the override is for; null for the Project's own policy.")
+          String userId,
+      @Schema(minimum = "1", description = "Counts from 1 per (Project, user).") long revision,
+      @Schema(ref = OPERATION_LIMITS) Map<String, Integer> limits,
+      @Schema(ref = OPERATION_LIMITS) Map<String, Integer> shadowLimits,
+      String setBy,
+      @Schema(description = "When the revision was written (database clock).") long setAtMs,
+      @Schema(format = "date-time") String setAt) {
+    static ManagementQuotaLimitsView of(QuotaLimitsRevision r) {
+      return new ManagementQuotaLimitsView(
+          r.projectId(),
+          r.userId(),
+          r.revision(),
+          wire(r.limits().limits()),
+          wire(r.limits().shadowLimits()),
+          r.setBy(),
+          r.setAtMs(),
+          time(r.setAtMs()));
+    }
+  }
+
+  @Schema(name = "ShadowRefusal")
+  public record ShadowRefusalView(
+      String userId,
+      @Schema(ref = OPERATION) String operation,
+      @Schema(
+              minimum = "1",
+              maximum = "" + ManagementQuotaPolicy.MAX_LIMIT,
+              description = "Requests admitted in the current window.")
+          int used,
+      @Schema(minimum = "1", maximum = "" + ManagementQuotaPolicy.MAX_LIMIT) int shadowLimit,
+      @Schema(
+              minimum = "1",
+              maximum = "" + ManagementQuotaPolicy.MAX_LIMIT,
+              description = "used - shadowLimit: what the shadow limit would have refused.")
+          int wouldHaveRefused,
+      @Schema(description = "Start of the window (database clock).") long windowStartMs,
+      @Schema(format = "date-time") String windowStart) {
+    static ShadowRefusalView of(ShadowRefusal s) {
+      return new ShadowRefusalView(
+          s.userId(),
+          s.operation().wireName(),
+          s.consumedCount(),
+          s.shadowLimit(),
+          s.wouldHaveRefused(),
+          s.windowStartedAtMs(),
+          time(s.windowStartedAtMs()));
+    }
+  }
+
+  @Schema(name = "ManagementQuotaPolicy")
+  public record ManagementQuotaPolicyView(
+      String projectId,
+      long windowMs,
+      @Schema(
+              ref = OPERATION_LIMITS,
+              description =
+                  "The configured limit of every operation (qinglong.management-quota.limits.*).")
+          Map<String, Integer> defaults,
+      @Schema(
+              types = {"object", "null"},
+              description = "The Project's latest revision; null if it never set one.")
+          ManagementQuotaLimitsView project,
+      @ArraySchema(
+              maxItems = ManagementQuotaLimits.MAX_PAGE,
+              arraySchema =
+                  @Schema(
+                      description =
+                          "One page of the users whose latest override sets something, in"
+                              + " user-id order."))
+          List<ManagementQuotaLimitsView> users,
+      @Schema(
+              types = {"string", "null"},
+              description = NEXT_CURSOR)
+          String nextCursor,
+      @ArraySchema(
+              maxItems = ManagementQuotaLimits.MAX_SHADOW_REFUSALS,
+              arraySchema =
+                  @Schema(
+                      description =
+                          "Who went past a shadow limit in the current windows, the most over"
+                              + " first."))
+          List<ShadowRefusalView> shadowRefusals) {
+    static ManagementQuotaPolicyView of(String projectId, QuotaPolicyPage page) {
+      return new ManagementQuotaPolicyView(
+          projectId,
+          page.windowMs(),
+          wire(page.defaults()),
+          page.project().map(ManagementQuotaLimitsView::of).orElse(null),
+          page.users().stream().map(ManagementQuotaLimitsView::of).toList(),
+          page.nextCursor(),
+          page.shadowRefusals().stream().map(ShadowRefusalView::of).toList());
+    }
+  }
+
+  /** Values by operation wire name, in the operations' order; operations without one left out. */
+  private static Map<String, Integer> wire(Map<QuotaOperation, Integer> values) {
+    Map<String, Integer> out = new LinkedHashMap<>();
+    for (QuotaOperation op : QuotaOperation.values()) {
+      Integer value = values.get(op);
+      if (value != null) {
+        out.put(op.wireName(), value);
+      }
+    }
+    return out;
   }
 
   private static String time(Long ms) {

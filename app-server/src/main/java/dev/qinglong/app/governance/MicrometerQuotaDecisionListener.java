@@ -50,7 +50,7 @@ public final class MicrometerQuotaDecisionListener implements QuotaDecisionListe
                 operation.wireName(),
                 "outcome",
                 outcome.name().toLowerCase(Locale.ROOT));
-        // A few fixed buckets (for histogram_quantile), not the full percentile histogram times 25
+        // A few fixed buckets (for histogram_quantile), not the full percentile histogram times 30
         // series.
         timedByOutcome.put(
             outcome,

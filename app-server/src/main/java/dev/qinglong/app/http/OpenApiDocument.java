@@ -12,6 +12,8 @@ import dev.qinglong.core.modelquota.InvocationOutcome;
 import dev.qinglong.core.modelquota.QuotaWindow;
 import dev.qinglong.core.modelquota.StepRunState;
 import dev.qinglong.core.policy.Permission;
+import dev.qinglong.core.quota.LimitSource;
+import dev.qinglong.core.quota.ManagementQuotaPolicy;
 import dev.qinglong.core.quota.QuotaOperation;
 import dev.qinglong.gateway.lease.StoredLeases;
 import io.swagger.v3.oas.models.Components;
@@ -67,6 +69,8 @@ public class OpenApiDocument {
   public static final String OUTCOME = "#/components/schemas/Outcome";
   public static final String STEP_RUN_STATE = "#/components/schemas/StepRunState";
   public static final String OPERATION = "#/components/schemas/Operation";
+  public static final String LIMIT_SOURCE = "#/components/schemas/LimitSource";
+  public static final String OPERATION_LIMITS = "#/components/schemas/OperationLimits";
   public static final String ROLE = "#/components/schemas/Role";
   public static final String STORE = "#/components/schemas/Store";
   public static final String SLOT_STATE = "#/components/schemas/SlotState";
@@ -273,7 +277,34 @@ public class OpenApiDocument {
                   schema.setRequired(new ArrayList<>(properties.keySet()));
                 }
               });
+      // After the rule above, which would require every member: none of these is required.
+      api.getComponents().addSchemas("OperationLimits", operationLimits());
     };
+  }
+
+  /**
+   * Management-quota limits by operation, as a request sets them and an answer shows them: a member
+   * per operation (its wire name), each optional, a whole number 1..{@value
+   * ManagementQuotaPolicy#MAX_LIMIT}; no other member.
+   */
+  private static Schema<?> operationLimits() {
+    Schema<Object> limits =
+        typed("object")
+            .additionalProperties(false)
+            .description(
+                "Requests per window by operation (wire name); an operation left out is not set"
+                    + " here. Whole numbers 1.."
+                    + ManagementQuotaPolicy.MAX_LIMIT
+                    + "; any other member is 400.");
+    for (QuotaOperation op : QuotaOperation.values()) {
+      limits.addProperty(
+          op.wireName(),
+          typed("integer")
+              .format("int32")
+              .minimum(bound(1))
+              .maximum(bound(ManagementQuotaPolicy.MAX_LIMIT)));
+    }
+    return limits;
   }
 
   private static void rules(Operation operation) {
@@ -337,6 +368,11 @@ public class OpenApiDocument {
     if (items != null && items.get$ref() != null) {
       property.setItems(referenced("", items));
     }
+    if (property.get$ref() != null) {
+      // A map member naming a component: the component says which members it has (springdoc
+      // adds the map's own value schema next to the reference).
+      property.setAdditionalProperties(null);
+    }
     if (property.get$ref() == null || property.getTypes() == null) {
       return property;
     }
@@ -383,6 +419,7 @@ public class OpenApiDocument {
     enums.put("Outcome", wire(InvocationOutcome.values(), InvocationOutcome::wireName));
     enums.put("StepRunState", wire(StepRunState.values(), StepRunState::wireName));
     enums.put("Operation", wire(QuotaOperation.values(), QuotaOperation::wireName));
+    enums.put("LimitSource", wire(LimitSource.values(), LimitSource::wireName));
     enums.put("Role", wire(Role.values(), OpenApiDocument::lower));
     enums.put("Store", wire(Store.values(), OpenApiDocument::lower));
     enums.put("SlotState", wire(StoredLeases.State.values(), OpenApiDocument::lower));

@@ -90,6 +90,7 @@ final class HostileCases {
   private final SecurityWorld world;
   private final Random random;
   private final List<JsonRoute> routes;
+  private final List<JsonRoute> routesWithRequiredMembers;
   private int n;
 
   HostileCases(SecurityWorld world, long seed) {
@@ -190,7 +191,50 @@ final class HostileCases {
                                 Member.of("inputTokens", Kind.LONG, "1"),
                                 Member.of("outputTokens", Kind.LONG, "2"),
                                 Member.of("totalTokens", Kind.LONG, "3"))),
-                        Member.of("costMicros", Kind.LONG_OPT, "null"))));
+                        Member.of("costMicros", Kind.LONG_OPT, "null"))),
+            // Limits as data: every member optional (so never "missing"), the values those the
+            // world already runs with.
+            new JsonRoute(
+                "PUT",
+                p + "/management-quota/policy",
+                SecurityWorld.ADMIN,
+                h -> quotaLimits("plugin-package.propose")),
+            new JsonRoute(
+                "PUT",
+                p + "/management-quota/users/" + RouteTable.QUOTA_SUBJECT,
+                SecurityWorld.ADMIN,
+                h -> quotaLimits("plugin-package.inspect")));
+    this.routesWithRequiredMembers =
+        routes.stream().filter(r -> hasRequired(r.body().apply(this))).toList();
+  }
+
+  /** A limits body: {@code operation} at the world's limit, and a shadow limit none can pass. */
+  private static List<Member> quotaLimits(String operation) {
+    return List.of(
+        new Member(
+            "limits", Kind.OBJECT, null, List.of(Member.of(operation, Kind.LONG_OPT, "1000"))),
+        new Member(
+            "shadowLimits",
+            Kind.OBJECT,
+            null,
+            List.of(Member.of("plugin-package.decide", Kind.LONG_OPT, "1000"))));
+  }
+
+  /**
+   * Whether a member may be left out of a valid body: an optional value, the unknown usage (absent
+   * is unknown), and an object of optional members only.
+   */
+  private static boolean optional(Member m) {
+    return m.kind() == Kind.LONG_OPT
+        || m.name().equals("usage")
+        || (m.kind() == Kind.OBJECT
+            && !m.children().isEmpty()
+            && m.children().stream().allMatch(HostileCases::optional));
+  }
+
+  /** Whether a body has a member it cannot do without, at any depth. */
+  private static boolean hasRequired(List<Member> members) {
+    return members.stream().anyMatch(m -> !optional(m) || hasRequired(m.children()));
   }
 
   String q(String s) {
@@ -250,12 +294,8 @@ final class HostileCases {
       }
     }
     // Optional members may be absent: only required ones are removed.
-    // (usage too: an absent usage is an unknown one).
     if (remove) {
-      spots.removeIf(
-          s ->
-              target(members, s).kind() == Kind.LONG_OPT
-                  || target(members, s).name().equals("usage"));
+      spots.removeIf(s -> optional(target(members, s)));
     }
     int[] spot = pick(spots);
     Member m = target(members, spot);
@@ -371,7 +411,8 @@ final class HostileCases {
   }
 
   private Case generate(String category, String marker) {
-    JsonRoute route = pick(routes);
+    // A body without a required member has nothing to leave out.
+    JsonRoute route = pick(category.equals("missing-member") ? routesWithRequiredMembers : routes);
     List<Member> body = valid(route);
     String ct = "application/json";
     switch (category) {
@@ -715,12 +756,21 @@ final class HostileCases {
                     "cursor=" + Base64.getUrlEncoder().encodeToString(utf8("{\"seq\":0," + marker)),
                     "cursor=%00" + marker,
                     "limit=10&cursor=" + marker));
+        // Two lists with the same bounds (limit 1..500, an issued cursor).
+        boolean ledger = random.nextBoolean();
         List<String> head = new ArrayList<>();
         head.add(
-            "GET /v1/projects/" + SecurityWorld.OWN + "/model-usage/ledger?" + query + " HTTP/1.1");
-        head.add("Authorization: Bearer " + world.token("m-model-usage-read"));
+            "GET /v1/projects/"
+                + SecurityWorld.OWN
+                + (ledger ? "/model-usage/ledger?" : "/management-quota/policy?")
+                + query
+                + " HTTP/1.1");
+        head.add(
+            "Authorization: Bearer "
+                + world.token(ledger ? "m-model-usage-read" : "m-project-admin"));
         head.add("User-Agent: " + marker);
-        return new Case(category, "ledger ?" + query, head, null, marker);
+        return new Case(
+            category, (ledger ? "ledger ?" : "quota policy ?") + query, head, null, marker);
       }
       case "upload" -> {
         return upload(marker);

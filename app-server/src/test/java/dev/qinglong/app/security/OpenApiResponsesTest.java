@@ -105,7 +105,7 @@ class OpenApiResponsesTest {
         Request unknown = route.builder().build(world, world.unknown(SecurityWorld.OWN));
         check(route, "unknown object", send(unknown, allowed), 409);
       }
-      if (!route.globalAdminOnly()) {
+      if (route.inProject()) {
         Request bad = route.builder().build(world, own().withProject("bad!project"));
         check(route, "malformed project id", send(bad, allowed), 400);
       }
@@ -259,7 +259,7 @@ class OpenApiResponsesTest {
       for (Route route : RouteTable.ROUTES.values()) {
         Request r = route.builder().build(world, own());
         // A global route reads no database on SQLite (no stored leases there): it still answers.
-        int expected = route.globalAdminOnly() ? 0 : 503;
+        int expected = route.inProject() ? 503 : 0;
         check(route, "database cut", send(r, world.token(route.allowedUser())), expected);
       }
     } finally {
@@ -280,7 +280,7 @@ class OpenApiResponsesTest {
       for (int status : op.getValue()) {
         boolean success = status < 300 || status == 304;
         boolean everywhere = Set.of(400, 401, 403, 404, 405, 503).contains(status);
-        if (route.globalAdminOnly() && (status == 400 || status == 503)) {
+        if (!route.inProject() && (status == 400 || status == 503)) {
           // No project id or input to get wrong, and on this SQLite world no database read: the
           // PostgreSQL route test checks the 503 (GatewaysRoutePostgresTest).
           everywhere = false;

@@ -58,7 +58,9 @@ final class RouteTable {
   /**
    * A route: its permissions ({@code anyOf}; empty = any permission in the Project), the roles that
    * serve it, whether its path or body names an existing object (then "object of another Project"
-   * and "no such object" must be indistinguishable), and a well-formed request.
+   * and "no such object" must be indistinguishable), a well-formed request, whether only global
+   * administrators may call it (whatever they hold in a Project) and whether its path names a
+   * Project.
    */
   record Route(
       String key,
@@ -66,11 +68,12 @@ final class RouteTable {
       Set<Role> roles,
       boolean namesObject,
       Builder builder,
-      boolean globalAdminOnly) {
+      boolean globalAdminOnly,
+      boolean inProject) {
     /**
-     * Whether a caller holding {@code held} in the path's Project is let in (a route outside any
-     * Project, {@link #globalAdminOnly}, is for global administrators only: see {@link
-     * #permits(Set, boolean)}).
+     * Whether a caller holding {@code held} in the path's Project is let in (a {@link
+     * #globalAdminOnly} route, outside any Project or in one, only global administrators: see
+     * {@link #permits(Set, boolean)}).
      */
     boolean permits(Set<Permission> held, boolean globalAdmin) {
       return globalAdminOnly ? globalAdmin : permits(held);
@@ -137,6 +140,10 @@ final class RouteTable {
   }
 
   static final String P = "/v1/projects/{projectId}";
+
+  /** The user whose management-quota override the well-formed request sets (nobody's member). */
+  static final String QUOTA_SUBJECT = "quota-subject";
+
   static final Map<String, Route> ROUTES = new LinkedHashMap<>();
 
   private static void add(
@@ -147,7 +154,17 @@ final class RouteTable {
       boolean namesObject,
       Builder b) {
     String key = method + " " + pattern;
-    ROUTES.put(key, new Route(key, anyOf, roles, namesObject, b, false));
+    ROUTES.put(key, new Route(key, anyOf, roles, namesObject, b, false, true));
+  }
+
+  /**
+   * A route in a Project for global administrators only: a Project administrator is refused like
+   * anyone else.
+   */
+  private static void addGlobalAdminOnly(
+      String method, String pattern, Set<Role> roles, Builder b) {
+    String key = method + " " + pattern;
+    ROUTES.put(key, new Route(key, EnumSet.noneOf(Permission.class), roles, false, b, true, true));
   }
 
   /**
@@ -163,7 +180,8 @@ final class RouteTable {
             roles,
             false,
             (w, o) -> Request.json(method, path, null),
-            true));
+            true,
+            false));
   }
 
   private static String base(SecurityWorld.Objects o) {
@@ -260,6 +278,32 @@ final class RouteTable {
         WRITES,
         false,
         (w, o) -> Request.json("GET", base(o) + "/management-quota", null));
+    // The limits set here are the world's own high ones: no other request runs into them.
+    addGlobalAdminOnly(
+        "PUT",
+        P + "/management-quota/policy",
+        WRITES,
+        (w, o) ->
+            Request.json(
+                "PUT",
+                base(o) + "/management-quota/policy",
+                "{\"limits\":{\"plugin-package.propose\":1000},\"shadowLimits\":{}}"));
+    addGlobalAdminOnly(
+        "PUT",
+        P + "/management-quota/users/{userId}",
+        WRITES,
+        (w, o) ->
+            Request.json(
+                "PUT",
+                base(o) + "/management-quota/users/" + QUOTA_SUBJECT,
+                "{\"limits\":{\"plugin-package.inspect\":1000}}"));
+    add(
+        "GET",
+        P + "/management-quota/policy",
+        EnumSet.of(PROJECT_ADMIN),
+        WRITES,
+        false,
+        (w, o) -> Request.json("GET", base(o) + "/management-quota/policy?limit=10", null));
     add(
         "GET",
         P + "/members",

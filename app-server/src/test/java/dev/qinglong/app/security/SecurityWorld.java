@@ -385,6 +385,8 @@ final class SecurityWorld implements AutoCloseable {
     {"project_members", "project_id, user_id"},
     {"plugin_package_proposals", "project_id, proposal_id"},
     {"plugin_package_approvals", "project_id, approval_id"},
+    {"management_quota_limit_revisions", "project_id, user_id, revision"},
+    {"management_quota_limits", "project_id, user_id, operation, revision"},
   };
   private static final String BUCKETS =
       "SELECT * FROM plugin_package_management_quota_buckets"

@@ -16,6 +16,8 @@ public final class StoreInspector {
     {"plugin_package_approval_decisions", "project_id, approval_id, decided_by"},
     {"plugin_package_approval_policies", "project_id, revision"},
     {"plugin_package_management_quota_buckets", "project_id, subject_type, subject_id, operation"},
+    {"management_quota_limit_revisions", "project_id, user_id, revision"},
+    {"management_quota_limits", "project_id, user_id, operation, revision"},
   };
 
   private final String url;
@@ -41,7 +43,7 @@ public final class StoreInspector {
         : DriverManager.getConnection(url, user, password);
   }
 
-  /** Every row of every governance, policy and quota table, as text. */
+  /** Every row of every governance, policy and quota table (limits included), as text. */
   public String snapshot() {
     StringBuilder out = new StringBuilder();
     try (Connection c = connect();
