@@ -29,6 +29,13 @@ public interface JdbcDialect {
   String nowMs();
 
   /**
+   * An SQL expression of type text: a new webhook event id, {@code msg_} followed by 32 random
+   * lower-case hex digits, evaluated once per row, so that one statement enqueues an event for
+   * every subscribed endpoint ({@link WebhookOutbox}).
+   */
+  String newDeliveryId();
+
+  /**
    * The management quota decision in one statement on {@link #nowMs}, every outcome decided and
    * classified by it: inserts the bucket, restarts its window or counts the receipt, or changes
    * none of the decision columns (the receipt id is already in the window, with this request digest

@@ -90,6 +90,7 @@ public final class JdbcGovernanceStore implements GovernanceStore {
   private final JdbcTransactions jdbc;
   private final JdbcTransactions policyWrites;
   private final String insertPolicy;
+  private final WebhookOutbox outbox;
 
   /** Everything over {@code dataSource}. */
   public JdbcGovernanceStore(DataSource dataSource, JdbcDialect dialect) {
@@ -105,6 +106,7 @@ public final class JdbcGovernanceStore implements GovernanceStore {
     this.jdbc = new JdbcTransactions(dataSource, dialect);
     this.policyWrites = new JdbcTransactions(policyWrites, dialect);
     this.insertPolicy = GovernanceRows.insertPolicy(dialect);
+    this.outbox = new WebhookOutbox(dialect);
   }
 
   @Override
@@ -114,6 +116,8 @@ public final class JdbcGovernanceStore implements GovernanceStore {
         c -> {
           if (GovernanceRows.insertProposal(c, p)) {
             GovernanceRows.insertApproval(c, a);
+            // The outbox: approval.pending for every subscribed endpoint, in this transaction.
+            outbox.approvalPending(c, p, a);
             return new ProposeResult(p, true);
           }
           Proposal existing =
@@ -147,7 +151,8 @@ public final class JdbcGovernanceStore implements GovernanceStore {
    * One transaction: lock the pending approval (concurrent decisions of it queue behind this one,
    * see {@link GovernanceRows#lockPending}), record the decision unless the decider or the decision
    * id is taken, and end the approval if this is a reject or its last required approve; the
-   * proposal follows. Then the approval as stored, with every decision.
+   * proposal follows, and the outbox gets an {@code approval.decided} event in the same
+   * transaction. Then the approval as stored, with every decision.
    */
   @Override
   public Optional<Approval> recordDecision(DecisionCommand d) {
@@ -158,6 +163,14 @@ public final class JdbcGovernanceStore implements GovernanceStore {
               && GovernanceRows.insertDecision(c, d)
               && GovernanceRows.endIfDecided(c, d)) {
             GovernanceRows.followDecision(c, d);
+            Approval ended =
+                GovernanceRows.approvalById(c, d.projectId(), d.approvalId())
+                    .orElseThrow(() -> new StoreUnavailableException("approval vanished"));
+            Proposal proposal =
+                GovernanceRows.proposalById(c, d.projectId(), ended.proposalId())
+                    .orElseThrow(() -> new StoreUnavailableException("approval without proposal"));
+            outbox.approvalDecided(c, proposal, ended);
+            return Optional.of(ended);
           }
           return GovernanceRows.approvalById(c, d.projectId(), d.approvalId());
         },
@@ -228,10 +241,24 @@ public final class JdbcGovernanceStore implements GovernanceStore {
         });
   }
 
+  /**
+   * One transaction: the state change and, if this call published, a {@code proposal.published}
+   * event in the outbox.
+   */
   @Override
   public boolean markPublished(String projectId, String proposalId, long publishedAtMs) {
-    return jdbc.update("proposal publish", MARK_PUBLISHED, publishedAtMs, projectId, proposalId)
-        == 1;
+    return jdbc.inTransaction(
+        "proposal publish",
+        c -> {
+          if (JdbcRows.update(c, MARK_PUBLISHED, publishedAtMs, projectId, proposalId) != 1) {
+            return false;
+          }
+          Proposal published =
+              GovernanceRows.proposalById(c, projectId, proposalId)
+                  .orElseThrow(() -> new StoreUnavailableException("published proposal vanished"));
+          outbox.proposalPublished(c, published, publishedAtMs);
+          return true;
+        });
   }
 
   @Override

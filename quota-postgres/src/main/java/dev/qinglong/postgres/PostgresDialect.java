@@ -280,6 +280,11 @@ public final class PostgresDialect implements JdbcDialect {
   }
 
   @Override
+  public String newDeliveryId() {
+    return "'msg_' || replace(gen_random_uuid()::text, '-', '')";
+  }
+
+  @Override
   public String nowMs() {
     return NOW_MS;
   }

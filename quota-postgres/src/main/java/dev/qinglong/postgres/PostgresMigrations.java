@@ -18,7 +18,7 @@ public final class PostgresMigrations {
   public static final String AI_HISTORY_TABLE = "flyway_ai_schema_history";
 
   /** The base schema version this code needs. */
-  public static final int REQUIRED_VERSION = 11;
+  public static final int REQUIRED_VERSION = 12;
 
   /** The AI schema version this code needs (when the feature is enabled). */
   public static final int AI_REQUIRED_VERSION = 4;

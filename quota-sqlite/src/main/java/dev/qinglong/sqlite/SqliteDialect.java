@@ -81,6 +81,11 @@ public final class SqliteDialect implements JdbcDialect {
   }
 
   @Override
+  public String newDeliveryId() {
+    return "'msg_' || lower(hex(randomblob(16)))";
+  }
+
+  @Override
   public String nowMs() {
     return NOW_MS;
   }
