@@ -149,7 +149,7 @@ class WebhookDeliveryLoopTest {
   @Test
   void retriesKeepOneWebhookIdAndEachAttemptIsSignedAfresh() throws Exception {
     WebhookDeliveryLoop loop = loop();
-    receiver.respond(500, 503);
+    receiver.respond("/in", 500, 503);
     add("msg_r", "p1", "/in", key);
 
     for (int attempt = 1; attempt <= 3; attempt++) {
@@ -257,7 +257,7 @@ class WebhookDeliveryLoopTest {
   @Test
   void aDeliveryIsFailedOnceItsBudgetIsSpent() {
     WebhookDeliveryLoop loop = loop(true, Duration.ZERO);
-    receiver.respond(500);
+    receiver.respond("/in", 500);
     add("msg_f", "p1", "/in", key);
 
     loop.tick();

@@ -22,8 +22,8 @@ import java.util.stream.Collectors;
 
 /**
  * A local webhook receiver for tests (JDK HTTP server on 127.0.0.1): records every request and
- * answers the statuses queued with {@link #respond}, then 204. {@code /redirect} answers 302 to
- * {@code /elsewhere}; {@code /hold} waits on {@link #release()} before answering.
+ * answers the statuses queued for a path with {@link #respond}, then 204. {@code /redirect} answers
+ * 302 to {@code /elsewhere}; {@code /hold} waits on {@link #release()} before answering.
  */
 public final class WebhookReceiver implements AutoCloseable {
   /** One received request. */
@@ -44,7 +44,8 @@ public final class WebhookReceiver implements AutoCloseable {
 
   private final HttpServer server;
   private final List<Received> received = new CopyOnWriteArrayList<>();
-  private final Deque<Integer> statuses = new ConcurrentLinkedDeque<>();
+  private final Map<String, Deque<Integer>> statuses =
+      new java.util.concurrent.ConcurrentHashMap<>();
   private final CountDownLatch hold = new CountDownLatch(1);
 
   public WebhookReceiver() throws IOException {
@@ -80,15 +81,17 @@ public final class WebhookReceiver implements AutoCloseable {
           Thread.currentThread().interrupt();
         }
       }
-      Integer status = statuses.poll();
+      Deque<Integer> queued = statuses.get(path);
+      Integer status = queued == null ? null : queued.poll();
       exchange.sendResponseHeaders(status == null ? 204 : status, -1);
     }
   }
 
-  /** Queues statuses for the next requests. */
-  public void respond(int... codes) {
+  /** Queues statuses for the next requests to {@code path}. */
+  public void respond(String path, int... codes) {
+    Deque<Integer> queue = statuses.computeIfAbsent(path, k -> new ConcurrentLinkedDeque<>());
     for (int c : codes) {
-      statuses.add(c);
+      queue.add(c);
     }
   }
 

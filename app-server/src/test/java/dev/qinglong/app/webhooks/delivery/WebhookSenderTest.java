@@ -93,7 +93,7 @@ class WebhookSenderTest {
 
   @Test
   void anErrorStatusIsAFailedAttempt() throws Exception {
-    receiver.respond(503);
+    receiver.respond("/in", 503);
 
     WebhookSender.Outcome outcome = send("/in", WebhookSecrets.generate());
 
