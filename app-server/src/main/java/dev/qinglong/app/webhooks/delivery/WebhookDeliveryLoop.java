@@ -48,6 +48,7 @@ public final class WebhookDeliveryLoop implements AutoCloseable {
   private final ScheduledExecutorService ticker;
   private long nextQueueAgeAtMs;
   private boolean wasActive;
+  private boolean failing;
 
   public WebhookDeliveryLoop(
       WebhookStore store,
@@ -86,8 +87,17 @@ public final class WebhookDeliveryLoop implements AutoCloseable {
     try {
       // A full batch means more may be due: go again at once rather than after a tick.
       while (tick() && !Thread.currentThread().isInterrupted()) {}
+      if (failing) {
+        log.info("webhook.delivery-resumed: the store answers again");
+        failing = false;
+      }
     } catch (RuntimeException e) {
-      log.warn("webhook delivery tick failed; retrying on the next tick: {}", e.toString());
+      // Once per outage, not every tick.
+      if (!failing) {
+        log.warn(
+            "webhook.delivery-stalled: claiming failed; retrying every tick: {}", e.toString());
+        failing = true;
+      }
     }
   }
 
