@@ -8,11 +8,15 @@ import dev.qinglong.core.policy.ProjectPolicyStore;
 import dev.qinglong.core.quota.ManagementQuotaStore;
 import dev.qinglong.core.quota.QuotaKey;
 import dev.qinglong.core.quota.RequestDigest;
+import dev.qinglong.core.webhooks.SecretSealer;
+import dev.qinglong.core.webhooks.WebhookStore;
 import dev.qinglong.jdbc.JdbcGovernanceStore;
 import dev.qinglong.jdbc.JdbcManagementQuotaStore;
 import dev.qinglong.jdbc.JdbcModelQuotaStore;
 import dev.qinglong.jdbc.JdbcPolicyStore;
+import dev.qinglong.jdbc.JdbcWebhookStore;
 import dev.qinglong.testkit.ModelQuotaFixture;
+import dev.qinglong.testkit.WebhookFixture;
 import dev.qinglong.testkit.postgres.PostgresTestServer;
 import dev.qinglong.testkit.postgres.TestDatabase;
 import java.sql.Connection;
@@ -32,7 +36,7 @@ import javax.sql.DataSource;
  * publication as {@code ql3_package_executor}, Project Policy and model-policy writes as {@code
  * ql3_admin}, the model quota (when the AI feature is migrated) as {@code ql3_runtime}.
  */
-final class PostgresFixture implements ModelQuotaFixture {
+final class PostgresFixture implements ModelQuotaFixture, WebhookFixture {
   private final TestDatabase database;
   private final HikariDataSource owner;
   private final HikariDataSource admin;
@@ -151,6 +155,37 @@ final class PostgresFixture implements ModelQuotaFixture {
               rolePool(PostgresLogins.PACKAGE_EXECUTOR, 8), PostgresDialect.INSTANCE);
     }
     return executor;
+  }
+
+  @Override
+  public WebhookStore webhookStore(SecretSealer sealer) {
+    // Registrations are the admin's (migration V12), as PostgresBackend wires them.
+    return new JdbcWebhookStore(
+        rolePool(PostgresLogins.ADMIN, 4), PostgresDialect.INSTANCE, sealer);
+  }
+
+  @Override
+  public WebhookStore deliveryStore(SecretSealer sealer) {
+    // The delivery worker's login, as PostgresBackend wires it.
+    return new JdbcWebhookStore(
+        rolePool(PostgresLogins.PACKAGE_EXECUTOR, 2), PostgresDialect.INSTANCE, sealer);
+  }
+
+  @Override
+  public byte[] storedSecret(String projectId, String webhookId) {
+    try (Connection c = owner.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT secret_sealed FROM qinglong.webhook_endpoints"
+                    + " WHERE project_id = ? AND webhook_id = ?")) {
+      ps.setString(1, projectId);
+      ps.setString(2, webhookId);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getBytes(1) : null;
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   @Override

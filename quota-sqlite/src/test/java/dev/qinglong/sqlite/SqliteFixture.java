@@ -7,11 +7,15 @@ import dev.qinglong.core.policy.ProjectPolicyStore;
 import dev.qinglong.core.quota.ManagementQuotaStore;
 import dev.qinglong.core.quota.QuotaKey;
 import dev.qinglong.core.quota.RequestDigest;
+import dev.qinglong.core.webhooks.SecretSealer;
+import dev.qinglong.core.webhooks.WebhookStore;
 import dev.qinglong.jdbc.JdbcGovernanceStore;
 import dev.qinglong.jdbc.JdbcManagementQuotaStore;
 import dev.qinglong.jdbc.JdbcModelQuotaStore;
 import dev.qinglong.jdbc.JdbcPolicyStore;
+import dev.qinglong.jdbc.JdbcWebhookStore;
 import dev.qinglong.testkit.ModelQuotaFixture;
+import dev.qinglong.testkit.WebhookFixture;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -31,7 +35,7 @@ import javax.sql.DataSource;
  * A migrated SQLite file per test class (base schema, plus the AI feature when asked), with
  * owner-level probes for the contract suites.
  */
-final class SqliteFixture implements ModelQuotaFixture {
+final class SqliteFixture implements ModelQuotaFixture, WebhookFixture {
   private final Path dir;
   private final Path file;
   private final List<HikariDataSource> pools = new CopyOnWriteArrayList<>();
@@ -103,6 +107,32 @@ final class SqliteFixture implements ModelQuotaFixture {
   @Override
   public GovernanceStore governanceStore(DataSource dataSource) {
     return new JdbcGovernanceStore(dataSource, SqliteDialect.INSTANCE);
+  }
+
+  @Override
+  public WebhookStore webhookStore(SecretSealer sealer) {
+    return new JdbcWebhookStore(newDataSource(), SqliteDialect.INSTANCE, sealer);
+  }
+
+  @Override
+  public WebhookStore deliveryStore(SecretSealer sealer) {
+    return new JdbcWebhookStore(newDataSource(), SqliteDialect.INSTANCE, sealer);
+  }
+
+  @Override
+  public byte[] storedSecret(String projectId, String webhookId) {
+    try (Connection c = owner.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT secret_sealed FROM webhook_endpoints WHERE project_id = ? AND webhook_id = ?")) {
+      ps.setString(1, projectId);
+      ps.setString(2, webhookId);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getBytes(1) : null;
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   @Override
