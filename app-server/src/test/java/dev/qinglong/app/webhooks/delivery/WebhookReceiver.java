@@ -23,7 +23,8 @@ import java.util.stream.Collectors;
 /**
  * A local webhook receiver for tests (JDK HTTP server on 127.0.0.1): records every request and
  * answers the statuses queued for a path with {@link #respond}, then 204. {@code /redirect} answers
- * 302 to {@code /elsewhere}; {@code /hold} waits on {@link #release()} before answering.
+ * 302 to {@code /elsewhere}; a path starting with {@code /hold} that has no status queued waits on
+ * {@link #release()} before answering.
  */
 public final class WebhookReceiver implements AutoCloseable {
   /** One received request. */
@@ -74,15 +75,15 @@ public final class WebhookReceiver implements AutoCloseable {
         exchange.sendResponseHeaders(302, -1);
         return;
       }
-      if (path.equals("/hold")) {
+      Deque<Integer> queued = statuses.get(path);
+      Integer status = queued == null ? null : queued.poll();
+      if (status == null && path.startsWith("/hold")) {
         try {
           hold.await(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
         }
       }
-      Deque<Integer> queued = statuses.get(path);
-      Integer status = queued == null ? null : queued.poll();
       exchange.sendResponseHeaders(status == null ? 204 : status, -1);
     }
   }
@@ -95,7 +96,7 @@ public final class WebhookReceiver implements AutoCloseable {
     }
   }
 
-  /** Lets requests to /hold answer. */
+  /** Lets requests to /hold… answer (for good). */
   public void release() {
     hold.countDown();
   }
