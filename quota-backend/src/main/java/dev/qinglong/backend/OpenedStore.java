@@ -4,6 +4,7 @@ import dev.qinglong.core.governance.GovernanceStore;
 import dev.qinglong.core.modelquota.ModelQuotaStore;
 import dev.qinglong.core.policy.ProjectPolicyStore;
 import dev.qinglong.core.quota.ManagementQuotaStore;
+import dev.qinglong.core.webhooks.WebhookStore;
 import dev.qinglong.gateway.downloads.DownloadCoordinator;
 import dev.qinglong.gateway.lease.StoredLeases;
 import dev.qinglong.gateway.worker.WorkerLock;
@@ -25,6 +26,9 @@ import java.util.Optional;
  *     only serves downloads; absent for a PostgreSQL worker
  * @param managementQuota the durable management quota ({@link BackendParts#governance()})
  * @param modelQuota the model-invocation quota ({@link BackendParts#modelQuota()})
+ * @param webhooks webhook registrations, the delivery log and test events ({@link
+ *     BackendParts#governance()}; PostgreSQL: {@code ql3_admin}); absent without a secret sealing
+ *     key (a PostgreSQL store given none: the webhook routes answer 503)
  * @param worker the publication worker's publishing store and lock ({@link BackendParts#worker()})
  * @param downloads what starts the download side with the application's own settings ({@link
  *     BackendParts#downloads()})
@@ -38,6 +42,7 @@ public record OpenedStore(
     Optional<Catalog> catalog,
     Optional<ManagementQuotaStore> managementQuota,
     Optional<ModelQuotaStore> modelQuota,
+    Optional<WebhookStore> webhooks,
     Optional<Worker> worker,
     Optional<DownloadCoordinator> downloads,
     StoredLeases.Reader storedLeases,
@@ -47,6 +52,7 @@ public record OpenedStore(
 
   public OpenedStore {
     Objects.requireNonNull(kind);
+    Objects.requireNonNull(webhooks);
     Objects.requireNonNull(parts);
     probes = List.copyOf(probes);
     Objects.requireNonNull(storedLeases);
@@ -66,11 +72,22 @@ public record OpenedStore(
    *
    * @param publisher the store the worker publishes through
    * @param lock the lock that keeps one publication worker active per database
+   * @param webhooks the webhook delivery worker's store ({@link WebhookStore#claimDue}, {@link
+   *     WebhookStore#recordAttempt}, {@link WebhookStore#oldestDueCreatedAtMs}; PostgreSQL: {@code
+   *     ql3_package_executor}), used only while this process holds {@code lock}; absent without a
+   *     secret sealing key (then no webhook is delivered)
    */
-  public record Worker(GovernanceStore publisher, WorkerLock lock) {
+  public record Worker(
+      GovernanceStore publisher, WorkerLock lock, Optional<WebhookStore> webhooks) {
     public Worker {
       Objects.requireNonNull(publisher);
       Objects.requireNonNull(lock);
+      Objects.requireNonNull(webhooks);
+    }
+
+    /** A worker without webhook delivery. */
+    public Worker(GovernanceStore publisher, WorkerLock lock) {
+      this(publisher, lock, Optional.empty());
     }
   }
 

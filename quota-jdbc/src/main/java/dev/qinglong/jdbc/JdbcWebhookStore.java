@@ -386,9 +386,10 @@ public final class JdbcWebhookStore implements WebhookStore {
 
   /**
    * One transaction: lease up to {@code max} due rows (one statement), then read them with their
-   * endpoints. The secrets are opened after the commit: a secret that does not open (another
-   * sealing key configured) fails the call, and its rows come back when their lease ends rather
-   * than at once.
+   * endpoints. The secrets are opened after the commit: a row whose secret does not open (sealed
+   * under another key than the one configured) is left out and comes back when its lease ends,
+   * never signed with a wrong key; if no row opened, the call fails with that error, so the worker
+   * reports it. A previous secret that does not open is simply not offered.
    */
   @Override
   public List<ClaimedDelivery> claimDue(long leaseMs, int max) {
@@ -457,11 +458,22 @@ public final class JdbcWebhookStore implements WebhookStore {
                   .toList();
             });
     List<ClaimedDelivery> out = new ArrayList<>(rows.size());
+    StoreUnavailableException unopened = null;
     for (Row r : rows) {
       List<byte[]> keys = new ArrayList<>(2);
-      keys.add(sealer.open(r.secret()));
+      try {
+        keys.add(sealer.open(r.secret()));
+      } catch (StoreUnavailableException e) {
+        // Never signed with a wrong key: the row stays leased and comes back after its lease.
+        unopened = e;
+        continue;
+      }
       if (r.previous() != null && r.previousUntilMs() != null && r.previousUntilMs() > r.nowMs()) {
-        keys.add(sealer.open(r.previous()));
+        try {
+          keys.add(sealer.open(r.previous()));
+        } catch (StoreUnavailableException e) {
+          // Sealed under a key no longer configured (rotated after a key change): current only.
+        }
       }
       out.add(
           new ClaimedDelivery(
@@ -475,6 +487,9 @@ public final class JdbcWebhookStore implements WebhookStore {
               URI.create(r.url()),
               keys,
               r.claimToken()));
+    }
+    if (out.isEmpty() && unopened != null) {
+      throw unopened;
     }
     return out;
   }

@@ -45,7 +45,10 @@ class PostgresMigrationChecksumTest {
               "a83c9c777eb97bc0161e5c2c16001c7b3b1992bf39f7e01a5c0e35d8e9c94605"),
           Map.entry(
               "V11__management_quota_limits_as_data.sql",
-              "4743fbb7b3b0f4898079d8b78c3053eca6d74b24d134914bfb9e2e86655adb36"));
+              "4743fbb7b3b0f4898079d8b78c3053eca6d74b24d134914bfb9e2e86655adb36"),
+          Map.entry(
+              "V12__webhooks.sql",
+              "5055653d30d0caf722c654790eb365a1ebf727d58a05f70b71ac8fc80c037174"));
 
   /** The optional AI feature's migrations (db/postgres-ai), pinned the same way. */
   private static final Map<String, String> RELEASED_AI =

@@ -607,6 +607,77 @@ class PostgresRolePrivilegesIntegrationTest {
     assertThat(store.limits("prj-limits", null).orElseThrow().revision()).isEqualTo(1);
   }
 
+  /**
+   * Webhooks (migration V12): the admin registers endpoints and enqueues test events, the package
+   * manager and the executor insert the delivery rows of their changes (reading only which
+   * endpoints subscribe, never a secret), the executor alone claims and updates deliveries, and
+   * nobody else sees any of it.
+   */
+  @Test
+  void webhookGrantsFollowWhoWritesWhat() throws SQLException {
+    Map<String, Map<String, List<String>>> expected =
+        Map.of(
+            "webhook_projects",
+            Map.of(PostgresLogins.ADMIN, List.of("SELECT", "INSERT", "UPDATE")),
+            "webhook_endpoints",
+            Map.of(
+                PostgresLogins.ADMIN,
+                List.of("SELECT", "INSERT", "UPDATE", "DELETE"),
+                PostgresLogins.PACKAGE_EXECUTOR,
+                List.of("SELECT")),
+            "webhook_endpoint_events",
+            Map.of(
+                PostgresLogins.ADMIN,
+                List.of("SELECT", "INSERT", "UPDATE", "DELETE"),
+                PostgresLogins.PACKAGE_MANAGER,
+                List.of("SELECT"),
+                PostgresLogins.PACKAGE_EXECUTOR,
+                List.of("SELECT")),
+            "webhook_deliveries",
+            Map.of(
+                PostgresLogins.ADMIN,
+                List.of("SELECT", "INSERT"),
+                PostgresLogins.PACKAGE_MANAGER,
+                List.of("INSERT"),
+                PostgresLogins.PACKAGE_EXECUTOR,
+                List.of("SELECT", "INSERT")));
+    List<String> logins = new java.util.ArrayList<>(PostgresLogins.ALL);
+    logins.add(PostgresLogins.READER);
+    logins.add(PostgresLogins.WORKER_INGRESS);
+    for (var table : expected.entrySet()) {
+      for (String role : logins) {
+        List<String> allowed = table.getValue().getOrDefault(role, List.of());
+        for (String privilege : List.of("SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE")) {
+          assertThat(hasTablePrivilege(role, table.getKey(), privilege))
+              .as(role + " " + privilege + " " + table.getKey())
+              .isEqualTo(allowed.contains(privilege));
+        }
+      }
+    }
+    // The executor updates only the delivery columns of an attempt, never what was sent or where.
+    for (String column :
+        List.of("status", "attempts", "next_attempt_at_ms", "claim_token", "last_error")) {
+      assertThat(columnPrivilege(PostgresLogins.PACKAGE_EXECUTOR, "webhook_deliveries", column))
+          .as(column)
+          .isTrue();
+    }
+    for (String column : List.of("payload", "project_id", "webhook_id", "event_type")) {
+      assertThat(columnPrivilege(PostgresLogins.PACKAGE_EXECUTOR, "webhook_deliveries", column))
+          .as(column)
+          .isFalse();
+    }
+    // The package manager cannot read a sealed secret, or the delivery log.
+    HikariDataSource manager = fixture.rolePool(PostgresLogins.PACKAGE_MANAGER, 1);
+    assertDenied(manager, "SELECT secret_sealed FROM qinglong.webhook_endpoints");
+    assertDenied(manager, "SELECT payload FROM qinglong.webhook_deliveries");
+    assertDenied(manager, "UPDATE qinglong.webhook_deliveries SET status = 'delivered'");
+    // A reader sees nothing of it.
+    HikariDataSource reader = fixture.rolePool(PostgresLogins.READER, 1);
+    for (String table : expected.keySet()) {
+      assertDenied(reader, "SELECT count(*) FROM qinglong." + table);
+    }
+  }
+
   @Test
   void theGuardApprovesOnlyWithTheRequiredRecordedApproves() throws SQLException {
     HikariDataSource managerPool = fixture.rolePool(PostgresLogins.PACKAGE_MANAGER, 1);

@@ -30,7 +30,9 @@ class SqliteMigrationChecksumTest {
           "V8__n_of_m_approvals.sql",
           "aba4cd514bd8e97b84057a36d817d5c9f0df2b5465de12fb6f9484ce250b92e9",
           "V9__management_quota_limits_as_data.sql",
-          "7dd6ae3142e94a2304bba70b4e8d129cf64f060f86b2413b20ebff6846ffac56");
+          "7dd6ae3142e94a2304bba70b4e8d129cf64f060f86b2413b20ebff6846ffac56",
+          "V10__webhooks.sql",
+          "17133dd73acfdc23166e173d146c68a447b5106b261bcef11ce45d0d8fa4a7ec");
 
   /** The optional AI feature's migrations (db/sqlite-ai), pinned the same way. */
   private static final Map<String, String> RELEASED_AI =

@@ -9,12 +9,15 @@ import dev.qinglong.backend.SchemaProbe;
 import dev.qinglong.core.kernel.StoreUnavailableException;
 import dev.qinglong.core.modelquota.ModelQuotaStore;
 import dev.qinglong.core.quota.ManagementQuotaStore;
+import dev.qinglong.core.webhooks.SecretSealer;
+import dev.qinglong.core.webhooks.WebhookStore;
 import dev.qinglong.gateway.lease.StoredLeases;
 import dev.qinglong.jdbc.JdbcDialect;
 import dev.qinglong.jdbc.JdbcGovernanceStore;
 import dev.qinglong.jdbc.JdbcManagementQuotaStore;
 import dev.qinglong.jdbc.JdbcModelQuotaStore;
 import dev.qinglong.jdbc.JdbcPolicyStore;
+import dev.qinglong.jdbc.JdbcWebhookStore;
 import dev.qinglong.postgres.PostgresDialect;
 import dev.qinglong.postgres.PostgresMigrations;
 import dev.qinglong.postgres.leases.GatewayMigrations;
@@ -35,11 +38,11 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>governance: {@code ql3_package_manager} (quota, governance, Policy reads) and {@code
- *       ql3_admin} (member writes);
+ *       ql3_admin} (member writes, webhook registrations);
  *   <li>model quota: {@code ql3_runtime}, and {@code ql3_admin} for policy writes only (the runtime
  *       must not raise its own budget);
- *   <li>worker: {@code ql3_package_executor}, a one-connection pool and the worker lock's dedicated
- *       connection;
+ *   <li>worker: {@code ql3_package_executor}, a small pool (one connection, three with webhook
+ *       delivery) and the worker lock's dedicated connection;
  *   <li>downloads: {@code ql3_reader}, a small pool (Policy and published-artifact reads of a
  *       download-only process; schema checks) and the lease's or barrier's dedicated connection.
  * </ul>
@@ -63,15 +66,20 @@ public final class PostgresBackend {
   private final PostgresSettings settings;
   private final BackendParts parts;
   private final DataSourceDecorator decorator;
+  private final Optional<SecretSealer> webhookSealer;
   private final OpenedParts opened = new OpenedParts();
   private final List<SchemaProbe> probes = new ArrayList<>();
   private final List<String> logins = new ArrayList<>();
 
   private PostgresBackend(
-      PostgresSettings settings, BackendParts parts, DataSourceDecorator decorator) {
+      PostgresSettings settings,
+      BackendParts parts,
+      DataSourceDecorator decorator,
+      Optional<SecretSealer> webhookSealer) {
     this.settings = settings;
     this.parts = parts;
     this.decorator = decorator;
+    this.webhookSealer = webhookSealer;
   }
 
   /**
@@ -82,10 +90,22 @@ public final class PostgresBackend {
    */
   public static OpenedStore open(
       PostgresSettings settings, BackendParts parts, DataSourceDecorator decorator) {
+    return open(settings, parts, decorator, Optional.empty());
+  }
+
+  /**
+   * As {@link #open(PostgresSettings, BackendParts, DataSourceDecorator)}, with the webhook stores
+   * when {@code webhookSealer} is present (it seals and opens the endpoints' signing secrets).
+   */
+  public static OpenedStore open(
+      PostgresSettings settings,
+      BackendParts parts,
+      DataSourceDecorator decorator,
+      Optional<SecretSealer> webhookSealer) {
     if (settings.migrate()) {
       PostgresMigrator.migrate(settings, parts.modelQuota());
     }
-    PostgresBackend backend = new PostgresBackend(settings, parts, decorator);
+    PostgresBackend backend = new PostgresBackend(settings, parts, decorator, webhookSealer);
     try {
       OpenedStore store = backend.openParts();
       if (!settings.migrate()) {
@@ -109,6 +129,7 @@ public final class PostgresBackend {
     ManagementQuotaStore quota = null;
     ModelQuotaStore modelQuota = null;
     OpenedStore.Worker worker = null;
+    WebhookStore webhooks = null;
     PostgresDownloads downloads = null;
     DataSource admin = null;
     if (parts.governance()) {
@@ -129,6 +150,10 @@ public final class PostgresBackend {
               DIALECT,
               System::nanoTime,
               JdbcManagementQuotaStore.Coalescing.forPool(settings.managerPoolSize()));
+      // Webhook registrations are policy writes (migration V12): the admin's.
+      DataSource registrations = admin;
+      webhooks =
+          webhookSealer.map(s -> new JdbcWebhookStore(registrations, DIALECT, s)).orElse(null);
       probeBase("package-manager", manager);
       probeBase("admin", admin);
     }
@@ -142,11 +167,15 @@ public final class PostgresBackend {
           new SchemaProbe("runtime", runtime, AI_HISTORY, PostgresMigrations.AI_REQUIRED_VERSION));
     }
     if (parts.worker()) {
-      DataSource executor = pool(PostgresSettings.PACKAGE_EXECUTOR, 1);
+      // Webhook delivery claims and records attempts as the executor too (migration V12), beside
+      // the publication worker's statements: a few more connections.
+      DataSource executor =
+          pool(PostgresSettings.PACKAGE_EXECUTOR, webhookSealer.isPresent() ? 3 : 1);
       worker =
           new OpenedStore.Worker(
               new JdbcGovernanceStore(executor, DIALECT),
-              opened.add(PostgresDownloads.workerLock(settings)));
+              opened.add(PostgresDownloads.workerLock(settings)),
+              webhookSealer.map(s -> (WebhookStore) new JdbcWebhookStore(executor, DIALECT, s)));
       probeBase("package-executor", executor);
     }
     DataSource downloadsReader = null;
@@ -172,6 +201,7 @@ public final class PostgresBackend {
         Optional.ofNullable(catalog),
         Optional.ofNullable(quota),
         Optional.ofNullable(modelQuota),
+        Optional.ofNullable(webhooks),
         Optional.ofNullable(worker),
         Optional.ofNullable(downloads),
         storedLeases(downloadsReader),

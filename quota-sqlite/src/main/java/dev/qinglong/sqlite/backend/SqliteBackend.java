@@ -8,6 +8,8 @@ import dev.qinglong.backend.OpenedStore;
 import dev.qinglong.backend.SchemaProbe;
 import dev.qinglong.core.modelquota.ModelQuotaStore;
 import dev.qinglong.core.quota.ManagementQuotaStore;
+import dev.qinglong.core.webhooks.SecretSealer;
+import dev.qinglong.core.webhooks.WebhookStore;
 import dev.qinglong.gateway.downloads.DownloadCoordination;
 import dev.qinglong.gateway.downloads.DownloadCoordinator;
 import dev.qinglong.gateway.downloads.StandaloneDownloads;
@@ -21,6 +23,7 @@ import dev.qinglong.jdbc.JdbcGovernanceStore;
 import dev.qinglong.jdbc.JdbcManagementQuotaStore;
 import dev.qinglong.jdbc.JdbcModelQuotaStore;
 import dev.qinglong.jdbc.JdbcPolicyStore;
+import dev.qinglong.jdbc.JdbcWebhookStore;
 import dev.qinglong.sqlite.SqliteDatabase;
 import dev.qinglong.sqlite.SqliteDialect;
 import dev.qinglong.sqlite.SqliteProcessLock;
@@ -82,6 +85,19 @@ public final class SqliteBackend {
    */
   public static OpenedStore open(
       Path file, boolean ai, BackendParts parts, DataSourceDecorator decorator) {
+    return open(file, ai, parts, decorator, Optional.empty());
+  }
+
+  /**
+   * As {@link #open(Path, boolean, BackendParts, DataSourceDecorator)}, with the webhook stores
+   * (registrations and delivery, over the one pool) when {@code webhookSealer} is present.
+   */
+  public static OpenedStore open(
+      Path file,
+      boolean ai,
+      BackendParts parts,
+      DataSourceDecorator decorator,
+      Optional<SecretSealer> webhookSealer) {
     OpenedParts opened = new OpenedParts();
     try {
       // One process per file: a second one is refused here, before it migrates or writes.
@@ -108,8 +124,12 @@ public final class SqliteBackend {
                 SqliteDatabase.AI_HISTORY_TABLE,
                 SqliteDatabase.AI_REQUIRED_VERSION));
       }
+      Optional<WebhookStore> webhooks =
+          webhookSealer.map(s -> new JdbcWebhookStore(ds, DIALECT, s));
       OpenedStore.Worker worker =
-          parts.worker() ? new OpenedStore.Worker(governance, WorkerLock.singleProcess()) : null;
+          parts.worker()
+              ? new OpenedStore.Worker(governance, WorkerLock.singleProcess(), webhooks)
+              : null;
       log.info(
           "store.sqlite.ready file={} migrationsApplied={} aiMigrationsApplied={} parts={}",
           file,
@@ -122,6 +142,7 @@ public final class SqliteBackend {
           Optional.of(new OpenedStore.Catalog(new JdbcPolicyStore(ds, DIALECT), governance)),
           Optional.ofNullable(quota),
           Optional.ofNullable(modelQuota),
+          parts.governance() ? webhooks : Optional.empty(),
           Optional.ofNullable(worker),
           parts.downloads() ? Optional.of(DOWNLOADS) : Optional.empty(),
           StoredLeases.Reader.NONE,
