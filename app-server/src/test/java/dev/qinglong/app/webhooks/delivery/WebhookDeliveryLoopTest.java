@@ -38,6 +38,7 @@ class WebhookDeliveryLoopTest {
   private WebhookReceiver receiver;
   private WebhookSender sender;
   private final byte[] key = WebhookSecrets.generate();
+  private DeliveryDispatcher dispatcher;
 
   private final Clock storeClock =
       new Clock() {
@@ -87,8 +88,7 @@ class WebhookDeliveryLoopTest {
             schedule,
             metrics,
             storeClock);
-    DeliveryDispatcher dispatcher =
-        new DeliveryDispatcher(new DeliveryDispatcher.Limits(4, 2, 1), attempt);
+    dispatcher = new DeliveryDispatcher(new DeliveryDispatcher.Limits(4, 2, 1), attempt);
     WebhookDeliveryLoop loop =
         new WebhookDeliveryLoop(
             store, active::get, dispatcher, metrics, storeClock, LEASE, Duration.ofMillis(50));
@@ -102,6 +102,14 @@ class WebhookDeliveryLoopTest {
 
   private InMemoryDeliveries.Row add(String id, String project, String path, byte[]... keys) {
     return store.add(id, project, "hook", receiver.url(path), List.of(keys));
+  }
+
+  /**
+   * Waits until no attempt runs (its slot is free again: metrics and release come after the
+   * record).
+   */
+  private void awaitIdle() {
+    await().atMost(WAIT).until(() -> dispatcher.inFlight() == 0);
   }
 
   private String status(String id) {
@@ -137,6 +145,7 @@ class WebhookDeliveryLoopTest {
     loop.tick();
 
     await().atMost(WAIT).until(() -> status("msg_a").equals("delivered"));
+    awaitIdle();
     WebhookReceiver.Received r = receiver.received().get(0);
     assertThat(r.header("webhook-id")).isEqualTo("msg_a");
     new Webhook(WebhookSecrets.text(key)).verify(r.body(), r.webhookHeaders());
@@ -156,6 +165,7 @@ class WebhookDeliveryLoopTest {
       loop.tick();
       int expected = attempt;
       await().atMost(WAIT).until(() -> store.row("msg_r").attempts == expected);
+      awaitIdle();
       store.now.addAndGet(20); // past the 10 ms retry delay
     }
 
@@ -249,6 +259,7 @@ class WebhookDeliveryLoopTest {
     assertThat(store.row("msg_slow2").attempts).isZero();
     receiver.release();
     await().atMost(WAIT).until(() -> status("msg_slow").equals("delivered"));
+    awaitIdle();
     store.now.addAndGet(LEASE.toMillis() + 1);
     loop.tick();
     await().atMost(WAIT).until(() -> status("msg_slow2").equals("delivered"));
@@ -263,6 +274,7 @@ class WebhookDeliveryLoopTest {
     loop.tick();
 
     await().atMost(WAIT).until(() -> status("msg_f").equals("failed"));
+    awaitIdle();
     assertThat(store.row("msg_f").lastStatus).isEqualTo(500);
     assertThat(store.row("msg_f").lastError).isEqualTo("HTTP 500");
     assertThat(count("failed")).isEqualTo(1);
