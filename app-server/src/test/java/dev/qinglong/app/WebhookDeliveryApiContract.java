@@ -108,7 +108,12 @@ public abstract class WebhookDeliveryApiContract {
   }
 
   List<WebhookReceiver.Received> awaitAt(String path, Predicate<List<WebhookReceiver.Received>> p) {
-    await().atMost(WAIT).until(() -> p.test(at(path)));
+    try {
+      await().atMost(WAIT).until(() -> p.test(at(path)));
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      throw new AssertionError(
+          "received at " + path + ": " + at(path).stream().map(r -> r.body()).toList(), e);
+    }
     return at(path);
   }
 
