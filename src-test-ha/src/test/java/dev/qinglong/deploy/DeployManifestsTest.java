@@ -61,6 +61,7 @@ class DeployManifestsTest {
           "qinglong.store",
           "qinglong.role",
           "qinglong.log-format",
+          "qinglong.webhooks.secret-key",
           "qinglong.auth.mode",
           "qinglong.auth.dev-tokens-on-network",
           "qinglong.auth.global-admins",
@@ -124,6 +125,14 @@ class DeployManifestsTest {
   private static final int TESTED_POSTGRES_MAJOR = 15;
 
   private static final String BARMAN_PLUGIN = "barman-cloud.cloudnative-pg.io";
+
+  /**
+   * The secret with the key that seals webhook signing secrets (created by the operator's admin).
+   */
+  private static final String WEBHOOK_KEY_SECRET = "qinglong-webhooks-key";
+
+  /** qinglong.webhooks.secret-key in its canonical environment form. */
+  private static final String WEBHOOK_KEY_ENV = "QINGLONG_WEBHOOKS_SECRETKEY";
 
   /** CloudNativePG's CA secret of the cluster qinglong-db (created by the operator). */
   private static final String DB_CA_SECRET = "qinglong-db-ca";
@@ -686,8 +695,16 @@ class DeployManifestsTest {
       Set<String> expected = ownRoles.get(component);
       Map<String, String> env = secretEnv(d);
       Set<String> wired = new TreeSet<>();
+      // Writers and workers also read the key that seals webhook secrets, from one secret.
+      boolean sealsWebhooks = !component.equals("reader");
+      assertThat(env.get(WEBHOOK_KEY_ENV))
+          .as(component + ": " + WEBHOOK_KEY_ENV)
+          .isEqualTo(sealsWebhooks ? WEBHOOK_KEY_SECRET : null);
       for (Map.Entry<String, String> e : env.entrySet()) {
         String name = e.getKey();
+        if (name.equals(WEBHOOK_KEY_ENV)) {
+          continue;
+        }
         assertThat(name)
             .as(component + ": every secret variable is a role login")
             .startsWith("QINGLONG_POSTGRES_ROLES_");
@@ -708,6 +725,9 @@ class DeployManifestsTest {
       }
       // Besides its logins, every workload reads the database CA (only ca.crt, see checkDbCa).
       expectedSecrets.add(DB_CA_SECRET);
+      if (sealsWebhooks) {
+        expectedSecrets.add(WEBHOOK_KEY_SECRET);
+      }
       assertThat(secretsOf(d))
           .as(component + ": the only secrets its pods can read")
           .isEqualTo(expectedSecrets);
