@@ -12,7 +12,8 @@
 -- (the threshold pass, run by the worker) already insert deliveries and read subscriptions (v12).
 
 ALTER TABLE webhook_deliveries
-  ADD COLUMN dedup_key text CHECK (dedup_key ~ '^[A-Za-z0-9._:-]{1,400}$');
+  ADD COLUMN dedup_key text
+    CHECK (length(dedup_key) BETWEEN 1 AND 400 AND dedup_key ~ '^[A-Za-z0-9._:-]+$');
 
 CREATE UNIQUE INDEX webhook_deliveries_dedup_idx
   ON webhook_deliveries (project_id, webhook_id, dedup_key) WHERE dedup_key IS NOT NULL;

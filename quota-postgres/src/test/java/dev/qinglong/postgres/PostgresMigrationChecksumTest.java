@@ -51,7 +51,7 @@ class PostgresMigrationChecksumTest {
               "5055653d30d0caf722c654790eb365a1ebf727d58a05f70b71ac8fc80c037174"),
           Map.entry(
               "V13__webhook_event_dedup_keys.sql",
-              "f202b720e73890e2ecc1cc8ffa8e3dfab91107b0975e0269528af2caa9485346"));
+              "1c81a626a5119547823b19dcd9252c490d126da99181cb5ac69a3be5f18597d0"));
 
   /** The optional AI feature's migrations (db/postgres-ai), pinned the same way. */
   private static final Map<String, String> RELEASED_AI =
