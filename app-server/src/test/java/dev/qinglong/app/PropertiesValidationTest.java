@@ -35,6 +35,7 @@ class PropertiesValidationTest {
     "qinglong.downloads.slot, 1, qinglong.downloads.slot must be below qinglong.downloads.slots",
     "qinglong.management-quota.window, 500ms, qinglong.management-quota.window",
     "qinglong.management-quota.limits.propose, 0, limits.propose",
+    "qinglong.webhooks.secret-key, c2hvcnQ=, qinglong.webhooks.secret-key must be base64",
   })
   void aBadValueRefusesToStartNamingTheProperty(
       String property, String value, String named, @TempDir Path dir) {
