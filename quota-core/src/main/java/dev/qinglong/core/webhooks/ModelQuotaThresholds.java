@@ -57,6 +57,7 @@ public final class ModelQuotaThresholds {
    * One pass over every subscribed Project.
    *
    * @return how many deliveries it wrote
+   * @throws RuntimeException the first Project's failure, after every other Project was passed
    */
   public int run() {
     Map<String, List<WebhookEventOutbox.ThresholdSubscription>> byProject = new LinkedHashMap<>();
@@ -66,21 +67,42 @@ public final class ModelQuotaThresholds {
       }
     }
     int written = 0;
+    RuntimeException failed = null;
     for (Map.Entry<String, List<WebhookEventOutbox.ThresholdSubscription>> e :
         byProject.entrySet()) {
-      WindowUsageReading reading = usage.apply(e.getKey());
-      if (reading == null || reading.quota() == null) {
-        continue;
-      }
-      for (Crossing c : crossings(reading, e.getValue())) {
-        if (outbox.enqueueOnce(
-            c.projectId(),
-            c.webhookId(),
-            WebhookEventType.MODEL_QUOTA_THRESHOLD,
-            c.dedupKey(),
-            c.payload(reading.databaseNowMs()))) {
-          written++;
+      try {
+        written += project(e.getKey(), e.getValue());
+      } catch (RuntimeException ex) {
+        // One Project's window that cannot be read (or written for) does not hold back the
+        // others; the pass still fails, so it is counted and tried again.
+        if (failed == null) {
+          failed = ex;
+        } else {
+          failed.addSuppressed(ex);
         }
+      }
+    }
+    if (failed != null) {
+      throw failed;
+    }
+    return written;
+  }
+
+  private int project(
+      String projectId, List<WebhookEventOutbox.ThresholdSubscription> subscriptions) {
+    WindowUsageReading reading = usage.apply(projectId);
+    if (reading == null || reading.quota() == null) {
+      return 0;
+    }
+    int written = 0;
+    for (Crossing c : crossings(reading, subscriptions)) {
+      if (outbox.enqueueOnce(
+          c.projectId(),
+          c.webhookId(),
+          WebhookEventType.MODEL_QUOTA_THRESHOLD,
+          c.dedupKey(),
+          c.payload(reading.databaseNowMs()))) {
+        written++;
       }
     }
     return written;

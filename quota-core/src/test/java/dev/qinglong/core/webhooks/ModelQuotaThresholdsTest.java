@@ -67,4 +67,42 @@ class ModelQuotaThresholdsTest {
                 + "\"used\":10,\"limit\":10,\"windowStartedAt\":\"2023-11-14T23:00:00.000Z\","
                 + "\"windowSeconds\":3600}}");
   }
+
+  @Test
+  void aProjectThatCannotBeReadDoesNotHoldBackTheOthersAndThePassStillFails() {
+    List<String> written = new java.util.ArrayList<>();
+    WebhookEventOutbox outbox =
+        new WebhookEventOutbox() {
+          @Override
+          public int enqueueOnce(String p, WebhookEventType t, String k, String b) {
+            throw new AssertionError("not used");
+          }
+
+          @Override
+          public boolean enqueueOnce(String p, String w, WebhookEventType t, String k, String b) {
+            written.add(p + " " + k);
+            return true;
+          }
+
+          @Override
+          public List<ThresholdSubscription> thresholdSubscriptions() {
+            return List.of(
+                new ThresholdSubscription("bad", "w1", List.of(BigDecimal.ONE)),
+                new ThresholdSubscription("p1", "w1", List.of(BigDecimal.ONE)));
+          }
+        };
+    ModelQuotaThresholds pass =
+        new ModelQuotaThresholds(
+            outbox,
+            project -> {
+              if (project.equals("bad")) {
+                throw new IllegalStateException("drifted");
+              }
+              return reading(10, 0, 0, null);
+            });
+    org.assertj.core.api.Assertions.assertThatThrownBy(pass::run)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("drifted");
+    assertThat(written).containsExactly("p1 mqt:" + START + ":" + HOUR + ":invocations:1");
+  }
 }
