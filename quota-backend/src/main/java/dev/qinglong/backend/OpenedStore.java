@@ -4,6 +4,7 @@ import dev.qinglong.core.governance.GovernanceStore;
 import dev.qinglong.core.modelquota.ModelQuotaStore;
 import dev.qinglong.core.policy.ProjectPolicyStore;
 import dev.qinglong.core.quota.ManagementQuotaStore;
+import dev.qinglong.core.webhooks.WebhookEventOutbox;
 import dev.qinglong.core.webhooks.WebhookStore;
 import dev.qinglong.gateway.downloads.DownloadCoordinator;
 import dev.qinglong.gateway.lease.StoredLeases;
@@ -29,6 +30,9 @@ import java.util.Optional;
  * @param webhooks webhook registrations, the delivery log and test events ({@link
  *     BackendParts#governance()}; PostgreSQL: {@code ql3_admin}); absent without a secret sealing
  *     key (a PostgreSQL store given none: the webhook routes answer 503)
+ * @param webhookEvents where the management side writes a {@code management-quota.rejected} event
+ *     (once per bucket and window, by its deduplication key; PostgreSQL: {@code ql3_admin});
+ *     present exactly when {@code webhooks} is
  * @param worker the publication worker's publishing store and lock ({@link BackendParts#worker()})
  * @param downloads what starts the download side with the application's own settings ({@link
  *     BackendParts#downloads()})
@@ -43,6 +47,7 @@ public record OpenedStore(
     Optional<ManagementQuotaStore> managementQuota,
     Optional<ModelQuotaStore> modelQuota,
     Optional<WebhookStore> webhooks,
+    Optional<WebhookEventOutbox> webhookEvents,
     Optional<Worker> worker,
     Optional<DownloadCoordinator> downloads,
     StoredLeases.Reader storedLeases,
@@ -53,6 +58,7 @@ public record OpenedStore(
   public OpenedStore {
     Objects.requireNonNull(kind);
     Objects.requireNonNull(webhooks);
+    Objects.requireNonNull(webhookEvents);
     Objects.requireNonNull(parts);
     probes = List.copyOf(probes);
     Objects.requireNonNull(storedLeases);
@@ -76,13 +82,30 @@ public record OpenedStore(
    *     WebhookStore#recordAttempt}, {@link WebhookStore#oldestDueCreatedAtMs}; PostgreSQL: {@code
    *     ql3_package_executor}), used only while this process holds {@code lock}; absent without a
    *     secret sealing key (then no webhook is delivered)
+   * @param webhookEvents where the worker's threshold pass writes {@code model-quota.threshold}
+   *     events (PostgreSQL: {@code ql3_package_executor}); present exactly when {@code webhooks} is
+   * @param windowUsage the threshold pass's read of model-quota windows ({@link
+   *     ModelQuotaStore#currentWindowUsage} only; PostgreSQL: {@code ql3_package_executor}, which
+   *     may read the window tables and nothing else of the model quota, db/postgres-ai V5); present
+   *     with {@code webhookEvents}, used only when the model quota is enabled
    */
   public record Worker(
-      GovernanceStore publisher, WorkerLock lock, Optional<WebhookStore> webhooks) {
+      GovernanceStore publisher,
+      WorkerLock lock,
+      Optional<WebhookStore> webhooks,
+      Optional<WebhookEventOutbox> webhookEvents,
+      Optional<ModelQuotaStore> windowUsage) {
     public Worker {
       Objects.requireNonNull(publisher);
       Objects.requireNonNull(lock);
       Objects.requireNonNull(webhooks);
+      Objects.requireNonNull(webhookEvents);
+      Objects.requireNonNull(windowUsage);
+    }
+
+    /** A worker that delivers webhooks but derives no threshold event. */
+    public Worker(GovernanceStore publisher, WorkerLock lock, Optional<WebhookStore> webhooks) {
+      this(publisher, lock, webhooks, Optional.empty(), Optional.empty());
     }
 
     /** A worker without webhook delivery. */

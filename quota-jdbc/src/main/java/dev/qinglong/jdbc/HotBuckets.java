@@ -68,8 +68,8 @@ final class HotBuckets {
   static final Duration DEFAULT_MAX_HOLD = Duration.ofSeconds(1);
 
   /**
-   * One full bucket: held until, its window's end (monotonic ns), under which limit and window,
-   * with which ids.
+   * One full bucket: held until, its window's end (monotonic ns), under which limit and window, in
+   * which window (its start on the database clock) and with which ids.
    */
   private record Full(
       long holdUntilNanos,
@@ -77,6 +77,7 @@ final class HotBuckets {
       int defaultLimit,
       long windowMs,
       EffectiveLimit limit,
+      long windowStartedAtMs,
       long[] sortedIdHashes) {}
 
   private final LongSupplier nanoTime;
@@ -128,7 +129,7 @@ final class HotBuckets {
     }
     long seconds =
         Math.min((leftNanos + 999_999_999L) / 1_000_000_000L, (window.toMillis() + 999) / 1000);
-    return new QuotaDecision.Rejected(Math.max(1, seconds), entry.limit);
+    return new QuotaDecision.Rejected(Math.max(1, seconds), entry.limit, entry.windowStartedAtMs);
   }
 
   /**
@@ -166,7 +167,14 @@ final class HotBuckets {
     long holdUntil = sentAtNanos + Math.min(maxHoldNanos, windowEnd - sentAtNanos);
     full.put(
         key,
-        new Full(holdUntil, windowEnd, defaultLimit, window.toMillis(), reading.limit(), hashes));
+        new Full(
+            holdUntil,
+            windowEnd,
+            defaultLimit,
+            window.toMillis(),
+            reading.limit(),
+            reading.windowStartedAtMs(),
+            hashes));
   }
 
   /** Buckets held now (for tests and metrics). */

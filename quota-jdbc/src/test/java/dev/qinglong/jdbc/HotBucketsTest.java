@@ -41,6 +41,11 @@ class HotBucketsTest {
         BucketReading.Outcome.REJECTED, now - (MINUTE.toMillis() - leftMs), 2, 2, now, limit);
   }
 
+  /** The window start of {@link #counted} with {@code leftMs} left: what a refusal carries. */
+  private static long start(long leftMs) {
+    return 5_000_000 - (MINUTE.toMillis() - leftMs);
+  }
+
   private static ReceiptId r(String id) {
     return new ReceiptId(id);
   }
@@ -52,9 +57,11 @@ class HotBucketsTest {
     nanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(300)); // the statement's round trip
     hot.remember(KEY, 2, MINUTE, sent, full(10_000), "a b");
 
-    assertThat(hot.refuse(KEY, r("c"), 2, MINUTE)).isEqualTo(new QuotaDecision.Rejected(10, TWO));
+    assertThat(hot.refuse(KEY, r("c"), 2, MINUTE))
+        .isEqualTo(new QuotaDecision.Rejected(10, TWO, start(10_000)));
     nanos.set(sent + TimeUnit.MILLISECONDS.toNanos(9_001));
-    assertThat(hot.refuse(KEY, r("c"), 2, MINUTE)).isEqualTo(new QuotaDecision.Rejected(1, TWO));
+    assertThat(hot.refuse(KEY, r("c"), 2, MINUTE))
+        .isEqualTo(new QuotaDecision.Rejected(1, TWO, start(10_000)));
     // 10 s after the statement was sent, not after its answer came: the window may have ended.
     nanos.set(sent + TimeUnit.MILLISECONDS.toNanos(10_000));
     assertThat(hot.refuse(KEY, r("c"), 2, MINUTE)).isNull();
@@ -69,7 +76,8 @@ class HotBucketsTest {
     hot.remember(KEY, 2, MINUTE, sent, full(30_000), "a b");
     nanos.set(sent + TimeUnit.MILLISECONDS.toNanos(999));
     // Retry-After still counts down to the window's end, not to the end of the hold.
-    assertThat(hot.refuse(KEY, r("c"), 2, MINUTE)).isEqualTo(new QuotaDecision.Rejected(30, TWO));
+    assertThat(hot.refuse(KEY, r("c"), 2, MINUTE))
+        .isEqualTo(new QuotaDecision.Rejected(30, TWO, start(30_000)));
     nanos.set(sent + TimeUnit.MILLISECONDS.toNanos(1_000));
     assertThat(hot.refuse(KEY, r("c"), 2, MINUTE)).isNull();
   }
@@ -81,7 +89,7 @@ class HotBucketsTest {
     // The default sent was 30; the user's override of 2 is what filled the bucket.
     hot.remember(KEY, 30, MINUTE, nanos.get(), counted(30_000, users), "a b");
     assertThat(hot.refuse(KEY, r("c"), 30, MINUTE))
-        .isEqualTo(new QuotaDecision.Rejected(30, users));
+        .isEqualTo(new QuotaDecision.Rejected(30, users, start(30_000)));
     // Another default (a rolling configuration change) goes to the database.
     assertThat(hot.refuse(KEY, r("c"), 2, MINUTE)).isNull();
   }

@@ -18,10 +18,10 @@ public final class PostgresMigrations {
   public static final String AI_HISTORY_TABLE = "flyway_ai_schema_history";
 
   /** The base schema version this code needs. */
-  public static final int REQUIRED_VERSION = 12;
+  public static final int REQUIRED_VERSION = 13;
 
   /** The AI schema version this code needs (when the feature is enabled). */
-  public static final int AI_REQUIRED_VERSION = 4;
+  public static final int AI_REQUIRED_VERSION = 5;
 
   private static final MigrationHistory BASE = new MigrationHistory(LOCATION, HISTORY_TABLE, false);
 

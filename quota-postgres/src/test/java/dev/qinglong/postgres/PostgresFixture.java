@@ -9,14 +9,16 @@ import dev.qinglong.core.quota.ManagementQuotaStore;
 import dev.qinglong.core.quota.QuotaKey;
 import dev.qinglong.core.quota.RequestDigest;
 import dev.qinglong.core.webhooks.SecretSealer;
+import dev.qinglong.core.webhooks.WebhookEventOutbox;
 import dev.qinglong.core.webhooks.WebhookStore;
 import dev.qinglong.jdbc.JdbcGovernanceStore;
 import dev.qinglong.jdbc.JdbcManagementQuotaStore;
 import dev.qinglong.jdbc.JdbcModelQuotaStore;
 import dev.qinglong.jdbc.JdbcPolicyStore;
+import dev.qinglong.jdbc.JdbcWebhookEventOutbox;
 import dev.qinglong.jdbc.JdbcWebhookStore;
 import dev.qinglong.testkit.ModelQuotaFixture;
-import dev.qinglong.testkit.WebhookFixture;
+import dev.qinglong.testkit.WebhookEventsFixture;
 import dev.qinglong.testkit.postgres.PostgresTestServer;
 import dev.qinglong.testkit.postgres.TestDatabase;
 import java.sql.Connection;
@@ -36,7 +38,7 @@ import javax.sql.DataSource;
  * publication as {@code ql3_package_executor}, Project Policy and model-policy writes as {@code
  * ql3_admin}, the model quota (when the AI feature is migrated) as {@code ql3_runtime}.
  */
-final class PostgresFixture implements ModelQuotaFixture, WebhookFixture {
+final class PostgresFixture implements ModelQuotaFixture, WebhookEventsFixture {
   private final TestDatabase database;
   private final HikariDataSource owner;
   private final HikariDataSource admin;
@@ -169,6 +171,26 @@ final class PostgresFixture implements ModelQuotaFixture, WebhookFixture {
     // The delivery worker's login, as PostgresBackend wires it.
     return new JdbcWebhookStore(
         rolePool(PostgresLogins.PACKAGE_EXECUTOR, 2), PostgresDialect.INSTANCE, sealer);
+  }
+
+  @Override
+  public WebhookEventOutbox rejectionOutbox() {
+    // Refusals are written by the management side as the admin, as PostgresBackend wires it.
+    return new JdbcWebhookEventOutbox(rolePool(PostgresLogins.ADMIN, 4), PostgresDialect.INSTANCE);
+  }
+
+  @Override
+  public WebhookEventOutbox workerOutbox() {
+    // The threshold pass runs on the worker, as the executor.
+    return new JdbcWebhookEventOutbox(
+        rolePool(PostgresLogins.PACKAGE_EXECUTOR, 2), PostgresDialect.INSTANCE);
+  }
+
+  @Override
+  public ModelQuotaStore workerUsage() {
+    // Reads windows only (db/postgres-ai V5 grants the executor SELECT on those three tables).
+    DataSource executorPool = rolePool(PostgresLogins.PACKAGE_EXECUTOR, 2);
+    return new JdbcModelQuotaStore(executorPool, PostgresDialect.INSTANCE);
   }
 
   @Override

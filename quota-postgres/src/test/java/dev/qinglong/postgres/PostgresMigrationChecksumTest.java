@@ -48,7 +48,10 @@ class PostgresMigrationChecksumTest {
               "4743fbb7b3b0f4898079d8b78c3053eca6d74b24d134914bfb9e2e86655adb36"),
           Map.entry(
               "V12__webhooks.sql",
-              "5055653d30d0caf722c654790eb365a1ebf727d58a05f70b71ac8fc80c037174"));
+              "5055653d30d0caf722c654790eb365a1ebf727d58a05f70b71ac8fc80c037174"),
+          Map.entry(
+              "V13__webhook_event_dedup_keys.sql",
+              "1c81a626a5119547823b19dcd9252c490d126da99181cb5ac69a3be5f18597d0"));
 
   /** The optional AI feature's migrations (db/postgres-ai), pinned the same way. */
   private static final Map<String, String> RELEASED_AI =
@@ -60,7 +63,9 @@ class PostgresMigrationChecksumTest {
           "V3__step_run_recovery_sweep_index.sql",
           "0cb432b19e024ae4b4ce235cd79499d1a0ec233d0427c90dc3a633780a553268",
           "V4__model_lifecycle_writes.sql",
-          "4778173d65aa2e239beae69d99e801b06337fb1887f74e9ae504be1e65099aad");
+          "4778173d65aa2e239beae69d99e801b06337fb1887f74e9ae504be1e65099aad",
+          "V5__worker_reads_model_quota_windows.sql",
+          "44832d86e66329ca528756b24d3052dc38c281413f015336b75d8c97b5a5956b");
 
   @Test
   void releasedMigrationsAreUnchangedAndAllPinned() {

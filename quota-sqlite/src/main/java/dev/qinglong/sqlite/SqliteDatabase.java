@@ -36,7 +36,7 @@ public final class SqliteDatabase {
   public static final String HISTORY_TABLE = "flyway_schema_history";
 
   /** The base schema version this code needs. */
-  public static final int REQUIRED_VERSION = 10;
+  public static final int REQUIRED_VERSION = 11;
 
   /** The AI schema version this code needs (when the feature is enabled). */
   public static final int AI_REQUIRED_VERSION = 2;

@@ -8,14 +8,16 @@ import dev.qinglong.core.quota.ManagementQuotaStore;
 import dev.qinglong.core.quota.QuotaKey;
 import dev.qinglong.core.quota.RequestDigest;
 import dev.qinglong.core.webhooks.SecretSealer;
+import dev.qinglong.core.webhooks.WebhookEventOutbox;
 import dev.qinglong.core.webhooks.WebhookStore;
 import dev.qinglong.jdbc.JdbcGovernanceStore;
 import dev.qinglong.jdbc.JdbcManagementQuotaStore;
 import dev.qinglong.jdbc.JdbcModelQuotaStore;
 import dev.qinglong.jdbc.JdbcPolicyStore;
+import dev.qinglong.jdbc.JdbcWebhookEventOutbox;
 import dev.qinglong.jdbc.JdbcWebhookStore;
 import dev.qinglong.testkit.ModelQuotaFixture;
-import dev.qinglong.testkit.WebhookFixture;
+import dev.qinglong.testkit.WebhookEventsFixture;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -35,7 +37,7 @@ import javax.sql.DataSource;
  * A migrated SQLite file per test class (base schema, plus the AI feature when asked), with
  * owner-level probes for the contract suites.
  */
-final class SqliteFixture implements ModelQuotaFixture, WebhookFixture {
+final class SqliteFixture implements ModelQuotaFixture, WebhookEventsFixture {
   private final Path dir;
   private final Path file;
   private final List<HikariDataSource> pools = new CopyOnWriteArrayList<>();
@@ -117,6 +119,21 @@ final class SqliteFixture implements ModelQuotaFixture, WebhookFixture {
   @Override
   public WebhookStore deliveryStore(SecretSealer sealer) {
     return new JdbcWebhookStore(newDataSource(), SqliteDialect.INSTANCE, sealer);
+  }
+
+  @Override
+  public WebhookEventOutbox rejectionOutbox() {
+    return new JdbcWebhookEventOutbox(newDataSource(), SqliteDialect.INSTANCE);
+  }
+
+  @Override
+  public WebhookEventOutbox workerOutbox() {
+    return new JdbcWebhookEventOutbox(newDataSource(), SqliteDialect.INSTANCE);
+  }
+
+  @Override
+  public ModelQuotaStore workerUsage() {
+    return new JdbcModelQuotaStore(newDataSource(), SqliteDialect.INSTANCE);
   }
 
   @Override

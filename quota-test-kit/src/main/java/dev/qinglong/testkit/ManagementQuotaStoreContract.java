@@ -111,8 +111,10 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
   }
 
   /** A refusal under the default limit {@code limit} (no policy). */
-  private static QuotaDecision.Rejected rejected(long retryAfterSeconds, int limit) {
-    return new QuotaDecision.Rejected(retryAfterSeconds, EffectiveLimit.defaultLimit(limit));
+  private static QuotaDecision.Rejected rejected(
+      long retryAfterSeconds, int limit, long windowStartedAtMs) {
+    return new QuotaDecision.Rejected(
+        retryAfterSeconds, EffectiveLimit.defaultLimit(limit), windowStartedAtMs);
   }
 
   /**
@@ -196,8 +198,12 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
 
     // Less than one second left: still a whole second, never 0.
     startWindowAgo(key, WINDOW_MS - 900);
+    long start = fixture.databaseNowMs() - (WINDOW_MS - 900);
     QuotaDecision last = consume(key, "i3", 1);
-    assertThat(last).isEqualTo(rejected(1, 1));
+    assertThat(((QuotaDecision.Rejected) last).retryAfterSeconds()).isEqualTo(1);
+    assertThat(((QuotaDecision.Rejected) last).limit()).isEqualTo(EffectiveLimit.defaultLimit(1));
+    // The refusal names the window it refused in, as the statement returned it.
+    assertThat(((QuotaDecision.Rejected) last).windowStartedAtMs()).isBetween(start - 1_000, start);
   }
 
   @Test
@@ -602,7 +608,7 @@ public abstract class ManagementQuotaStoreContract extends StoreContractSupport 
       lastEnd = Math.max(lastEnd, start + WINDOW_MS);
       // Fills it (held from here), then a new id is refused with the database's last second.
       assertThat(withoutClock(consume(instance, key, "p2", 2))).isEqualTo(allowed(start, 2));
-      assertThat(consume(instance, key, "p3", 2)).isEqualTo(rejected(1, 2));
+      assertThat(consume(instance, key, "p3", 2)).isEqualTo(rejected(1, 2, start));
     }
     while (fixture.databaseNowMs() < lastEnd) {
       Thread.sleep(5);

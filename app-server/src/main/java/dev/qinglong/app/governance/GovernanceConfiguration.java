@@ -9,8 +9,10 @@ import dev.qinglong.core.quota.CallerQuota;
 import dev.qinglong.core.quota.ManagementQuota;
 import dev.qinglong.core.quota.ManagementQuotaLimits;
 import dev.qinglong.core.quota.ManagementQuotaStore;
+import dev.qinglong.core.quota.QuotaDecisionListener;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -23,13 +25,22 @@ import org.springframework.context.annotation.Configuration;
 @ConditionalOnRole({Role.ALL, Role.WRITER})
 public class GovernanceConfiguration {
 
+  /**
+   * The management quota; every other {@link QuotaDecisionListener} bean (the refusal's webhook
+   * event) hears its refusals too.
+   */
   @Bean
   ManagementQuota managementQuota(
-      ManagementQuotaStore store, ManagementQuotaProperties properties, MeterRegistry registry) {
+      ManagementQuotaStore store,
+      ManagementQuotaProperties properties,
+      MeterRegistry registry,
+      ObjectProvider<QuotaDecisionListener> refusalListeners) {
     return new ManagementQuota(
         store,
         properties.toPolicy(),
-        new AuditedQuotaDecisionListener(new MicrometerQuotaDecisionListener(registry)));
+        new AuditedQuotaDecisionListener(
+            new MicrometerQuotaDecisionListener(registry),
+            refusalListeners.orderedStream().toList()));
   }
 
   @Bean

@@ -80,6 +80,7 @@ class DatabaseHealthIndicatorTest {
         Optional.empty(),
         Optional.empty(),
         Optional.empty(),
+        Optional.empty(),
         StoredLeases.Reader.NONE,
         probes,
         new OpenedParts());

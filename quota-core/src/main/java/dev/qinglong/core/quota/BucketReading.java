@@ -102,7 +102,8 @@ public record BucketReading(
         if (consumedCount < max) {
           throw new StoreUnavailableException("quota decision refused a window with room left");
         }
-        yield new QuotaDecision.Rejected(retryAfterSeconds(endsAtMs, windowMs), limit);
+        yield new QuotaDecision.Rejected(
+            retryAfterSeconds(endsAtMs, windowMs), limit, windowStartedAtMs);
       }
       case ALLOWED, CORRUPT -> throw new IllegalStateException("handled above");
     };

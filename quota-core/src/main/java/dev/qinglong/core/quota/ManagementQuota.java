@@ -72,6 +72,7 @@ public record ManagementQuota(
     }
     if (decision instanceof QuotaDecision.Rejected rejected) {
       decided(operation, QuotaDecisionListener.Outcome.REJECTED, started);
+      listener.rejected(QuotaKey.user(projectId, userId, operation), rejected);
       throw new QuotaExceededException(
           rejected.retryAfterSeconds(), rateLimit(operation, policy.window(), decision));
     }

@@ -40,9 +40,11 @@ public sealed interface QuotaDecision {
   /**
    * The window is full and the receipt is not in it; nothing changed. {@code retryAfterSeconds} is
    * computed on the database clock, rounded up, at least 1; {@code limit} is the limit the window
-   * is full under.
+   * is full under, {@code windowStartedAtMs} the start of the full window as the deciding statement
+   * returned it (what identifies the window, e.g. for a once-per-window notification).
    */
-  record Rejected(long retryAfterSeconds, EffectiveLimit limit) implements QuotaDecision {
+  record Rejected(long retryAfterSeconds, EffectiveLimit limit, long windowStartedAtMs)
+      implements QuotaDecision {
     public Rejected {
       if (retryAfterSeconds < 1) {
         throw new IllegalArgumentException("retryAfterSeconds must be >= 1. Indicates a bug.");

@@ -42,5 +42,13 @@ public interface QuotaDecisionListener {
    */
   default void shadowRejected(QuotaKey key, int consumedCount, EffectiveLimit limit) {}
 
+  /**
+   * A refusal (after {@link #decided} with {@link Outcome#REJECTED}), from the database or from a
+   * full bucket held in memory alike, e.g. for the {@code management-quota.rejected} webhook event;
+   * nothing by default. Called on the deciding thread: an implementation hands the work off and
+   * returns at once.
+   */
+  default void rejected(QuotaKey key, QuotaDecision.Rejected rejected) {}
+
   QuotaDecisionListener NONE = (operation, outcome) -> {};
 }

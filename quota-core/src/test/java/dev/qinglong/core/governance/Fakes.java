@@ -70,7 +70,7 @@ final class Fakes {
             : new QuotaDecision.KeyReused();
       }
       if (receipts.size() >= limit) {
-        return new QuotaDecision.Rejected(7, EffectiveLimit.defaultLimit(limit));
+        return new QuotaDecision.Rejected(7, EffectiveLimit.defaultLimit(limit), 0);
       }
       receipts.put(receipt.value(), request.hex());
       return new QuotaDecision.Allowed(0, receipts.size(), 0, EffectiveLimit.defaultLimit(limit));

@@ -44,11 +44,11 @@ class BucketReadingTest {
   void fullWindowRejectsWithWholeSecondsRoundedUp() {
     // 60_000 - 15_001 = 44_999 ms left → 45 s.
     assertThat(new BucketReading(REJECTED, 0, 3, 3, 15_001, limit(3)).decision(MINUTE))
-        .isEqualTo(new QuotaDecision.Rejected(45, limit(3)));
+        .isEqualTo(new QuotaDecision.Rejected(45, limit(3), 0));
     assertThat(new BucketReading(REJECTED, 0, 3, 3, 59_999, limit(3)).decision(MINUTE))
-        .isEqualTo(new QuotaDecision.Rejected(1, limit(3)));
+        .isEqualTo(new QuotaDecision.Rejected(1, limit(3), 0));
     assertThat(new BucketReading(REJECTED, 0, 3, 3, 15_000, limit(3)).decision(MINUTE))
-        .isEqualTo(new QuotaDecision.Rejected(45, limit(3)));
+        .isEqualTo(new QuotaDecision.Rejected(45, limit(3), 0));
     assertThat(new BucketReading(REJECTED, 0, 3, 3, 15_000, limit(3)).remainingMs(MINUTE))
         .isEqualTo(45_000);
   }
@@ -56,7 +56,7 @@ class BucketReadingTest {
   @Test
   void windowStartInTheFutureNeverAsksForMoreThanOneWindow() {
     assertThat(new BucketReading(REJECTED, 100_000, 3, 3, 0, limit(3)).decision(MINUTE))
-        .isEqualTo(new QuotaDecision.Rejected(60, limit(3)));
+        .isEqualTo(new QuotaDecision.Rejected(60, limit(3), 100_000));
   }
 
   @Test

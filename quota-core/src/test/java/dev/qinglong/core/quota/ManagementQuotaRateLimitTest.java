@@ -59,7 +59,7 @@ class ManagementQuotaRateLimitTest {
   @Test
   void aRefusalCarriesNothingLeftAndItsRetryAfter() {
     assertThatThrownBy(
-            () -> consume(POLICY, new QuotaDecision.Rejected(17, DecidingOnlyStore.LIMIT)))
+            () -> consume(POLICY, new QuotaDecision.Rejected(17, DecidingOnlyStore.LIMIT, 0)))
         .isInstanceOfSatisfying(
             QuotaExceededException.class,
             e -> {

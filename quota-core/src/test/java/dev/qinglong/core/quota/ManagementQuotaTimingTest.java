@@ -65,7 +65,7 @@ class ManagementQuotaTimingTest {
     consume(quota(() -> new QuotaDecision.Allowed(0, 1, 0, DecidingOnlyStore.LIMIT)));
     consume(quota(() -> new QuotaDecision.Replayed(0, 1, 0, DecidingOnlyStore.LIMIT)));
     assertThatThrownBy(
-            () -> consume(quota(() -> new QuotaDecision.Rejected(7, DecidingOnlyStore.LIMIT))))
+            () -> consume(quota(() -> new QuotaDecision.Rejected(7, DecidingOnlyStore.LIMIT, 0))))
         .isInstanceOf(QuotaExceededException.class);
     assertThatThrownBy(() -> consume(quota(QuotaDecision.KeyReused::new)))
         .isInstanceOf(IdempotencyKeyReusedException.class);

@@ -10,6 +10,7 @@ import dev.qinglong.core.kernel.StoreUnavailableException;
 import dev.qinglong.core.modelquota.ModelQuotaStore;
 import dev.qinglong.core.quota.ManagementQuotaStore;
 import dev.qinglong.core.webhooks.SecretSealer;
+import dev.qinglong.core.webhooks.WebhookEventOutbox;
 import dev.qinglong.core.webhooks.WebhookStore;
 import dev.qinglong.gateway.lease.StoredLeases;
 import dev.qinglong.jdbc.JdbcDialect;
@@ -17,6 +18,7 @@ import dev.qinglong.jdbc.JdbcGovernanceStore;
 import dev.qinglong.jdbc.JdbcManagementQuotaStore;
 import dev.qinglong.jdbc.JdbcModelQuotaStore;
 import dev.qinglong.jdbc.JdbcPolicyStore;
+import dev.qinglong.jdbc.JdbcWebhookEventOutbox;
 import dev.qinglong.jdbc.JdbcWebhookStore;
 import dev.qinglong.postgres.PostgresDialect;
 import dev.qinglong.postgres.PostgresMigrations;
@@ -130,6 +132,7 @@ public final class PostgresBackend {
     ModelQuotaStore modelQuota = null;
     OpenedStore.Worker worker = null;
     WebhookStore webhooks = null;
+    WebhookEventOutbox webhookEvents = null;
     PostgresDownloads downloads = null;
     DataSource admin = null;
     if (parts.governance()) {
@@ -154,6 +157,10 @@ public final class PostgresBackend {
       DataSource registrations = admin;
       webhooks =
           webhookSealer.map(s -> new JdbcWebhookStore(registrations, DIALECT, s)).orElse(null);
+      // A refusal's event (management-quota.rejected) is written as the admin too, after the
+      // decision and off its path (no new grant: V12 lets the admin insert deliveries).
+      webhookEvents =
+          webhookSealer.isPresent() ? new JdbcWebhookEventOutbox(registrations, DIALECT) : null;
       probeBase("package-manager", manager);
       probeBase("admin", admin);
     }
@@ -175,7 +182,11 @@ public final class PostgresBackend {
           new OpenedStore.Worker(
               new JdbcGovernanceStore(executor, DIALECT),
               opened.add(PostgresDownloads.workerLock(settings)),
-              webhookSealer.map(s -> (WebhookStore) new JdbcWebhookStore(executor, DIALECT, s)));
+              webhookSealer.map(s -> (WebhookStore) new JdbcWebhookStore(executor, DIALECT, s)),
+              // The threshold pass: writes model-quota.threshold events and reads windows as the
+              // executor (db/postgres-ai V5 lets it read the three window tables).
+              webhookSealer.map(s -> new JdbcWebhookEventOutbox(executor, DIALECT)),
+              webhookSealer.map(s -> new JdbcModelQuotaStore(executor, DIALECT)));
       probeBase("package-executor", executor);
     }
     DataSource downloadsReader = null;
@@ -202,6 +213,7 @@ public final class PostgresBackend {
         Optional.ofNullable(quota),
         Optional.ofNullable(modelQuota),
         Optional.ofNullable(webhooks),
+        Optional.ofNullable(webhookEvents),
         Optional.ofNullable(worker),
         Optional.ofNullable(downloads),
         storedLeases(downloadsReader),

@@ -9,6 +9,7 @@ import dev.qinglong.backend.SchemaProbe;
 import dev.qinglong.core.modelquota.ModelQuotaStore;
 import dev.qinglong.core.quota.ManagementQuotaStore;
 import dev.qinglong.core.webhooks.SecretSealer;
+import dev.qinglong.core.webhooks.WebhookEventOutbox;
 import dev.qinglong.core.webhooks.WebhookStore;
 import dev.qinglong.gateway.downloads.DownloadCoordination;
 import dev.qinglong.gateway.downloads.DownloadCoordinator;
@@ -23,6 +24,7 @@ import dev.qinglong.jdbc.JdbcGovernanceStore;
 import dev.qinglong.jdbc.JdbcManagementQuotaStore;
 import dev.qinglong.jdbc.JdbcModelQuotaStore;
 import dev.qinglong.jdbc.JdbcPolicyStore;
+import dev.qinglong.jdbc.JdbcWebhookEventOutbox;
 import dev.qinglong.jdbc.JdbcWebhookStore;
 import dev.qinglong.sqlite.SqliteDatabase;
 import dev.qinglong.sqlite.SqliteDialect;
@@ -126,9 +128,17 @@ public final class SqliteBackend {
       }
       Optional<WebhookStore> webhooks =
           webhookSealer.map(s -> new JdbcWebhookStore(ds, DIALECT, s));
+      // Events that report no change of their own (a refusal, a threshold), once by their key.
+      Optional<WebhookEventOutbox> webhookEvents =
+          webhooks.map(w -> new JdbcWebhookEventOutbox(ds, DIALECT));
       OpenedStore.Worker worker =
           parts.worker()
-              ? new OpenedStore.Worker(governance, WorkerLock.singleProcess(), webhooks)
+              ? new OpenedStore.Worker(
+                  governance,
+                  WorkerLock.singleProcess(),
+                  webhooks,
+                  webhookEvents,
+                  webhookEvents.map(e -> new JdbcModelQuotaStore(ds, DIALECT)))
               : null;
       log.info(
           "store.sqlite.ready file={} migrationsApplied={} aiMigrationsApplied={} parts={}",
@@ -143,6 +153,7 @@ public final class SqliteBackend {
           Optional.ofNullable(quota),
           Optional.ofNullable(modelQuota),
           parts.governance() ? webhooks : Optional.empty(),
+          parts.governance() ? webhookEvents : Optional.empty(),
           Optional.ofNullable(worker),
           parts.downloads() ? Optional.of(DOWNLOADS) : Optional.empty(),
           StoredLeases.Reader.NONE,
