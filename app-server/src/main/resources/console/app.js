@@ -3,12 +3,12 @@
 // signed-in user's permissions allow, because every action is an ordinary API call with their token.
 
 import { call, explain, newId, projectPath, session } from './api.js';
-import { duration, h, notice, replace, table } from './dom.js';
+import { duration, h, notice, replace, shortId, table } from './dom.js';
 import { renderUsageChart } from './usage-chart.js';
 
 const $ = (id) => document.getElementById(id);
 const PERMISSIONS = ['package.manage', 'approval.decide', 'package.read', 'model.invoke', 'model.usage.read', 'project.admin'];
-const VIEWS = ['approvals', 'propose', 'history', 'quota', 'usage', 'gateways', 'members'];
+const VIEWS = ['approvals', 'propose', 'history', 'quota', 'usage', 'gateways', 'members', 'webhooks'];
 
 const rejections = [];
 
@@ -910,6 +910,115 @@ async function saveMember(event) {
   }
 }
 
+// ---- webhooks --------------------------------------------------------------------------------
+//
+// GET …/webhooks needs project.admin (global administrators hold it): {projectId, webhooks:
+// [{projectId, webhookId, url, events, modelQuotaThresholds, createdAtMs, updatedAtMs, createdAt,
+// updatedAt}]}, never a secret. GET …/webhooks/{webhookId}/deliveries?limit=&cursor=: {projectId,
+// webhookId, deliveries: [{deliveryId, type, status, attempts, lastStatusCode, lastError,
+// createdAtMs, nextAttemptAtMs, deliveredAtMs, …}], nextCursor}, newest first; deliveryId is the
+// event id, sent as the webhook-id header on every attempt. POST …/{webhookId}/test enqueues a
+// webhook.test event and answers {deliveryId}. Without a sealing key on the server every route
+// answers 503.
+
+function webhooksFailure(r, what) {
+  switch (r.status) {
+    case 403:
+      return `Only a Project administrator (project.admin) of ${session.project}, or a global administrator, can ${what}; this token is neither.`;
+    case 404:
+    case 405:
+      return 'Webhooks are not available on this server.';
+    case 503:
+      return `Webhooks are unavailable on this server now (503)${r.detail ? ': ' + r.detail : ''}.`;
+    default:
+      return explain(r, what);
+  }
+}
+
+const whenText = (ms) => (typeof ms === 'number' ? new Date(ms).toLocaleString() : '—');
+
+async function renderWebhooks() {
+  const body = $('webhooks-body');
+  const r = await call('GET', projectPath('webhooks'));
+  if (!r.ok) {
+    replace(body, notice(webhooksFailure(r, 'see the webhooks'), r.status === 403 ? 'warn' : 'error'));
+    return;
+  }
+  const endpoints = r.json.webhooks ?? [];
+  if (endpoints.length === 0) {
+    replace(body, notice(`No webhook endpoint is registered in Project ${session.project} (PUT …/webhooks/{webhookId} registers one).`));
+    return;
+  }
+  const thresholds = (w) => (w.events.includes('model-quota.threshold') && (w.modelQuotaThresholds ?? []).length
+    ? w.modelQuotaThresholds.map(String).join(', ')
+    : '—');
+  replace(
+    body,
+    table(`Endpoints of ${session.project}`, ['Endpoint', 'URL', 'Events', 'Model-quota thresholds', 'Updated', 'Test'], endpoints.map((w) => [
+      h('code', { class: 'wh-id', 'data-webhook': w.webhookId }, w.webhookId),
+      h('code', { class: 'wh-url', 'data-webhook': w.webhookId }, w.url),
+      h('span', { class: 'wh-events', 'data-webhook': w.webhookId }, w.events.join(', ')),
+      h('span', { class: 'wh-thresholds', 'data-webhook': w.webhookId }, thresholds(w)),
+      whenText(w.updatedAtMs),
+      h('button', { type: 'button', class: 'secondary wh-test', 'data-webhook': w.webhookId, 'aria-label': `Send a test event to ${w.webhookId}`, onclick: () => sendTest(w.webhookId) }, 'Send test event'),
+    ]), 'grid webhooks-endpoints'),
+    endpoints.map((w) => h(
+      'section',
+      { class: 'wh-log', 'aria-label': `Deliveries to ${w.webhookId}` },
+      h('h3', {}, 'Recent deliveries to ', h('code', {}, w.webhookId)),
+      h('div', { class: 'wh-deliveries', id: 'wh-deliveries-' + w.webhookId, 'data-webhook': w.webhookId }),
+    )),
+  );
+  await Promise.all(endpoints.map((w) => renderDeliveries(w.webhookId)));
+}
+
+/** One endpoint's delivery log: the first page, then "Load more" appends the next. */
+async function renderDeliveries(webhookId) {
+  const container = $('wh-deliveries-' + webhookId);
+  const items = [];
+  const draw = (...after) => replace(
+    container,
+    items.length
+      ? table(`Deliveries to ${webhookId}, newest first`, ['Event', 'Type', 'Status', 'Attempts', 'Last answer', 'Next attempt', 'Created', 'Delivered'], items.map((d) => [
+        shortId(d.deliveryId),
+        d.type,
+        h('span', { class: 'state ' + d.status }, d.status),
+        String(d.attempts),
+        d.lastStatusCode === null || d.lastStatusCode === undefined
+          ? (d.lastError ?? (d.attempts === 0 ? 'not tried yet' : '—'))
+          : `HTTP ${d.lastStatusCode}${d.lastError ? ' · ' + d.lastError : ''}`,
+        d.status === 'pending' ? whenText(d.nextAttemptAtMs) : '—',
+        whenText(d.createdAtMs),
+        whenText(d.deliveredAtMs),
+      ]), 'grid webhooks-deliveries')
+      : notice('No event was sent to this endpoint yet.'),
+    ...after,
+  );
+  async function page(cursor) {
+    const query = new URLSearchParams({ limit: $('webhooks-page-size').value || '50' });
+    if (cursor) query.set('cursor', cursor);
+    const r = await call('GET', projectPath('webhooks', webhookId, 'deliveries') + '?' + query);
+    if (!r.ok) {
+      draw(notice(webhooksFailure(r, 'read the delivery log'), 'error'));
+      return;
+    }
+    items.push(...(r.json.deliveries ?? []));
+    const next = r.json.nextCursor ?? null;
+    draw(next ? h('button', { type: 'button', class: 'more', 'data-webhook': webhookId, onclick: () => page(next) }, 'Load more') : null);
+  }
+  await page(null);
+}
+
+async function sendTest(webhookId) {
+  const r = await call('POST', projectPath('webhooks', webhookId, 'test'));
+  if (!r.ok) {
+    status(webhooksFailure(r, 'send a test event'));
+    return;
+  }
+  status(`Test event ${r.json.deliveryId} enqueued for ${webhookId}; the worker delivers it shortly.`);
+  await renderDeliveries(webhookId);
+}
+
 // ---- wiring ----------------------------------------------------------------------------------
 
 const RENDER = {
@@ -924,6 +1033,7 @@ const RENDER = {
   usage: renderUsage,
   gateways: renderGateways,
   members: renderMembers,
+  webhooks: renderWebhooks,
 };
 
 function tick() {
@@ -956,6 +1066,8 @@ function init() {
   $('history-page-size').addEventListener('change', renderHistory);
   $('policy-page-size').addEventListener('change', renderPolicy);
   $('usage-refresh').addEventListener('click', renderUsage);
+  $('webhooks-refresh').addEventListener('click', renderWebhooks);
+  $('webhooks-page-size').addEventListener('change', renderWebhooks);
   for (const tab of document.querySelectorAll('.tab')) {
     tab.addEventListener('click', () => show(tab.dataset.view));
   }
