@@ -35,6 +35,8 @@ class PropertiesValidationTest {
     "qinglong.downloads.slot, 1, qinglong.downloads.slot must be below qinglong.downloads.slots",
     "qinglong.management-quota.window, 500ms, qinglong.management-quota.window",
     "qinglong.management-quota.limits.propose, 0, limits.propose",
+    "qinglong.webhooks.delivery.max-concurrent, 0, maxConcurrent",
+    "qinglong.webhooks.delivery.lease, 5s, qinglong.webhooks.delivery.lease",
   })
   void aBadValueRefusesToStartNamingTheProperty(
       String property, String value, String named, @TempDir Path dir) {

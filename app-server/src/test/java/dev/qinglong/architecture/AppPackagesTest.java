@@ -36,7 +36,7 @@ class AppPackagesTest {
             .collect(Collectors.toSet());
     Assertions.assertThat(packages)
         .containsExactlyInAnyOrder(
-            "platform", "http", "governance", "modelquota", "artifacts", "console");
+            "platform", "http", "governance", "modelquota", "artifacts", "console", "webhooks");
   }
 
   @Test

@@ -43,8 +43,13 @@ public class WorkerConfiguration {
         Clock.systemUTC());
   }
 
+  /**
+   * The worker lease: which process of the database is the active worker. Exposed as a bean so that
+   * other work of the active worker (webhook delivery) runs on the same lease instead of taking a
+   * lock of its own; closed after everything that depends on it.
+   */
   @Bean(destroyMethod = "close")
-  PublicationWorker publicationWorker(
+  WorkerLease publicationWorkerLease(
       OpenedStore store,
       OpenedStore.Worker worker,
       FileArtifactStore artifacts,
@@ -68,7 +73,13 @@ public class WorkerConfiguration {
             metrics(registry));
     lease.start();
     log.info("worker.started store={}", store.kind());
-    return new PublicationWorker(lease);
+    return lease;
+  }
+
+  /** The lease bean closes the lease; this view of it does not. */
+  @Bean(destroyMethod = "")
+  PublicationWorker publicationWorker(WorkerLease publicationWorkerLease) {
+    return new PublicationWorker(publicationWorkerLease);
   }
 
   /**
