@@ -37,6 +37,7 @@ class PropertiesValidationTest {
     "qinglong.management-quota.limits.propose, 0, limits.propose",
     "qinglong.webhooks.delivery.max-concurrent, 0, maxConcurrent",
     "qinglong.webhooks.delivery.lease, 5s, qinglong.webhooks.delivery.lease",
+    "qinglong.webhooks.secret-key, c2hvcnQ=, qinglong.webhooks.secret-key must be base64",
   })
   void aBadValueRefusesToStartNamingTheProperty(
       String property, String value, String named, @TempDir Path dir) {

@@ -55,7 +55,8 @@ class AppPackagesTest {
             "dev.qinglong.app.governance..",
             "dev.qinglong.app.modelquota..",
             "dev.qinglong.app.artifacts..",
-            "dev.qinglong.app.console..")
+            "dev.qinglong.app.console..",
+            "dev.qinglong.app.webhooks..")
         .check(APP);
     noClasses()
         .that()
@@ -75,7 +76,8 @@ class AppPackagesTest {
             "dev.qinglong.app.governance..",
             "dev.qinglong.app.modelquota..",
             "dev.qinglong.app.artifacts..",
-            "dev.qinglong.app.console..")
+            "dev.qinglong.app.console..",
+            "dev.qinglong.app.webhooks..")
         .should()
         .dependOnClassesThat(
             resideInAPackage("dev.qinglong..")
@@ -92,14 +94,15 @@ class AppPackagesTest {
 
   @Test
   void featuresDoNotDependOnEachOther() {
-    for (String feature : new String[] {"governance", "modelquota", "artifacts", "console"}) {
+    for (String feature :
+        new String[] {"governance", "modelquota", "artifacts", "console", "webhooks"}) {
       noClasses()
           .that()
           .resideInAPackage("dev.qinglong.app." + feature + "..")
           .should()
           .dependOnClassesThat()
           .resideInAnyPackage(
-              Set.of("governance", "modelquota", "artifacts", "console").stream()
+              Set.of("governance", "modelquota", "artifacts", "console", "webhooks").stream()
                   .filter(f -> !f.equals(feature))
                   .map(f -> "dev.qinglong.app." + f + "..")
                   .toArray(String[]::new))

@@ -222,7 +222,12 @@ public class OpenApiDocument {
                     .description(
                         "Model-invocation quota: reservation before, settlement after each model"
                             + " call. Only with qinglong.ai.enabled=true."),
-                new Tag().name("artifacts")))
+                new Tag().name("artifacts"),
+                new Tag()
+                    .name("webhooks")
+                    .description(
+                        "Signed webhooks (Standard Webhooks) of a Project's events, written in the"
+                            + " transaction of the change they report.")))
         .components(components);
   }
 

@@ -5,6 +5,7 @@ import dev.qinglong.backend.DataSourceDecorator;
 import dev.qinglong.backend.OpenedStore;
 import dev.qinglong.core.modelquota.ModelQuotaStore;
 import dev.qinglong.core.quota.ManagementQuotaStore;
+import dev.qinglong.core.webhooks.SecretSealer;
 import dev.qinglong.gateway.downloads.DownloadCoordinator;
 import dev.qinglong.gateway.lease.StoredLeases;
 import dev.qinglong.postgres.backend.PostgresBackend;
@@ -16,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.BeanFactory;
@@ -48,6 +50,7 @@ public class BackendConfiguration {
       PlatformProperties platform,
       PostgresProperties postgres,
       ModelQuotaProperties ai,
+      WebhooksProperties webhooks,
       ObjectProvider<DataSourceDecorator> decorators,
       MeterRegistry registry) {
     DataSourceDecorator decorator =
@@ -55,11 +58,17 @@ public class BackendConfiguration {
     Role role = platform.role();
     BackendParts parts = Roles.parts(role, ai.enabled());
     log.info("role={} parts={}", role.name().toLowerCase(Locale.ROOT), parts);
+    // Webhook registrations live with the management API, their delivery with the worker.
+    Optional<SecretSealer> sealer =
+        parts.governance() || parts.worker()
+            ? WebhookSealing.sealer(webhooks, platform.store(), platform.dataDir())
+            : Optional.empty();
     return switch (platform.store()) {
-      case POSTGRES -> PostgresBackend.open(postgresSettings(postgres, ai), parts, decorator);
+      case POSTGRES ->
+          PostgresBackend.open(postgresSettings(postgres, ai), parts, decorator, sealer);
       case SQLITE ->
           SqliteBackend.open(
-              SqliteBackend.file(platform.dataDir()), ai.enabled(), parts, decorator);
+              SqliteBackend.file(platform.dataDir()), ai.enabled(), parts, decorator, sealer);
     };
   }
 

@@ -139,7 +139,8 @@ class AuthorizationMatrixTest {
               other.memberId(),
               other.readyStepRunId(),
               other.invocationId(),
-              other.artifact());
+              other.artifact(),
+              other.webhookId());
       case OWN_UNKNOWN_OBJECT -> world.unknown(SecurityWorld.OWN);
       case OTHER -> other;
       case UNKNOWN -> world.unknown(world.fresh("p-unknown"));

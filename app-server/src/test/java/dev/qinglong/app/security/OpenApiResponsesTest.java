@@ -113,7 +113,8 @@ class OpenApiResponsesTest {
       check(
           route,
           "unsupported method",
-          world.raw.request("DELETE", bare, allowed, null, (byte[]) null),
+          // PATCH: no route takes it (DELETE is a route of its own on some paths).
+          world.raw.request("PATCH", bare, allowed, null, (byte[]) null),
           405);
       if (takesJson(any)) {
         byte[] big = ("{\"x\":\"" + "a".repeat(70_000) + "\"}").getBytes(StandardCharsets.UTF_8);

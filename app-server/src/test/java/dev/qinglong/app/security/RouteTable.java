@@ -106,6 +106,7 @@ final class RouteTable {
             "POST " + P + "/model-invocations",
             "PUT " + P + "/artifacts/{digest}" ->
             201;
+        case "DELETE " + P + "/webhooks/{webhookId}" -> 204;
         default -> 200;
       };
     }
@@ -125,6 +126,8 @@ final class RouteTable {
             "POST " + P + "/model-invocations/{invocationId}/completion",
             "POST " + P + "/step-runs/{stepRunId}/recovery" ->
             w.withFreshModelObjects(o);
+        case "DELETE " + P + "/webhooks/{webhookId}" -> w.withFreshWebhook(o);
+        case "PUT " + P + "/webhooks/{webhookId}" -> w.withWebhookToReplace(o);
         default -> o;
       };
     }
@@ -455,6 +458,64 @@ final class RouteTable {
                 base(o) + "/artifacts/" + Sha256Digest.of(o.artifact()).value(),
                 "application/octet-stream",
                 o.artifact()));
+    // Webhooks: project.admin. The PUT replaces an endpoint the Project has (200; see
+    // SecurityWorld.withWebhookToReplace), so the cap of 10 is never reached however often it runs.
+    add(
+        "PUT",
+        P + "/webhooks/{webhookId}",
+        EnumSet.of(PROJECT_ADMIN),
+        WRITES,
+        false,
+        (w, o) ->
+            Request.json(
+                "PUT",
+                base(o) + "/webhooks/" + SecurityWorld.WEBHOOK_PUT,
+                SecurityWorld.WEBHOOK_BODY));
+    add(
+        "GET",
+        P + "/webhooks",
+        EnumSet.of(PROJECT_ADMIN),
+        WRITES,
+        false,
+        (w, o) -> Request.json("GET", base(o) + "/webhooks", null));
+    add(
+        "GET",
+        P + "/webhooks/{webhookId}",
+        EnumSet.of(PROJECT_ADMIN),
+        WRITES,
+        true,
+        (w, o) -> Request.json("GET", base(o) + "/webhooks/" + o.webhookId(), null));
+    add(
+        "DELETE",
+        P + "/webhooks/{webhookId}",
+        EnumSet.of(PROJECT_ADMIN),
+        WRITES,
+        true,
+        (w, o) -> Request.json("DELETE", base(o) + "/webhooks/" + o.webhookId(), null));
+    add(
+        "POST",
+        P + "/webhooks/{webhookId}/rotate-secret",
+        EnumSet.of(PROJECT_ADMIN),
+        WRITES,
+        true,
+        (w, o) ->
+            Request.json("POST", base(o) + "/webhooks/" + o.webhookId() + "/rotate-secret", null));
+    add(
+        "POST",
+        P + "/webhooks/{webhookId}/test",
+        EnumSet.of(PROJECT_ADMIN),
+        WRITES,
+        true,
+        (w, o) -> Request.json("POST", base(o) + "/webhooks/" + o.webhookId() + "/test", null));
+    add(
+        "GET",
+        P + "/webhooks/{webhookId}/deliveries",
+        EnumSet.of(PROJECT_ADMIN),
+        WRITES,
+        true,
+        (w, o) ->
+            Request.json(
+                "GET", base(o) + "/webhooks/" + o.webhookId() + "/deliveries?limit=5", null));
     addGlobal("GET", "/v1/downloads/gateways", MEMBER_READS);
     for (String m : new String[] {"GET", "HEAD"}) {
       add(

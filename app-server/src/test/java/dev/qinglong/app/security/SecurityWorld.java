@@ -44,6 +44,14 @@ final class SecurityWorld implements AutoCloseable {
   static final String OTHER = "p-other";
   static final String NONE = "m-none";
   static final String ADMIN = "admin";
+
+  /** The webhook every Project has, which the well-formed PUT replaces (200). */
+  static final String WEBHOOK_PUT = "wh-put";
+
+  /** A webhook body the target rules accept without resolving anything (a public IP literal). */
+  static final String WEBHOOK_BODY =
+      "{\"url\":\"https://93.184.215.14/hook\",\"events\":[\"webhook.test\"]}";
+
   static final Map<String, String> HIGH_LIMITS =
       Map.of(
           "qinglong.ai.enabled", "true",
@@ -61,7 +69,8 @@ final class SecurityWorld implements AutoCloseable {
       String memberId,
       String readyStepRunId,
       String invocationId,
-      byte[] artifact) {
+      byte[] artifact,
+      String webhookId) {
     Sha256Digest digest() {
       return Sha256Digest.of(artifact);
     }
@@ -76,7 +85,8 @@ final class SecurityWorld implements AutoCloseable {
           memberId,
           readyStepRunId,
           invocationId,
-          artifact);
+          artifact,
+          webhookId);
     }
   }
 
@@ -170,7 +180,8 @@ final class SecurityWorld implements AutoCloseable {
         "user-unknown-" + n,
         "s-unknown-" + n,
         "inv-unknown-" + n,
-        freshBytes());
+        freshBytes(),
+        "wh-unknown-" + n);
   }
 
   // ---- seeding, through the API
@@ -282,6 +293,10 @@ final class SecurityWorld implements AutoCloseable {
                     owner,
                     "{\"actionRef\":\"fx-pending\",\"action\":{\"type\":\"remove\",\"package\":"
                         + "\"pkg\",\"version\":\"1.0.0\"}}")));
+    // Two webhook endpoints: one the routes that name an endpoint use, one the PUT replaces.
+    for (String id : List.of("wh-" + p, WEBHOOK_PUT)) {
+      expect(201, raw.request("PUT", base + "/webhooks/" + id, owner, WEBHOOK_BODY));
+    }
     objects.put(
         p,
         new Objects(
@@ -292,7 +307,8 @@ final class SecurityWorld implements AutoCloseable {
             p.equals(OWN) ? "owner" : "foreigner",
             "s-ready-" + p,
             "inv-" + p,
-            artifact));
+            artifact,
+            "wh-" + p));
   }
 
   // ---- fresh objects for requests that use their object up
@@ -324,7 +340,8 @@ final class SecurityWorld implements AutoCloseable {
         o.memberId(),
         o.readyStepRunId(),
         o.invocationId(),
-        o.artifact());
+        o.artifact(),
+        o.webhookId());
   }
 
   /**
@@ -360,7 +377,46 @@ final class SecurityWorld implements AutoCloseable {
         o.memberId(),
         "s-ready-" + n,
         "inv-" + n,
-        o.artifact());
+        o.artifact(),
+        o.webhookId());
+  }
+
+  /**
+   * {@code o}, with {@link #WEBHOOK_PUT} registered in {@code o.project()} (by the global
+   * administrator, so in any Project), so that the well-formed PUT replaces it (200) rather than
+   * creating it: a Project's endpoints never grow towards their cap of 10 however often it runs.
+   */
+  Objects withWebhookToReplace(Objects o) {
+    RawHttp.Response r =
+        raw.request(
+            "PUT",
+            "/v1/projects/" + o.project() + "/webhooks/" + WEBHOOK_PUT,
+            token(ADMIN),
+            WEBHOOK_BODY);
+    assertThat(r.status()).as("seeding: %s", r.body()).isIn(200, 201);
+    return o;
+  }
+
+  /** {@code o} with a fresh webhook endpoint of {@code o.project()}, which one DELETE removes. */
+  Objects withFreshWebhook(Objects o) {
+    String id = fresh("wh-fresh");
+    expect(
+        201,
+        raw.request(
+            "PUT",
+            "/v1/projects/" + o.project() + "/webhooks/" + id,
+            token("owner"),
+            WEBHOOK_BODY));
+    return new Objects(
+        o.project(),
+        o.proposalId(),
+        o.approvalId(),
+        o.actionDigest(),
+        o.memberId(),
+        o.readyStepRunId(),
+        o.invocationId(),
+        o.artifact(),
+        id);
   }
 
   private static RawHttp.Response expect(int status, RawHttp.Response r) {
@@ -387,6 +443,10 @@ final class SecurityWorld implements AutoCloseable {
     {"plugin_package_approvals", "project_id, approval_id"},
     {"management_quota_limit_revisions", "project_id, user_id, revision"},
     {"management_quota_limits", "project_id, user_id, operation, revision"},
+    // The webhook registrations; not their deliveries, whose attempts the worker records.
+    {"webhook_projects", "project_id"},
+    {"webhook_endpoints", "project_id, webhook_id"},
+    {"webhook_endpoint_events", "project_id, webhook_id, event_type"},
   };
   private static final String BUCKETS =
       "SELECT * FROM plugin_package_management_quota_buckets"

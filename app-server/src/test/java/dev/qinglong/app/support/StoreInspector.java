@@ -67,6 +67,58 @@ public final class StoreInspector {
     return out.toString();
   }
 
+  private static final String[][] WEBHOOK_TABLES = {
+    {"webhook_projects", "project_id"},
+    {"webhook_endpoints", "project_id, webhook_id"},
+    {"webhook_endpoint_events", "project_id, webhook_id, event_type"},
+    {"webhook_deliveries", "delivery_id"},
+  };
+
+  /** Every row of the webhook tables, as text (secrets as the driver renders their bytes). */
+  public String webhookSnapshot() {
+    StringBuilder out = new StringBuilder();
+    try (Connection c = connect();
+        Statement st = c.createStatement()) {
+      for (String[] table : WEBHOOK_TABLES) {
+        out.append("## ").append(table[0]).append('\n');
+        try (ResultSet rs =
+            st.executeQuery("SELECT * FROM " + prefix + table[0] + " ORDER BY " + table[1])) {
+          int columns = rs.getMetaData().getColumnCount();
+          while (rs.next()) {
+            for (int i = 1; i <= columns; i++) {
+              Object v = rs.getObject(i);
+              out.append(v instanceof byte[] b ? java.util.HexFormat.of().formatHex(b) : v)
+                  .append('|');
+            }
+            out.append('\n');
+          }
+        }
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+    return out.toString();
+  }
+
+  /** How many delivery rows the Project's webhooks have, of {@code eventType}. */
+  public int webhookDeliveries(String projectId, String eventType) {
+    try (Connection c = connect();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT count(*) FROM "
+                    + prefix
+                    + "webhook_deliveries WHERE project_id = ? AND event_type = ?")) {
+      ps.setString(1, projectId);
+      ps.setString(2, eventType);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getInt(1);
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   /** The consumed count of a bucket, 0 if there is none. */
   public int consumed(String projectId, String userId, String operation) {
     try (Connection c = connect();
