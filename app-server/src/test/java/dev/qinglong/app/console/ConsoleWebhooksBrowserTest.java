@@ -129,11 +129,25 @@ class ConsoleWebhooksBrowserTest {
     List<String> row = deliveryRow("ops", firstEvent);
     assertThat(row.get(0)).startsWith(firstEvent.substring(0, 12) + "…").endsWith("Copy");
     assertThat(row.get(1)).isEqualTo("webhook.test");
-    JsonNode api = apiDelivery(firstEvent);
-    // The console and the API agree (a worker may deliver it meanwhile: pending, then delivered).
+    // Pending until the worker's attempt, or already delivered.
     assertThat(row.get(2)).isIn("pending", "delivered");
+
+    // The worker delivers it to the receiver; Refresh then shows it delivered, as the API has it.
+    wait.until(d -> received.contains(firstEvent));
+    wait.until(
+        d -> {
+          d.findElement(By.id("webhooks-refresh")).click();
+          return deliveryRow("ops", firstEvent).get(2).equals("delivered");
+        });
+    row = deliveryRow("ops", firstEvent);
+    JsonNode api = apiDelivery(firstEvent);
+    assertThat(api.get("status").asString()).isEqualTo("delivered");
     assertThat(api.get("type").asString()).isEqualTo("webhook.test");
-    assertThat(Integer.parseInt(row.get(3))).isLessThanOrEqualTo(api.get("attempts").asInt());
+    assertThat(row.get(3)).isEqualTo(String.valueOf(api.get("attempts").asInt())).isEqualTo("1");
+    assertThat(row.get(4)).isEqualTo("HTTP 204");
+    assertThat(row.get(5)).isEqualTo("—"); // no next attempt once delivered
+    assertThat(row.get(6)).isNotEqualTo("—");
+    assertThat(row.get(7)).isNotEqualTo("—");
 
     // The secret is never on the page.
     assertThat(browser.getPageSource()).doesNotContain(secret);
