@@ -9,14 +9,19 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -51,6 +56,11 @@ class ConsoleWebhooksBrowserTest {
   @TempDir static Path dir;
   private HttpServer receiver;
   private final Set<String> received = ConcurrentHashMap.newKeySet();
+  private final Map<String, Delivery> deliveries = new ConcurrentHashMap<>();
+
+  /** What the receiver was sent for one event id (the last attempt's). */
+  private record Delivery(String timestamp, String signature, String body) {}
+
   private TestApp app;
   private ChromeDriver browser;
   private WebDriverWait wait;
@@ -64,11 +74,18 @@ class ConsoleWebhooksBrowserTest {
     receiver.createContext(
         "/hook",
         exchange -> {
+          String body;
           try (InputStream in = exchange.getRequestBody()) {
-            in.readAllBytes();
+            body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
           }
           String id = exchange.getRequestHeaders().getFirst("webhook-id");
           if (id != null) {
+            deliveries.put(
+                id,
+                new Delivery(
+                    exchange.getRequestHeaders().getFirst("webhook-timestamp"),
+                    exchange.getRequestHeaders().getFirst("webhook-signature"),
+                    body));
             received.add(id);
           }
           exchange.sendResponseHeaders(204, -1);
@@ -190,7 +207,121 @@ class ConsoleWebhooksBrowserTest {
         .isEqualTo(403);
   }
 
+  @Test
+  @Order(4)
+  void aProjectAdminRegistersRotatesAndDeletesAnEndpointSeeingEachSecretOnce() throws Exception {
+    String url = "http://127.0.0.1:" + receiver.getAddress().getPort() + "/hook";
+    signIn("carol");
+    tab("webhooks");
+    WebElement form = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("wh-form")));
+    // Checked in the page first: no event chosen, nothing sent.
+    type("wh-new-id", "made");
+    type("wh-new-url", url);
+    browser.findElement(By.id("wh-save")).click();
+    wait.until(
+        ExpectedConditions.textToBePresentInElementLocated(
+            By.id("wh-form-message"), "Choose at least one event. Nothing was sent."));
+    assertThat(app.http.get("/v1/projects/demo/webhooks/made", app.token("carol")).status())
+        .isEqualTo(409);
+
+    browser.findElement(By.id("wh-event-webhook.test")).click();
+    browser.findElement(By.id("wh-save")).click();
+    String first = shownSecret();
+    assertThat(first).startsWith("whsec_");
+    assertThat(browser.findElement(By.id("wh-secret-copy")).getText()).isEqualTo("Copy");
+    assertThat(endpointCell("wh-url", "made")).isEqualTo(url);
+    assertThat(form.isDisplayed()).isTrue();
+    // The secret signs what the worker sends: a test event verifies with it.
+    String one = sendTestFromConsole("made");
+    wait.until(d -> received.contains(one));
+    assertThat(validSignatures(one, first)).isEqualTo(1);
+
+    // Leaving the view forgets the secret: it is never read back.
+    tab("members");
+    tab("webhooks");
+    endpointCell("wh-url", "made");
+    assertThat(browser.findElement(By.id("wh-secret")).getText()).isEmpty();
+    assertThat(browser.getPageSource()).doesNotContain(first);
+
+    // Rotation, after the in-page confirmation: a new secret, once; both sign for 24 hours.
+    browser.findElement(By.cssSelector("button.wh-rotate[data-webhook='made']")).click();
+    WebElement dialog =
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("confirm-dialog")));
+    browser.findElement(By.id("confirm-ok")).click();
+    wait.until(ExpectedConditions.invisibilityOf(dialog));
+    wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("wh-secret"), "(new)"));
+    String second = shownSecret();
+    assertThat(second).startsWith("whsec_").isNotEqualTo(first);
+    String two = sendTestFromConsole("made");
+    wait.until(d -> received.contains(two));
+    assertThat(validSignatures(two, second)).isEqualTo(1);
+    assertThat(validSignatures(two, first)).isEqualTo(1);
+
+    // Delete: Cancel sends nothing, Confirm removes it.
+    browser.findElement(By.cssSelector("button.wh-delete[data-webhook='made']")).click();
+    wait.until(ExpectedConditions.visibilityOf(dialog));
+    browser.findElement(By.id("confirm-cancel")).click();
+    wait.until(ExpectedConditions.invisibilityOf(dialog));
+    assertThat(app.http.get("/v1/projects/demo/webhooks/made", app.token("carol")).status())
+        .isEqualTo(200);
+    browser.findElement(By.cssSelector("button.wh-delete[data-webhook='made']")).click();
+    wait.until(ExpectedConditions.visibilityOf(dialog));
+    browser.findElement(By.id("confirm-ok")).click();
+    wait.until(ExpectedConditions.invisibilityOf(dialog));
+    wait.until(
+        ExpectedConditions.textToBePresentInElementLocated(
+            By.id("status"), "Endpoint made deleted"));
+    wait.until(d -> d.findElements(By.cssSelector(".wh-url[data-webhook='made']")).isEmpty());
+    assertThat(endpointCell("wh-url", "ops")).isEqualTo(url);
+    assertThat(app.http.get("/v1/projects/demo/webhooks/made", app.token("carol")).status())
+        .isEqualTo(409);
+  }
+
   // ---- helpers --------------------------------------------------------------------------------
+
+  private void type(String id, String text) {
+    WebElement input = wait.until(ExpectedConditions.elementToBeClickable(By.id(id)));
+    input.clear();
+    input.sendKeys(text);
+  }
+
+  private String shownSecret() {
+    return wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("wh-secret-value")))
+        .getText()
+        .trim();
+  }
+
+  /** Clicks an endpoint's "Send test event" and returns the event id the status line names. */
+  private String sendTestFromConsole(String webhookId) {
+    ((org.openqa.selenium.JavascriptExecutor) browser)
+        .executeScript("document.getElementById('status').textContent = ''");
+    browser.findElement(By.cssSelector("button.wh-test[data-webhook='" + webhookId + "']")).click();
+    wait.until(
+        ExpectedConditions.textToBePresentInElementLocated(By.id("status"), "Test event msg_"));
+    String status = browser.findElement(By.id("status")).getText();
+    return status.substring(status.indexOf("msg_")).split(" ")[0];
+  }
+
+  /**
+   * How many of the {@code v1,} signatures the receiver got for an event verify with {@code
+   * secret}: HMAC-SHA256 of {@code id.timestamp.body} under the base64 key after {@code whsec_}
+   * (Standard Webhooks), computed here, independent of the sending code.
+   */
+  private long validSignatures(String eventId, String secret) throws Exception {
+    Delivery d = deliveries.get(eventId);
+    Mac mac = Mac.getInstance("HmacSHA256");
+    mac.init(
+        new SecretKeySpec(
+            Base64.getDecoder().decode(secret.substring("whsec_".length())), "HmacSHA256"));
+    String expected =
+        "v1,"
+            + Base64.getEncoder()
+                .encodeToString(
+                    mac.doFinal(
+                        (eventId + "." + d.timestamp() + "." + d.body())
+                            .getBytes(StandardCharsets.UTF_8)));
+    return Arrays.stream(d.signature().split(" ")).filter(expected::equals).count();
+  }
 
   private void signIn(String user) {
     browser.get("http://127.0.0.1:" + app.http.port() + "/console/");
