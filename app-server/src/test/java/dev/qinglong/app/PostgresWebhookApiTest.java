@@ -1,8 +1,11 @@
 package dev.qinglong.app;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.qinglong.app.support.PgApps;
 import dev.qinglong.app.support.StoreInspector;
 import dev.qinglong.app.support.TestApp;
+import dev.qinglong.backend.OpenedStore;
 import dev.qinglong.testkit.postgres.PostgresTestServer;
 import dev.qinglong.testkit.postgres.TestDatabase;
 import java.nio.file.Path;
@@ -44,6 +47,9 @@ class PostgresWebhookApiTest extends WebhookApiContract {
           "unavailable");
       assertProblem(
           noKey.http.get("/v1/projects/wh-off/webhooks", noKey.token("carol")), 503, "unavailable");
+      // Nor does the worker get a store to deliver from.
+      assertThat(noKey.bean(OpenedStore.class).webhooks()).isEmpty();
+      assertThat(noKey.bean(OpenedStore.Worker.class).webhooks()).isEmpty();
     }
   }
 }

@@ -6,6 +6,7 @@ import dev.qinglong.app.support.Http;
 import dev.qinglong.app.support.Http.Response;
 import dev.qinglong.app.support.StoreInspector;
 import dev.qinglong.app.support.TestApp;
+import dev.qinglong.backend.OpenedStore;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -88,6 +89,13 @@ public abstract class WebhookApiContract {
 
   static void assertProblem(Response r, int status, String code) {
     ApiContract.assertProblem(r, status, code);
+  }
+
+  /** The backend opened both webhook stores: registrations and the delivery worker's. */
+  @Test
+  void theStoreOpenedTheRegistrationAndTheDeliverySide() {
+    assertThat(app.bean(OpenedStore.class).webhooks()).isPresent();
+    assertThat(app.bean(OpenedStore.Worker.class).webhooks()).isPresent();
   }
 
   @Test

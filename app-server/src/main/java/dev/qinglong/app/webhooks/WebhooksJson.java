@@ -62,8 +62,7 @@ public final class WebhooksJson {
               maxItems = Webhooks.MAX_THRESHOLDS,
               schema =
                   @Schema(
-                      minimum = "0",
-                      exclusiveMinimum = true,
+                      minimum = "0.0001",
                       maximum = "1",
                       description = "A fraction of a model-quota window's limit."),
               arraySchema =

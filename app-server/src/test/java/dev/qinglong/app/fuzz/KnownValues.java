@@ -27,6 +27,23 @@ final class KnownValues {
     fixed.add(name);
   }
 
+  private final Set<String> always = new HashSet<>();
+
+  /**
+   * {@code name} takes only {@code values}, and every draw of it takes one of them (never a string
+   * drawn from the schema): for members whose good values the schema cannot state, such as a
+   * webhook URL that must resolve to a public address.
+   */
+  void always(String name, List<String> values) {
+    fix(name, values);
+    always.add(name);
+  }
+
+  /** Whether every draw of {@code name} takes a known value ({@link #always}). */
+  boolean isAlways(String name) {
+    return name != null && always.contains(name);
+  }
+
   void add(String name, String value) {
     if (fixed.contains(name)) {
       return;

@@ -118,7 +118,7 @@ final class SchemaSampler {
       }
       return merged;
     }
-    if (random.nextDouble() < reuse) {
+    if (known.isAlways(name) || random.nextDouble() < reuse) {
       Optional<JsonNode> seen = known.pick(name, random).filter(v -> valid(schema, v));
       if (seen.isPresent()) {
         return seen.get();

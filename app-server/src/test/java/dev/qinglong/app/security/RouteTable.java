@@ -126,7 +126,7 @@ final class RouteTable {
             "POST " + P + "/model-invocations/{invocationId}/completion",
             "POST " + P + "/step-runs/{stepRunId}/recovery" ->
             w.withFreshModelObjects(o);
-        case "DELETE " + P + "/webhooks/{webhookId}" -> w.withFreshWebhook(o);
+        case "DELETE " + P + "/webhooks/{webhookId}" -> w.withWebhookToDelete(o);
         case "PUT " + P + "/webhooks/{webhookId}" -> w.withWebhookToReplace(o);
         default -> o;
       };

@@ -397,16 +397,22 @@ final class SecurityWorld implements AutoCloseable {
     return o;
   }
 
-  /** {@code o} with a fresh webhook endpoint of {@code o.project()}, which one DELETE removes. */
-  Objects withFreshWebhook(Objects o) {
-    String id = fresh("wh-fresh");
-    expect(
-        201,
+  /** The webhook the well-formed DELETE removes, registered again before each one. */
+  static final String WEBHOOK_DELETE = "wh-del";
+
+  /**
+   * {@code o} naming {@link #WEBHOOK_DELETE}, registered (again) in {@code o.project()} by the
+   * global administrator, so that one DELETE removes it (204). Always the same id: a request that
+   * does not reach the route leaves no endpoint behind towards the Project's cap of 10.
+   */
+  Objects withWebhookToDelete(Objects o) {
+    RawHttp.Response r =
         raw.request(
             "PUT",
-            "/v1/projects/" + o.project() + "/webhooks/" + id,
-            token("owner"),
-            WEBHOOK_BODY));
+            "/v1/projects/" + o.project() + "/webhooks/" + WEBHOOK_DELETE,
+            token(ADMIN),
+            WEBHOOK_BODY);
+    assertThat(r.status()).as("seeding: %s", r.body()).isIn(200, 201);
     return new Objects(
         o.project(),
         o.proposalId(),
@@ -416,7 +422,7 @@ final class SecurityWorld implements AutoCloseable {
         o.readyStepRunId(),
         o.invocationId(),
         o.artifact(),
-        id);
+        WEBHOOK_DELETE);
   }
 
   private static RawHttp.Response expect(int status, RawHttp.Response r) {
