@@ -392,7 +392,10 @@ class ObservabilityTest {
             "hikaricp_connections_pending",
             "qinglong_quota_decision_duration_seconds_bucket",
             "qinglong_shield_rejections_total",
-            "qinglong_model_quota_events_total");
+            "qinglong_model_quota_events_total",
+            "qinglong_webhook_deliveries_total",
+            "qinglong_webhook_queue_age_seconds",
+            "qinglong_webhook_delivery_seconds_bucket");
     assertThat(exposed).containsAll(used);
   }
 

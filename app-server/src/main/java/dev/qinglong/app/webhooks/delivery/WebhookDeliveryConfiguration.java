@@ -68,7 +68,12 @@ public class WebhookDeliveryConfiguration {
             properties.schedule(),
             metrics,
             clock);
-    DeliveryDispatcher dispatcher = new DeliveryDispatcher(properties.limits(), attempt);
+    // A delivery waiting for its busy endpoint must start early enough to finish within its lease.
+    DeliveryDispatcher dispatcher =
+        new DeliveryDispatcher(
+            properties.limits(),
+            properties.lease().minus(WebhookSender.TOTAL_TIMEOUT).dividedBy(2),
+            attempt);
     WebhookDeliveryLoop loop =
         new WebhookDeliveryLoop(
             store.get(),

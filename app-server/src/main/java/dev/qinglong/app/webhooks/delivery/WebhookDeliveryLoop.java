@@ -22,9 +22,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Every tick claims at most as many deliveries as the dispatcher has free slots, each with a
  * lease ({@code lease}, longer than an attempt can take). A claimed delivery whose Project or
- * endpoint is at its bound is not started and is due again when its lease ends; a delivery claimed
- * by a worker that died is due again the same way, and the store's claim token keeps a stale worker
- * from recording over a newer claim.
+ * endpoint is at its bound waits briefly behind it in the dispatcher, or else is due again when its
+ * lease ends; a delivery claimed by a worker that died is due again the same way, and the store's
+ * claim token keeps a stale worker from recording over a newer claim.
  */
 public final class WebhookDeliveryLoop implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(WebhookDeliveryLoop.class);

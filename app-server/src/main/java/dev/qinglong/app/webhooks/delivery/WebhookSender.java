@@ -74,7 +74,7 @@ public final class WebhookSender implements AutoCloseable {
   }
 
   /**
-   * @param connectTimeout bound on establishing the connection (incl. TLS handshake start)
+   * @param connectTimeout bound on establishing the TCP connection
    * @param totalTimeout bound on the whole attempt; the request is cancelled then
    * @param tls how TLS connections are made (trust store, hostname verification)
    */
