@@ -3,12 +3,12 @@
 // signed-in user's permissions allow, because every action is an ordinary API call with their token.
 
 import { call, explain, newId, projectPath, session } from './api.js';
-import { duration, h, notice, replace, table } from './dom.js';
+import { copyText, duration, h, notice, replace, shortId, table } from './dom.js';
 import { renderUsageChart } from './usage-chart.js';
 
 const $ = (id) => document.getElementById(id);
 const PERMISSIONS = ['package.manage', 'approval.decide', 'package.read', 'model.invoke', 'model.usage.read', 'project.admin'];
-const VIEWS = ['approvals', 'propose', 'history', 'quota', 'usage', 'gateways', 'members'];
+const VIEWS = ['approvals', 'propose', 'history', 'quota', 'usage', 'gateways', 'members', 'webhooks'];
 
 const rejections = [];
 
@@ -910,6 +910,225 @@ async function saveMember(event) {
   }
 }
 
+// ---- webhooks --------------------------------------------------------------------------------
+//
+// GET …/webhooks needs project.admin (global administrators hold it): {projectId, webhooks:
+// [{projectId, webhookId, url, events, modelQuotaThresholds, createdAtMs, updatedAtMs, createdAt,
+// updatedAt}]}, never a secret. GET …/webhooks/{webhookId}/deliveries?limit=&cursor=: {projectId,
+// webhookId, deliveries: [{deliveryId, type, status, attempts, lastStatusCode, lastError,
+// createdAtMs, nextAttemptAtMs, deliveredAtMs, …}], nextCursor}, newest first; deliveryId is the
+// event id, sent as the webhook-id header on every attempt. POST …/{webhookId}/test enqueues a
+// webhook.test event and answers {deliveryId}. PUT …/{webhookId} ({url, events,
+// modelQuotaThresholds}) answers {webhook, secret}: 201 with the secret when created, 200 with
+// secret null when an existing endpoint was replaced; POST …/{webhookId}/rotate-secret answers the
+// same with the new secret (the previous one stays valid for 24 hours); DELETE …/{webhookId} 204.
+// A secret is shown once, in this page only, and never read back. Without a sealing key on the
+// server every route answers 503.
+
+const WEBHOOK_EVENTS = ['approval.pending', 'approval.decided', 'proposal.published', 'model-quota.threshold', 'management-quota.rejected', 'webhook.test'];
+
+// The secret of the last create or rotation, shown until the view is left (never stored).
+let webhookSecret = null;
+
+function webhooksFailure(r, what) {
+  switch (r.status) {
+    case 403:
+      return `Only a Project administrator (project.admin) of ${session.project}, or a global administrator, can ${what}; this token is neither.`;
+    case 404:
+    case 405:
+      return 'Webhooks are not available on this server.';
+    case 503:
+      return `Webhooks are unavailable on this server now (503)${r.detail ? ': ' + r.detail : ''}.`;
+    default:
+      return explain(r, what);
+  }
+}
+
+const whenText = (ms) => (typeof ms === 'number' ? new Date(ms).toLocaleString() : '—');
+
+async function renderWebhooks() {
+  const body = $('webhooks-body');
+  replace($('wh-secret'), webhookSecret ? secretNotice(webhookSecret) : null);
+  const r = await call('GET', projectPath('webhooks'));
+  $('wh-form').hidden = !r.ok;
+  if (!r.ok) {
+    replace(body, notice(webhooksFailure(r, 'see the webhooks'), r.status === 403 ? 'warn' : 'error'));
+    return;
+  }
+  const endpoints = r.json.webhooks ?? [];
+  if (endpoints.length === 0) {
+    replace(body, notice(`No webhook endpoint is registered in Project ${session.project}; register one below.`));
+    return;
+  }
+  const thresholds = (w) => (w.events.includes('model-quota.threshold') && (w.modelQuotaThresholds ?? []).length
+    ? w.modelQuotaThresholds.map(String).join(', ')
+    : '—');
+  replace(
+    body,
+    table(`Endpoints of ${session.project}`, ['Endpoint', 'URL', 'Events', 'Model-quota thresholds', 'Updated', 'Actions'], endpoints.map((w) => [
+      h('code', { class: 'wh-id', 'data-webhook': w.webhookId }, w.webhookId),
+      h('code', { class: 'wh-url', 'data-webhook': w.webhookId }, w.url),
+      h('span', { class: 'wh-events', 'data-webhook': w.webhookId }, w.events.join(', ')),
+      h('span', { class: 'wh-thresholds', 'data-webhook': w.webhookId }, thresholds(w)),
+      whenText(w.updatedAtMs),
+      h(
+        'span',
+        { class: 'actions' },
+        h('button', { type: 'button', class: 'secondary wh-test', 'data-webhook': w.webhookId, 'aria-label': `Send a test event to ${w.webhookId}`, onclick: () => sendTest(w.webhookId) }, 'Send test event'),
+        h('button', { type: 'button', class: 'secondary wh-rotate', 'data-webhook': w.webhookId, 'aria-label': `Rotate the secret of ${w.webhookId}`, onclick: () => rotateSecret(w) }, 'Rotate secret'),
+        h('button', { type: 'button', class: 'reject wh-delete', 'data-webhook': w.webhookId, 'aria-label': `Delete ${w.webhookId}`, onclick: () => deleteWebhook(w) }, 'Delete'),
+      ),
+    ]), 'grid webhooks-endpoints'),
+    endpoints.map((w) => h(
+      'section',
+      { class: 'wh-log', 'aria-label': `Deliveries to ${w.webhookId}` },
+      h('h3', {}, 'Recent deliveries to ', h('code', {}, w.webhookId)),
+      h('div', { class: 'wh-deliveries', id: 'wh-deliveries-' + w.webhookId, 'data-webhook': w.webhookId }),
+    )),
+  );
+  await Promise.all(endpoints.map((w) => renderDeliveries(w.webhookId)));
+}
+
+/** One endpoint's delivery log: the first page, then "Load more" appends the next. */
+async function renderDeliveries(webhookId) {
+  const container = $('wh-deliveries-' + webhookId);
+  const items = [];
+  const draw = (...after) => replace(
+    container,
+    items.length
+      ? table(`Deliveries to ${webhookId}, newest first`, ['Event', 'Type', 'Status', 'Attempts', 'Last answer', 'Next attempt', 'Created', 'Delivered'], items.map((d) => [
+        shortId(d.deliveryId),
+        d.type,
+        h('span', { class: 'state ' + d.status }, d.status),
+        String(d.attempts),
+        d.lastStatusCode === null || d.lastStatusCode === undefined
+          ? (d.lastError ?? (d.attempts === 0 ? 'not tried yet' : '—'))
+          : `HTTP ${d.lastStatusCode}${d.lastError ? ' · ' + d.lastError : ''}`,
+        d.status === 'pending' ? whenText(d.nextAttemptAtMs) : '—',
+        whenText(d.createdAtMs),
+        whenText(d.deliveredAtMs),
+      ]), 'grid webhooks-deliveries')
+      : notice('No event was sent to this endpoint yet.'),
+    ...after,
+  );
+  async function page(cursor) {
+    const query = new URLSearchParams({ limit: $('webhooks-page-size').value || '50' });
+    if (cursor) query.set('cursor', cursor);
+    const r = await call('GET', projectPath('webhooks', webhookId, 'deliveries') + '?' + query);
+    if (!r.ok) {
+      draw(notice(webhooksFailure(r, 'read the delivery log'), 'error'));
+      return;
+    }
+    items.push(...(r.json.deliveries ?? []));
+    const next = r.json.nextCursor ?? null;
+    draw(next ? h('button', { type: 'button', class: 'more', 'data-webhook': webhookId, onclick: () => page(next) }, 'Load more') : null);
+  }
+  await page(null);
+}
+
+/** The secret of a create or rotation: shown once, with a copy button. */
+function secretNotice(x) {
+  const copy = h('button', { type: 'button', id: 'wh-secret-copy', class: 'copy secondary', 'aria-label': 'Copy the secret' }, 'Copy');
+  copy.addEventListener('click', () => copyText(x.secret, copy));
+  return h(
+    'div',
+    { class: 'notice warn', role: 'alert' },
+    h('p', {}, h('strong', {}, `The signing secret of ${x.webhookId}${x.rotated ? ' (new)' : ''}: `), h('code', { id: 'wh-secret-value' }, x.secret), ' ', copy),
+    h('p', {}, x.rotated
+      ? 'Store it now: it is not shown again. The previous secret stays valid for 24 hours; until then each delivery carries a signature with each.'
+      : 'Store it now: it is not shown again. Verify each delivery\'s webhook-signature with it (Standard Webhooks).'),
+  );
+}
+
+/** The form's values, checked as the server will check the simple things: {body, webhookId} or {error}. */
+function readWebhookForm() {
+  const webhookId = $('wh-new-id').value.trim();
+  if (!/^[A-Za-z0-9._:-]{1,128}$/.test(webhookId)) {
+    return { error: 'The endpoint id must be 1–128 characters of A–Z, a–z, 0–9 and . _ : -. Nothing was sent.' };
+  }
+  const url = $('wh-new-url').value.trim();
+  if (!url) return { error: 'Enter the URL events are sent to. Nothing was sent.' };
+  const events = WEBHOOK_EVENTS.filter((e) => $('wh-event-' + e).checked);
+  if (events.length === 0) return { error: 'Choose at least one event. Nothing was sent.' };
+  const body = { url, events };
+  const raw = $('wh-new-thresholds').value.trim();
+  if (raw) {
+    const parts = raw.split(',').map((t) => t.trim());
+    if (!parts.every((t) => /^(0(\.[0-9]{1,4})?|1(\.0{1,4})?|\.[0-9]{1,4})$/.test(t) && Number(t) > 0)) {
+      return { error: 'Each threshold must be a fraction above 0 and at most 1 (at most 4 decimals), e.g. 0.8, 1. Nothing was sent.' };
+    }
+    body.modelQuotaThresholds = parts.map(Number);
+  }
+  return { webhookId, body };
+}
+
+async function saveWebhook(event) {
+  event.preventDefault();
+  const read = readWebhookForm();
+  if (read.error) {
+    replace($('wh-form-message'), notice(read.error, 'error'));
+    return;
+  }
+  const r = await call('PUT', projectPath('webhooks', read.webhookId), read.body);
+  if (!r.ok) {
+    replace($('wh-form-message'), notice(webhooksFailure(r, 'register webhooks'), 'error'));
+    return;
+  }
+  replace($('wh-form-message'), null);
+  if (r.status === 201 && r.json.secret) {
+    webhookSecret = { webhookId: read.webhookId, secret: r.json.secret, rotated: false };
+    status(`Endpoint ${read.webhookId} registered; its secret is shown once, above.`);
+  } else {
+    webhookSecret = null;
+    status(`Endpoint ${read.webhookId} replaced; its secret is unchanged.`);
+  }
+  await renderWebhooks();
+}
+
+async function rotateSecret(w) {
+  if (!(await confirmChanges(`Rotate the signing secret of ${w.webhookId}`, [
+    { field: 'signing secret', from: 'the current one (valid 24 more hours)', to: 'a new one, shown once' },
+  ]))) {
+    status('Cancelled: nothing was sent.');
+    return;
+  }
+  const r = await call('POST', projectPath('webhooks', w.webhookId, 'rotate-secret'));
+  if (!r.ok) {
+    status(webhooksFailure(r, 'rotate a secret'));
+    return;
+  }
+  webhookSecret = { webhookId: w.webhookId, secret: r.json.secret, rotated: true };
+  status(`The secret of ${w.webhookId} was rotated; the new one is shown once, above.`);
+  await renderWebhooks();
+}
+
+async function deleteWebhook(w) {
+  if (!(await confirmChanges(`Delete the endpoint ${w.webhookId}`, [
+    { field: `endpoint ${w.webhookId}`, from: w.url, to: 'removed, with its delivery log' },
+  ]))) {
+    status('Cancelled: nothing was sent.');
+    return;
+  }
+  const r = await call('DELETE', projectPath('webhooks', w.webhookId));
+  if (!r.ok) {
+    status(webhooksFailure(r, 'delete an endpoint'));
+    return;
+  }
+  if (webhookSecret && webhookSecret.webhookId === w.webhookId) webhookSecret = null;
+  status(`Endpoint ${w.webhookId} deleted; nothing more is sent to it.`);
+  await renderWebhooks();
+}
+
+async function sendTest(webhookId) {
+  const r = await call('POST', projectPath('webhooks', webhookId, 'test'));
+  if (!r.ok) {
+    status(webhooksFailure(r, 'send a test event'));
+    return;
+  }
+  status(`Test event ${r.json.deliveryId} enqueued for ${webhookId}; the worker delivers it shortly.`);
+  await renderDeliveries(webhookId);
+}
+
 // ---- wiring ----------------------------------------------------------------------------------
 
 const RENDER = {
@@ -924,6 +1143,10 @@ const RENDER = {
   usage: renderUsage,
   gateways: renderGateways,
   members: renderMembers,
+  webhooks: () => {
+    webhookSecret = null;
+    return renderWebhooks();
+  },
 };
 
 function tick() {
@@ -956,6 +1179,13 @@ function init() {
   $('history-page-size').addEventListener('change', renderHistory);
   $('policy-page-size').addEventListener('change', renderPolicy);
   $('usage-refresh').addEventListener('click', renderUsage);
+  replace(
+    $('wh-new-events'),
+    WEBHOOK_EVENTS.map((e) => h('label', { class: 'check' }, h('input', { type: 'checkbox', id: 'wh-event-' + e, value: e }), ' ' + e)),
+  );
+  $('wh-form').addEventListener('submit', saveWebhook);
+  $('webhooks-refresh').addEventListener('click', renderWebhooks);
+  $('webhooks-page-size').addEventListener('change', renderWebhooks);
   for (const tab of document.querySelectorAll('.tab')) {
     tab.addEventListener('click', () => show(tab.dataset.view));
   }

@@ -40,3 +40,24 @@ export function duration(seconds) {
   const m = Math.floor(s / 60);
   return m > 0 ? `${m}m ${String(s % 60).padStart(2, '0')}s` : `${s}s`;
 }
+
+/**
+ * A long id shortened for a table cell ("msg_3fA9c2Xk…"): the whole id is the code element's
+ * title and data-id, and a button copies it to the clipboard.
+ */
+export function shortId(id, keep = 12) {
+  const text = id.length > keep + 1 ? id.slice(0, keep) + '…' : id;
+  const copy = h('button', { type: 'button', class: 'copy secondary', 'aria-label': `Copy ${id}` }, 'Copy');
+  copy.addEventListener('click', () => copyText(id, copy));
+  return h('span', { class: 'short-id' }, h('code', { title: id, 'data-id': id }, text), ' ', copy);
+}
+
+/** Copies a text, and says on the button whether it worked (the clipboard needs a secure context). */
+export async function copyText(text, button) {
+  try {
+    await navigator.clipboard.writeText(text);
+    button.textContent = 'Copied';
+  } catch {
+    button.textContent = 'Copy failed: select it';
+  }
+}

@@ -50,6 +50,7 @@ public final class Benchmarks {
     workloads.addAll(ManagementQuotaWorkloads.all());
     workloads.addAll(ModelQuotaWorkloads.all());
     workloads.addAll(DownloadWorkloads.all());
+    workloads.addAll(WebhookDeliveryWorkloads.all());
 
     Instant started = Instant.now();
     Map<String, Object> machine = new LinkedHashMap<>();
