@@ -72,6 +72,7 @@ public final class DeliveryDispatcher implements AutoCloseable {
   private final Map<String, ArrayDeque<Waiting>> waiting = new LinkedHashMap<>();
   private int inFlight;
   private int waitingCount;
+  private volatile Runnable onSlotFreed = () -> {};
 
   /**
    * @param maxWait how long a delivery may wait for its endpoint's slot: less than the claim's
@@ -193,6 +194,16 @@ public final class DeliveryDispatcher implements AutoCloseable {
     for (ClaimedDelivery d : next) {
       submit(d, d.projectId(), endpointKey(d));
     }
+    onSlotFreed.run();
+  }
+
+  /**
+   * Runs {@code listener} each time an attempt has ended and released its slot (on the attempt's
+   * thread; it must be quick and must not throw), so the loop can claim again at once instead of
+   * after its tick.
+   */
+  public void onSlotFreed(Runnable listener) {
+    this.onSlotFreed = Objects.requireNonNull(listener, "listener");
   }
 
   /** Takes the waiting deliveries that may start now (slots reserved), dropping stale ones. */

@@ -76,6 +76,11 @@ class WebhookDeliveryLoopTest {
 
   /** A loop whose failed attempts are retried 10 ms later (store time) within {@code budget}. */
   private WebhookDeliveryLoop loop(boolean insecure, Duration budget) {
+    return loop(insecure, budget, new DeliveryDispatcher.Limits(4, 2, 1), Duration.ofMillis(50));
+  }
+
+  private WebhookDeliveryLoop loop(
+      boolean insecure, Duration budget, DeliveryDispatcher.Limits limits, Duration tick) {
     WebhookTargets targets = new WebhookTargets(insecure, InetAddress::getAllByName);
     WebhookDeliveryMetrics metrics = new WebhookDeliveryMetrics(registry);
     RetrySchedule schedule =
@@ -88,12 +93,9 @@ class WebhookDeliveryLoopTest {
             schedule,
             metrics,
             storeClock);
-    dispatcher =
-        new DeliveryDispatcher(
-            new DeliveryDispatcher.Limits(4, 2, 1), Duration.ofSeconds(20), attempt);
+    dispatcher = new DeliveryDispatcher(limits, Duration.ofSeconds(20), attempt);
     WebhookDeliveryLoop loop =
-        new WebhookDeliveryLoop(
-            store, active::get, dispatcher, metrics, storeClock, LEASE, Duration.ofMillis(50));
+        new WebhookDeliveryLoop(store, active::get, dispatcher, metrics, storeClock, LEASE, tick);
     loops.add(loop);
     return loop;
   }
@@ -124,6 +126,30 @@ class WebhookDeliveryLoopTest {
         .tag("outcome", outcome)
         .counter()
         .count();
+  }
+
+  @Test
+  void aFreedSlotClaimsTheNextDueDeliveryAtOnceNotAfterTheTick() {
+    // One slot and a tick of an hour: after the first claim, only freed slots can claim again.
+    WebhookDeliveryLoop loop =
+        loop(
+            true,
+            Duration.ofHours(24),
+            new DeliveryDispatcher.Limits(1, 1, 1),
+            Duration.ofHours(1));
+    for (int i = 0; i < 5; i++) {
+      add("msg_" + i, "p" + i, "/in", key);
+    }
+
+    loop.start();
+
+    await().atMost(WAIT).until(() -> receiver.received().size() == 5);
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                java.util.stream.IntStream.range(0, 5)
+                    .allMatch(i -> status("msg_" + i).equals("delivered")));
   }
 
   @Test
