@@ -55,6 +55,8 @@ final class SecurityWorld implements AutoCloseable {
   static final Map<String, String> HIGH_LIMITS =
       Map.of(
           "qinglong.ai.enabled", "true",
+          // The endpoints registered here name a public address: never try to reach it.
+          "qinglong.webhooks.delivery.enabled", "false",
           "qinglong.management-quota.limits.propose", "1000",
           "qinglong.management-quota.limits.decide", "1000",
           "qinglong.management-quota.limits.inspect", "1000",

@@ -67,14 +67,26 @@ public final class StoreInspector {
     return out.toString();
   }
 
+  /**
+   * Table, columns, order. Of a delivery only what the request that enqueued it wrote: the active
+   * worker of a test app may be attempting it meanwhile (status, attempts, next attempt, claim,
+   * last answer), which is not a change by the request under test.
+   */
   private static final String[][] WEBHOOK_TABLES = {
-    {"webhook_projects", "project_id"},
-    {"webhook_endpoints", "project_id, webhook_id"},
-    {"webhook_endpoint_events", "project_id, webhook_id, event_type"},
-    {"webhook_deliveries", "delivery_id"},
+    {"webhook_projects", "*", "project_id"},
+    {"webhook_endpoints", "*", "project_id, webhook_id"},
+    {"webhook_endpoint_events", "*", "project_id, webhook_id, event_type"},
+    {
+      "webhook_deliveries",
+      "delivery_id, project_id, webhook_id, event_type, payload, created_at_ms, dedup_key",
+      "delivery_id"
+    },
   };
 
-  /** Every row of the webhook tables, as text (secrets as the driver renders their bytes). */
+  /**
+   * Every row of the webhook tables as text (secrets as the driver renders their bytes), of the
+   * deliveries only the columns their request wrote.
+   */
   public String webhookSnapshot() {
     StringBuilder out = new StringBuilder();
     try (Connection c = connect();
@@ -82,7 +94,8 @@ public final class StoreInspector {
       for (String[] table : WEBHOOK_TABLES) {
         out.append("## ").append(table[0]).append('\n');
         try (ResultSet rs =
-            st.executeQuery("SELECT * FROM " + prefix + table[0] + " ORDER BY " + table[1])) {
+            st.executeQuery(
+                "SELECT " + table[1] + " FROM " + prefix + table[0] + " ORDER BY " + table[2])) {
           int columns = rs.getMetaData().getColumnCount();
           while (rs.next()) {
             for (int i = 1; i <= columns; i++) {

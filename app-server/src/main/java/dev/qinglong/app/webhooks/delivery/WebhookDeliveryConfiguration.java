@@ -50,6 +50,12 @@ public class WebhookDeliveryConfiguration {
       log.debug("webhook delivery off: the worker has no webhook store");
       return new WebhookDelivery(null, null);
     }
+    if (!properties.enabled()) {
+      log.warn(
+          "webhook.delivery-disabled: qinglong.webhooks.delivery.enabled=false; this process"
+              + " delivers nothing, deliveries wait in the database");
+      return new WebhookDelivery(null, null);
+    }
     // The same rules as at registration (the webhook routes' bean where this process has one).
     WebhookTargets targets =
         registrationTargets.getIfAvailable(

@@ -23,6 +23,9 @@ import org.springframework.validation.annotation.Validated;
  * @param retryMaxInterval The largest retry delay bound.
  * @param retryBudget How long after its event a delivery is still tried before it is marked failed
  *     (24h; shorter only for tests).
+ * @param enabled Whether this process delivers when it is the active worker (default true). False
+ *     only where nothing may leave the process, e.g. tests that register public addresses they must
+ *     never reach; deliveries then wait in the database for a worker that delivers.
  */
 @ConfigurationProperties("qinglong.webhooks.delivery")
 @Validated
@@ -33,7 +36,8 @@ public record WebhookDeliveryProperties(
     @NotNull @DefaultValue("60s") Duration lease,
     @NotNull @DefaultValue("5s") Duration retryInitial,
     @NotNull @DefaultValue("1h") Duration retryMaxInterval,
-    @NotNull @DefaultValue("24h") Duration retryBudget) {
+    @NotNull @DefaultValue("24h") Duration retryBudget,
+    @DefaultValue("true") boolean enabled) {
 
   @AssertTrue(message = "qinglong.webhooks.delivery.lease must be more than 10s and at most 10m")
   public boolean isLeaseInRange() {

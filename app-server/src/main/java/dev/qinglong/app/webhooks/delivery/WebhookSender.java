@@ -7,7 +7,6 @@ import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -164,9 +163,11 @@ public final class WebhookSender implements AutoCloseable {
     }
   }
 
-  /** A short reason naming neither an address nor anything the endpoint sent. */
+  /**
+   * A short reason naming neither an address nor anything the endpoint sent, nor a Java class: it
+   * is shown to Project administrators in the delivery log.
+   */
   static String describe(Throwable e) {
-    String kind = e.getClass().getSimpleName();
     if (e instanceof java.net.SocketTimeoutException
         || e instanceof org.apache.hc.client5.http.ConnectTimeoutException) {
       return "timed out";
@@ -175,13 +176,19 @@ public final class WebhookSender implements AutoCloseable {
         || e instanceof org.apache.hc.client5.http.HttpHostConnectException) {
       return "connection refused or unreachable";
     }
+    if (e instanceof javax.net.ssl.SSLHandshakeException) {
+      return "TLS handshake failed";
+    }
     if (e instanceof javax.net.ssl.SSLException) {
-      return "TLS failed: " + kind;
+      return "TLS failed";
     }
     if (e instanceof UnknownHostException) {
       return "host does not resolve";
     }
-    return "request failed: " + kind.toLowerCase(Locale.ROOT);
+    if (e instanceof org.apache.hc.core5.http.NoHttpResponseException) {
+      return "no response";
+    }
+    return "request failed";
   }
 
   @Override

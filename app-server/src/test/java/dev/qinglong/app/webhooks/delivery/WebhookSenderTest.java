@@ -63,6 +63,28 @@ class WebhookSenderTest {
   }
 
   @Test
+  void failureReasonsNameNoJavaClass() {
+    List<Throwable> failures =
+        List.of(
+            new javax.net.ssl.SSLHandshakeException("peer-said-handshake"),
+            new javax.net.ssl.SSLException("peer-said-tls"),
+            new java.net.SocketTimeoutException("peer-said-slow"),
+            new java.net.ConnectException("peer-said-refused"),
+            new UnknownHostException("peer-said-nowhere"),
+            new org.apache.hc.core5.http.NoHttpResponseException("peer-said-silent"),
+            new java.io.IOException("peer-said-other"),
+            new IllegalStateException("peer-said-odd"));
+    for (Throwable e : failures) {
+      assertThat(WebhookSender.describe(e))
+          .as(e.getClass().getName())
+          .isNotBlank()
+          .doesNotContain("Exception", "exception", e.getMessage());
+    }
+    assertThat(WebhookSender.describe(new javax.net.ssl.SSLHandshakeException("x")))
+        .isEqualTo("TLS handshake failed");
+  }
+
+  @Test
   void connectsToThePinnedAddressWithTheStandardHeadersAndAVerifiableSignature() throws Exception {
     byte[] key = WebhookSecrets.generate();
 
