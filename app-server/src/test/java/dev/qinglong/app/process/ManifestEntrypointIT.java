@@ -169,6 +169,10 @@ class ManifestEntrypointIT {
     return env;
   }
 
+  /** What the secret qinglong-webhooks-key holds here: base64 of 32 bytes, as created. */
+  private static final String WEBHOOKS_KEY =
+      java.util.Base64.getEncoder().encodeToString(new byte[32]);
+
   private String valueFrom(String name, Map<String, Object> from, Map<String, Object> container) {
     if (from.containsKey("secretKeyRef")) {
       Map<String, Object> ref = map(from.get("secretKeyRef"));
@@ -176,6 +180,11 @@ class ManifestEntrypointIT {
       boolean username = "username".equals(ref.get("key"));
       if (secret.equals("qinglong-db-owner")) {
         return username ? db.username() : (db.password() == null ? "" : db.password());
+      }
+      if (secret.equals("qinglong-webhooks-key")) {
+        // The sealing key (docs/deploy.md#3-create-the-secrets): the same for every workload.
+        assertThat(ref.get("key")).isEqualTo("secret-key");
+        return WEBHOOKS_KEY;
       }
       assertThat(secret).startsWith("qinglong-role-ql3-");
       // The role secrets hold the role's name (docs/deploy.md#3-create-the-secrets); the local
