@@ -7,7 +7,9 @@ import dev.qinglong.app.support.Http;
 import dev.qinglong.app.support.Http.Response;
 import dev.qinglong.app.support.StoreInspector;
 import dev.qinglong.app.support.TestApp;
+import dev.qinglong.app.webhooks.delivery.WebhookReceiver;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -22,24 +24,28 @@ import tools.jackson.databind.JsonNode;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class WebhookEventsApiContract {
-  static final String TARGET = WebhookApiContract.TARGET;
   static final String REJECTED = "management-quota.rejected";
 
   protected TestApp app;
   protected StoreInspector store;
   protected Http http;
+  protected WebhookReceiver receiver;
+  private final Map<String, String> secrets = new java.util.HashMap<>();
 
   protected abstract TestApp startApp(Map<String, String> properties);
 
   protected abstract StoreInspector inspector(TestApp app);
 
   @BeforeAll
-  void start() {
+  void start() throws Exception {
+    receiver = new WebhookReceiver();
     app =
         startApp(
             Map.of(
                 "qinglong.webhooks.secret-key",
                 WebhookApiContract.SECRET_KEY,
+                "qinglong.webhooks.allow-insecure-targets",
+                "true",
                 "qinglong.management-quota.limits.inspect",
                 "2"));
     store = inspector(app);
@@ -51,6 +57,9 @@ public abstract class WebhookEventsApiContract {
     if (app != null) {
       app.close();
     }
+    if (receiver != null) {
+      receiver.close();
+    }
   }
 
   private void register(String project, String id, String events) {
@@ -58,8 +67,9 @@ public abstract class WebhookEventsApiContract {
         http.put(
             "/v1/projects/" + project + "/webhooks/" + id,
             app.token("carol"),
-            "{\"url\":\"" + TARGET + "\",\"events\":[" + events + "]}");
+            "{\"url\":\"" + receiver.url("/" + id) + "\",\"events\":[" + events + "]}");
     assertThat(r.status()).as(r.body()).isIn(200, 201);
+    secrets.put(id, WebhookDeliveryApiContract.text(r.json(), t -> t.startsWith("whsec_")));
   }
 
   private Response inspect(String project, String proposalId, String inspectionId) {
@@ -70,7 +80,7 @@ public abstract class WebhookEventsApiContract {
   }
 
   @Test
-  void refusedInspectionsWriteOneRejectedEventPerSubscribedEndpointAndWindow() {
+  void refusedInspectionsWriteOneRejectedEventPerSubscribedEndpointAndWindow() throws Exception {
     String project = "wh-rejected";
     app.grant(project, "carol", "project.admin");
     app.grant(project, "alice", "package.manage");
@@ -109,5 +119,26 @@ public abstract class WebhookEventsApiContract {
     Response other =
         http.get("/v1/projects/" + project + "/webhooks/approvals/deliveries", app.token("carol"));
     assertThat(other.json().get("deliveries").toString()).doesNotContain(REJECTED);
+
+    // Delivered once, signed with the endpoint's secret (checked by the Standard Webhooks
+    // library), carrying the bucket's ids and no token.
+    String eventId = deliveries.get(0).get("deliveryId").asString();
+    await().atMost(Duration.ofSeconds(30)).until(() -> !atPath("/quota").isEmpty());
+    List<WebhookReceiver.Received> got = atPath("/quota");
+    assertThat(got).hasSize(1);
+    WebhookReceiver.Received r = got.get(0);
+    WebhookDeliveryApiContract.verify(r, secrets.get("quota"));
+    assertThat(r.header("webhook-id")).isEqualTo(eventId);
+    JsonNode body = WebhookDeliveryApiContract.body(r);
+    assertThat(body.get("type").asString()).isEqualTo(REJECTED);
+    assertThat(body.get("data").get("projectId").asString()).isEqualTo(project);
+    assertThat(body.get("data").get("userId").asString()).isEqualTo("bob");
+    assertThat(r.body()).doesNotContain(app.token("bob"));
+    assertThat(atPath("/approvals").stream().map(x -> x.body()).toList())
+        .noneMatch(b -> b.contains(REJECTED));
+  }
+
+  private List<WebhookReceiver.Received> atPath(String path) {
+    return receiver.received().stream().filter(x -> x.path().equals(path)).toList();
   }
 }
