@@ -113,7 +113,6 @@ public final class SchemaProbe {
       }
       return new Result(name, true, current.getVersion(), required.getVersion(), null);
     } catch (SQLException e) {
-      error.accept(e);
       // 42P01 undefined table, 3F000 undefined schema, 42501 no privilege: nothing migrated yet
       // (or not granted to this login), as opposed to a database that does not answer.
       String state = e.getSQLState();
@@ -122,7 +121,11 @@ public final class SchemaProbe {
               || "3F000".equals(state)
               || "42501".equals(state)
               || (e.getMessage() != null && e.getMessage().contains("no such table"));
-      return failed(missing ? "schema not migrated" : "database unreachable");
+      if (missing) {
+        return failed("schema not migrated");
+      }
+      error.accept(e);
+      return failed("database unreachable");
     } catch (RuntimeException e) {
       error.accept(e);
       return failed("database unreachable");
