@@ -1,12 +1,9 @@
 package dev.qinglong.app.platform;
 
 import static dev.qinglong.app.platform.FailedStarts.action;
-import static dev.qinglong.app.platform.FailedStarts.assertOneReportAndNoStackTrace;
 import static dev.qinglong.app.platform.FailedStarts.description;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.qinglong.app.support.TestApp;
 import dev.qinglong.testkit.postgres.PostgresTestServer;
 import dev.qinglong.testkit.postgres.TestDatabase;
 import java.nio.file.Path;
@@ -40,13 +37,7 @@ class FailedStartPostgresTest {
   }
 
   private String failedStart(CapturedOutput output, Map<String, String> properties) {
-    int before = output.getAll().length();
-    assertThatThrownBy(() -> TestApp.start(dataDir, properties).close())
-        .as("the start fails")
-        .isNotNull();
-    String out = output.getAll().substring(before);
-    assertOneReportAndNoStackTrace(out);
-    return out;
+    return FailedStarts.failedStart(output, dataDir, properties);
   }
 
   @Test

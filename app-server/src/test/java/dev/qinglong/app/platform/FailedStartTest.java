@@ -1,12 +1,9 @@
 package dev.qinglong.app.platform;
 
 import static dev.qinglong.app.platform.FailedStarts.action;
-import static dev.qinglong.app.platform.FailedStarts.assertOneReportAndNoStackTrace;
 import static dev.qinglong.app.platform.FailedStarts.description;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.qinglong.app.support.TestApp;
 import dev.qinglong.testkit.AppProcess;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -37,15 +34,8 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 class FailedStartTest {
   @TempDir Path dataDir;
 
-  /** The output of a start with {@code properties} that must fail. */
   private String failedStart(CapturedOutput output, Map<String, String> properties) {
-    int before = output.getAll().length();
-    assertThatThrownBy(() -> TestApp.start(dataDir, properties).close())
-        .as("the start fails")
-        .isNotNull();
-    String out = output.getAll().substring(before);
-    assertOneReportAndNoStackTrace(out);
-    return out;
+    return FailedStarts.failedStart(output, dataDir, properties);
   }
 
   @Test

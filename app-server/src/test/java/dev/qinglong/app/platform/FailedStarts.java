@@ -1,9 +1,14 @@
 package dev.qinglong.app.platform;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.qinglong.app.support.TestApp;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Pattern;
+import org.springframework.boot.test.system.CapturedOutput;
 
 /**
  * What a user sees when the app cannot start: exactly one Spring Boot "APPLICATION FAILED TO START"
@@ -11,14 +16,28 @@ import java.util.regex.Pattern;
  * anywhere in the output (neither {@code at …} frames nor {@code …Exception:} / {@code Caused by:}
  * lines, from any logger).
  */
-final class FailedStarts {
+public final class FailedStarts {
   static final String BANNER = "APPLICATION FAILED TO START";
   private static final Pattern FRAME = Pattern.compile("^\\s+at .*");
 
   private FailedStarts() {}
 
+  /**
+   * Starts the app in this JVM ({@link TestApp}) with {@code properties}, which must fail, and
+   * returns what the start printed, checked to hold one report and no stack trace.
+   */
+  static String failedStart(CapturedOutput output, Path dataDir, Map<String, String> properties) {
+    int before = output.getAll().length();
+    assertThatThrownBy(() -> TestApp.start(dataDir, properties).close())
+        .as("the start fails")
+        .isNotNull();
+    String out = output.getAll().substring(before);
+    assertOneReportAndNoStackTrace(out);
+    return out;
+  }
+
   /** The report's Description section. */
-  static String description(String output) {
+  public static String description(String output) {
     String report = report(output);
     return report
         .substring(
@@ -27,7 +46,7 @@ final class FailedStarts {
   }
 
   /** The report's Action section. */
-  static String action(String output) {
+  public static String action(String output) {
     String report = report(output);
     return report.substring(report.indexOf("Action:") + "Action:".length()).trim();
   }
@@ -39,7 +58,7 @@ final class FailedStarts {
   }
 
   /** One report and no line of a stack trace. */
-  static void assertOneReportAndNoStackTrace(String output) {
+  public static void assertOneReportAndNoStackTrace(String output) {
     assertThat(output.split(BANNER, -1)).as("one report in:%n%s", output).hasSize(2);
     List<String> traceLines =
         output

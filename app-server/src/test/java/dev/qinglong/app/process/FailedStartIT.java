@@ -1,14 +1,15 @@
 package dev.qinglong.app.process;
 
+import static dev.qinglong.app.platform.FailedStarts.action;
+import static dev.qinglong.app.platform.FailedStarts.description;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.qinglong.app.platform.FailedStarts;
 import dev.qinglong.testkit.AppProcess;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,8 +22,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class FailedStartIT {
   private static final Duration EXIT = Duration.ofSeconds(120);
-  private static final Pattern TRACE =
-      Pattern.compile("^\\s+at .*|.*Exception:.*|^Caused by:.*", Pattern.MULTILINE);
   private static final Path LOGS = Path.of("target", "process-logs", "failed-start");
 
   @Test
@@ -53,10 +52,9 @@ class FailedStartIT {
         AppProcess app = e.getValue();
         assertThat(app.awaitExit(EXIT)).as(e.getKey()).isNotZero();
         String out = app.output();
-        assertThat(out.split("APPLICATION FAILED TO START", -1)).as(out).hasSize(2);
-        assertThat(out).contains(expected.get(e.getKey())).contains("Action:");
-        List<String> trace = TRACE.matcher(out).results().map(r -> r.group()).toList();
-        assertThat(trace).as(out).isEmpty();
+        FailedStarts.assertOneReportAndNoStackTrace(out);
+        assertThat(description(out)).as(out).contains(expected.get(e.getKey()));
+        assertThat(action(out)).as(out).isNotBlank();
       }
     } finally {
       for (AppProcess app : started.values()) {
