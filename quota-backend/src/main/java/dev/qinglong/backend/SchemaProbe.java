@@ -39,13 +39,16 @@ public final class SchemaProbe {
   /**
    * Checks now; call it before the process serves when it did not migrate itself.
    *
-   * @throws IllegalStateException with an operator-readable message when the schema is behind or
-   *     the history cannot be read
+   * @throws SchemaCheckException with an operator-readable message when the schema is behind or the
+   *     history cannot be read (its cause: the database's error, if there was one)
    */
   public void require(Duration timeout) {
-    Result r = check(timeout);
+    Exception[] error = new Exception[1];
+    Result r = check(timeout, e -> error[0] = e);
     if (!r.up()) {
-      throw new IllegalStateException(
+      throw new SchemaCheckException(
+          r,
+          error[0],
           "schema check failed for "
               + name
               + " ("
@@ -61,12 +64,30 @@ public final class SchemaProbe {
     }
   }
 
+  /** A start-up schema check that failed: what it found, and the database's error if any. */
+  public static final class SchemaCheckException extends IllegalStateException {
+    private final transient Result result;
+
+    SchemaCheckException(Result result, Exception cause, String message) {
+      super(message, cause);
+      this.result = result;
+    }
+
+    public Result result() {
+      return result;
+    }
+  }
+
   /** A result that is not up, for a check that did not finish ({@code problem}: why). */
   public Result failed(String problem) {
     return new Result(name, false, null, required.getVersion(), problem);
   }
 
   public Result check(Duration timeout) {
+    return check(timeout, e -> {});
+  }
+
+  private Result check(Duration timeout, java.util.function.Consumer<Exception> error) {
     try (Connection c = dataSource.getConnection()) {
       int seconds = (int) Math.max(1, timeout.toSeconds());
       MigrationVersion current = null;
@@ -100,8 +121,13 @@ public final class SchemaProbe {
               || "3F000".equals(state)
               || "42501".equals(state)
               || (e.getMessage() != null && e.getMessage().contains("no such table"));
-      return failed(missing ? "schema not migrated" : "database unreachable");
+      if (missing) {
+        return failed("schema not migrated");
+      }
+      error.accept(e);
+      return failed("database unreachable");
     } catch (RuntimeException e) {
+      error.accept(e);
       return failed("database unreachable");
     }
   }

@@ -140,8 +140,41 @@ public class BackendConfiguration {
     };
   }
 
+  /**
+   * The settings {@code qinglong.store=postgres} cannot start without, checked before any
+   * connection is tried.
+   *
+   * @throws StartRefusedException naming the missing or wrong property
+   */
+  static void requireSettings(PostgresProperties pg) {
+    String url = pg.url() == null ? "" : pg.url().trim();
+    if (url.isEmpty()) {
+      throw new StartRefusedException(
+          "qinglong.store=postgres needs qinglong.postgres.url, which is not set",
+          "Set qinglong.postgres.url to the JDBC URL of the database (for example"
+              + " jdbc:postgresql://127.0.0.1:5432/qinglong), or use qinglong.store=sqlite.");
+    }
+    if (!url.startsWith("jdbc:postgresql:")) {
+      int query = url.indexOf('?');
+      throw new StartRefusedException(
+          "qinglong.postgres.url="
+              + (query < 0 ? url : url.substring(0, query) + "?…")
+              + " is not a PostgreSQL JDBC URL",
+          "Set qinglong.postgres.url to jdbc:postgresql://<host>:<port>/<database>.");
+    }
+    if (pg.migrate() && (pg.username() == null || pg.username().isBlank())) {
+      throw new StartRefusedException(
+          "qinglong.postgres.migrate=true (the default) migrates the schema as its owner, but"
+              + " qinglong.postgres.username is not set",
+          "Set qinglong.postgres.username and qinglong.postgres.password to the schema owner's"
+              + " login, or run the migrate step on its own (java -jar app.jar migrate) and"
+              + " start this process with qinglong.postgres.migrate=false.");
+    }
+  }
+
   /** The {@code qinglong.postgres.*} (and AI pool) properties as the backend's plain settings. */
   public static PostgresSettings postgresSettings(PostgresProperties pg, ModelQuotaProperties ai) {
+    requireSettings(pg);
     Map<String, PostgresSettings.Login> logins = new LinkedHashMap<>();
     for (String role : COMPONENT_ROLES) {
       PostgresProperties.RoleLogin login = pg.login(role);

@@ -232,11 +232,11 @@ public class SecurityConfiguration {
       }
     }
     if (!loopback) {
-      throw new IllegalStateException(
+      throw new dev.qinglong.app.platform.StartRefusedException(
           "qinglong.auth.mode=dev-tokens refuses to listen on server.address="
-              + (address == null || address.isBlank() ? "<all interfaces>" : address)
-              + ": bind to 127.0.0.1, use qinglong.auth.mode=jwt, or set"
-              + " qinglong.auth.dev-tokens-on-network=true");
+              + (address == null || address.isBlank() ? "<all interfaces>" : address),
+          "Bind to 127.0.0.1 (server.address), use qinglong.auth.mode=jwt, or set"
+              + " qinglong.auth.dev-tokens-on-network=true.");
     }
   }
 }
