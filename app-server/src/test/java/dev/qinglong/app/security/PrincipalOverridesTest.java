@@ -27,9 +27,6 @@ import tools.jackson.databind.JsonNode;
  * max-concurrent-requests-per-principal}, and what the per-user 429 tells the caller.
  */
 class PrincipalOverridesTest {
-  static final String PROPOSALS = "/v1/projects/demo/plugin-packages/proposals";
-  static final String MEMBERS = "/v1/projects/demo/members";
-
   @TempDir static Path dataDir;
   static TestApp app;
   static int port;
@@ -59,7 +56,7 @@ class PrincipalOverridesTest {
   static List<Socket> hold(String user, int n, int alreadyHeld) throws IOException {
     List<Socket> held = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      held.add(holdPost("127.0.0.1", port, PROPOSALS, app.token(user), null));
+      held.add(holdPost("127.0.0.1", port, ClientIdentityTest.PROPOSALS, app.token(user), null));
       int expected = alreadyHeld + i + 1;
       Awaitility.await()
           .atMost(Duration.ofSeconds(60))
@@ -84,8 +81,9 @@ class PrincipalOverridesTest {
     List<Socket> alice = hold("alice", 1, 3);
     try {
       // runtime's fourth request and alice's second: each at its own bound.
-      String fourth = get("127.0.0.1", port, MEMBERS, app.token("runtime"), null);
-      String second = get("127.0.0.1", port, MEMBERS, app.token("alice"), null);
+      String fourth =
+          get("127.0.0.1", port, ClientIdentityTest.MEMBERS, app.token("runtime"), null);
+      String second = get("127.0.0.1", port, ClientIdentityTest.MEMBERS, app.token("alice"), null);
       assertThat(status(fourth)).as(fourth).isEqualTo(429);
       assertThat(status(second)).as(second).isEqualTo(429);
       assertThat(app.principalInFlight()).isEqualTo(4);
@@ -104,13 +102,16 @@ class PrincipalOverridesTest {
           .doesNotContain("runtime");
       assertThat(second).contains(detail).doesNotContain("alice");
       // bob (no override, bound 1) is served while the others are at their bounds.
-      assertThat(status(get("127.0.0.1", port, MEMBERS, app.token("bob"), null))).isEqualTo(200);
+      assertThat(status(get("127.0.0.1", port, ClientIdentityTest.MEMBERS, app.token("bob"), null)))
+          .isEqualTo(200);
     } finally {
       close(runtime);
       close(alice);
     }
     // The permits return with the requests.
     Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> app.principalInFlight() == 0);
-    assertThat(status(get("127.0.0.1", port, MEMBERS, app.token("runtime"), null))).isEqualTo(200);
+    assertThat(
+            status(get("127.0.0.1", port, ClientIdentityTest.MEMBERS, app.token("runtime"), null)))
+        .isEqualTo(200);
   }
 }

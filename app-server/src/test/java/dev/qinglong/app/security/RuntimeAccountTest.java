@@ -21,7 +21,6 @@ import java.util.Set;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import tools.jackson.databind.JsonNode;
 
 /**
  * The dev-token account {@code runtime} (a runtime service's account): its token in a new and in an
@@ -35,6 +34,14 @@ class RuntimeAccountTest {
   static final Pattern TOKEN_LINE = Pattern.compile("[a-z]+=[A-Za-z0-9_-]{43}");
 
   // ---- the tokens file -------------------------------------------------------------------------
+
+  /** Writes {@code text} as the tokens file with mode 0600, as the app would find it. */
+  static Path writeOwnerOnly(Path dir, String text) throws Exception {
+    Path file = dir.resolve("dev-tokens.properties");
+    Files.writeString(file, text);
+    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+    return file;
+  }
 
   @Test
   void aNewTokensFileHasAnOwnerOnlyLineWithARandomTokenForEachDevUser(@TempDir Path dir)
@@ -68,9 +75,7 @@ class RuntimeAccountTest {
             + "alice=bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\n"
             + "bob=ccccccccccccccccccccccccccccccccccccccccccc\n"
             + "carol=ddddddddddddddddddddddddddddddddddddddddddd";
-    Path file = dir.resolve("dev-tokens.properties");
-    Files.writeString(file, old);
-    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+    Path file = writeOwnerOnly(dir, old);
 
     DevTokens tokens = DevTokens.loadOrCreate(dir);
     assertThat(tokens.created()).isFalse();
@@ -95,9 +100,7 @@ class RuntimeAccountTest {
   @Test
   void aHandWrittenFileIsReadAsItIs(@TempDir Path dir) throws Exception {
     String own = "# my users\nalice=my-own-token-for-alice-0123\n";
-    Path file = dir.resolve("dev-tokens.properties");
-    Files.writeString(file, own);
-    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+    Path file = writeOwnerOnly(dir, own);
     DevTokens tokens = DevTokens.loadOrCreate(dir);
     assertThat(tokens.added()).isEmpty();
     assertThat(tokens.users()).containsExactly("alice");
@@ -160,6 +163,11 @@ class RuntimeAccountTest {
 
   // ---- what runtime may call in demo ---------------------------------------------------------
 
+  static Http.Response expect(int status, Http.Response r) {
+    assertThat(r.status()).as(r.body()).isEqualTo(status);
+    return r;
+  }
+
   @Test
   void runtimeCallsTheModelRoutesOfDemoAndNoPackageRoute(@TempDir Path dir) throws Exception {
     try (SecurityWorld world = SecurityWorld.start(dir, Map.of())) {
@@ -168,33 +176,21 @@ class RuntimeAccountTest {
       String admin = world.token(SecurityWorld.ADMIN);
       String demo = "/v1/projects/demo";
 
-      // The model routes: policy and quota are the admin's, the rest is runtime's.
-      assertThat(http.put(demo + "/model-policies/m1", admin, "{\"maxTotalTokens\":100}").status())
-          .isEqualTo(200);
-      Http.Response step =
-          http.post(
-              demo + "/step-runs",
-              runtime,
-              "{\"stepRunId\":\"s1\",\"runId\":\"r1\",\"modelId\":\"m1\"}");
-      assertThat(step.status()).as(step.body()).isEqualTo(201);
-      assertThat(http.get(demo + "/step-runs/s1", runtime).status()).isEqualTo(200);
-      Http.Response admitted =
-          http.post(
-              demo + "/model-invocations",
-              runtime,
-              "{\"invocationId\":\"i1\",\"stepRunId\":\"s1\"}");
-      assertThat(admitted.status()).as(admitted.body()).isEqualTo(201);
-      assertThat(http.get(demo + "/model-invocations/i1", runtime).status()).isEqualTo(200);
-      Http.Response settled =
-          http.post(
-              demo + "/model-invocations/i1/completion",
-              runtime,
-              "{\"outcome\":\"succeeded\",\"usage\":{\"inputTokens\":1,\"outputTokens\":2,"
-                  + "\"totalTokens\":3}}");
-      assertThat(settled.status()).as(settled.body()).isEqualTo(200);
-      assertThat(http.get(demo + "/model-usage/window", runtime).status()).isEqualTo(200);
-      JsonNode ledger = http.get(demo + "/model-usage/ledger", runtime).json();
-      assertThat(ledger.toString()).contains("\"invocationId\":\"i1\"");
+      // The model routes: the policy is the admin's, the rest is runtime's.
+      expect(200, http.put(demo + "/model-policies/m1", admin, "{\"maxTotalTokens\":100}"));
+      String stepJson = "{\"stepRunId\":\"s1\",\"runId\":\"r1\",\"modelId\":\"m1\"}";
+      expect(201, http.post(demo + "/step-runs", runtime, stepJson));
+      expect(200, http.get(demo + "/step-runs/s1", runtime));
+      String admitJson = "{\"invocationId\":\"i1\",\"stepRunId\":\"s1\"}";
+      expect(201, http.post(demo + "/model-invocations", runtime, admitJson));
+      expect(200, http.get(demo + "/model-invocations/i1", runtime));
+      String usage =
+          "{\"outcome\":\"succeeded\",\"usage\":{\"inputTokens\":1,\"outputTokens\":2,"
+              + "\"totalTokens\":3}}";
+      expect(200, http.post(demo + "/model-invocations/i1/completion", runtime, usage));
+      expect(200, http.get(demo + "/model-usage/window", runtime));
+      assertThat(expect(200, http.get(demo + "/model-usage/ledger", runtime)).body())
+          .contains("\"invocationId\":\"i1\"");
 
       // Every route of a Project its two permissions do not open: 403, the package routes among
       // them (each checked before the made-up objects are looked up).
