@@ -135,18 +135,18 @@ public final class DevTokens {
    * @return the users added, in {@link #USERS} order
    */
   private static List<String> appendMissingUsers(Path file) throws IOException {
+    if (missingUsers(file).isEmpty()) {
+      return List.of(); // opened for reading only: a complete file may well be read-only (0400)
+    }
     try (FileChannel channel =
             FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
         FileLock lock = channel.lock()) {
-      String text = Files.readString(file, StandardCharsets.UTF_8);
-      if (!text.startsWith(HEADER)) {
-        return List.of();
-      }
-      Properties props = read(file);
-      List<String> missing = USERS.stream().filter(u -> !props.containsKey(u)).toList();
+      // Again under the lock: another process may have appended them meanwhile.
+      List<String> missing = missingUsers(file);
       if (missing.isEmpty()) {
         return missing;
       }
+      String text = Files.readString(file, StandardCharsets.UTF_8);
       StringBuilder lines = new StringBuilder(text.endsWith("\n") ? "" : "\n");
       SecureRandom random = new SecureRandom();
       missing.forEach(user -> lines.append(line(user, random)));
@@ -157,6 +157,15 @@ public final class DevTokens {
       channel.force(true);
       return missing;
     }
+  }
+
+  /** The users of {@link #USERS} a file this class wrote lacks; none for any other file. */
+  private static List<String> missingUsers(Path file) throws IOException {
+    if (!Files.readString(file, StandardCharsets.UTF_8).startsWith(HEADER)) {
+      return List.of();
+    }
+    Properties props = read(file);
+    return USERS.stream().filter(u -> !props.containsKey(u)).toList();
   }
 
   /** {@code user=<random 32 bytes, base64url>} and a newline. */
