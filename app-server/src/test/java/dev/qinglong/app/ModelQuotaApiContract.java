@@ -618,6 +618,39 @@ public abstract class ModelQuotaApiContract {
   }
 
   @Test
+  void admissionBeforeAModelPolicyIs409SayingWhichPolicyToSetAndNamingNoId() {
+    String expected =
+        "No model policy is set for this StepRun's model in this Project; a project.admin sets one"
+            + " with PUT /v1/projects/{projectId}/model-policies/{modelId}. Nothing was reserved.";
+    // With a Project quota, and a policy for another model only: the StepRun's model has none.
+    String p = project();
+    Response quota = http.put(modelQuota(p), token("admin"), quotaJson("1h", 10, 1_000, null));
+    assertThat(quota.status()).as(quota.body()).isEqualTo(200);
+    setUp(p, "other-model", 100, null, null);
+    step(p, "step-unset", "model-unset");
+    String before = ai.snapshot();
+    Response r = admit(p, "inv-unset", "step-unset");
+    assertProblem(r, 409, "conflict");
+    assertThat(r.json().get("detail").asString()).isEqualTo(expected);
+    assertThat(r.body()).doesNotContain(p, "step-unset", "model-unset", "inv-unset", "other-model");
+    assertThat(ai.snapshot()).isEqualTo(before);
+    assertThat(stepState(p, "step-unset")).isEqualTo("ready");
+
+    // Without a Project quota either: the same answer, and the quota is not what is missing.
+    String bare = project();
+    step(bare, "step-unset", "model-unset");
+    Response noQuota = admit(bare, "inv-unset", "step-unset");
+    assertProblem(noQuota, 409, "conflict");
+    assertThat(noQuota.json().get("detail").asString()).isEqualTo(expected);
+    setUp(bare, "model-unset", 100, null, null);
+    assertThat(admit(bare, "inv-unset", "step-unset").status()).isEqualTo(201);
+
+    // Setting the policy is what admits the StepRun.
+    setUp(p, "model-unset", 100, null, null);
+    assertThat(admit(p, "inv-unset", "step-unset").status()).isEqualTo(201);
+  }
+
+  @Test
   void tamperedReceiptsMakeReplayAndAdmissionAConflict() {
     String p = project();
     setUp(p, "m1", 100, null, quotaJson("1h", 10, 1_000, null));

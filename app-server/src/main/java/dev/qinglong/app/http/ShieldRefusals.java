@@ -20,7 +20,10 @@ public final class ShieldRefusals {
     CLIENT_CONCURRENCY(
         ProblemType.TOO_MANY_REQUESTS, "Too many concurrent requests from this client."),
     PRINCIPAL_CONCURRENCY(
-        ProblemType.TOO_MANY_REQUESTS, "Too many concurrent requests from this user."),
+        ProblemType.TOO_MANY_REQUESTS,
+        "Too many concurrent requests from this user: the per-user in-flight bound is reached"
+            + " (qinglong.shield.max-concurrent-requests-per-principal; one user's own bound is"
+            + " raised with qinglong.shield.principal-overrides). Retry in a second."),
     /** The server-wide (or download) concurrency budget is exhausted. */
     SERVER_BUSY(ProblemType.UNAVAILABLE, "The server is busy; retry later.");
 

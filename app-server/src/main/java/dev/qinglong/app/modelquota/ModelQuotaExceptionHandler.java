@@ -5,6 +5,7 @@ import dev.qinglong.app.http.Problems;
 import dev.qinglong.app.http.RateLimitHeaders;
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
+import dev.qinglong.core.modelquota.ModelPolicyMissingException;
 import dev.qinglong.core.modelquota.ModelProjectQuotaExceededException;
 import dev.qinglong.core.modelquota.ModelQuotaConfigurationException;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -15,9 +16,9 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 
 /**
- * Problem documents of the two model-quota exceptions; every other exception of the AI routes goes
- * to the application's own handler, as for governance. Ordered first because that handler also has
- * a catch-all.
+ * Problem documents of the three model-quota exceptions; every other exception of the AI routes
+ * goes to the application's own handler, as for governance. Ordered first because that handler also
+ * has a catch-all.
  */
 @RestControllerAdvice
 @Order(Ordered.HIGHEST_PRECEDENCE)
@@ -44,5 +45,15 @@ public class ModelQuotaExceptionHandler {
         ProblemType.CONFLICT,
         "The Project's model quota configuration cannot be enforced (a cost limit needs a cost cap"
             + " on the model policy); nothing was reserved.");
+  }
+
+  /** Admission before the StepRun's model has a policy: says what to set, names no id. */
+  static final String NO_MODEL_POLICY_DETAIL =
+      "No model policy is set for this StepRun's model in this Project; a project.admin sets one"
+          + " with PUT /v1/projects/{projectId}/model-policies/{modelId}. Nothing was reserved.";
+
+  @ExceptionHandler(ModelPolicyMissingException.class)
+  ResponseEntity<String> noModelPolicy(ModelPolicyMissingException e) {
+    return Problems.entity(ProblemType.CONFLICT, NO_MODEL_POLICY_DETAIL);
   }
 }

@@ -108,7 +108,7 @@ final class SecurityWorld implements AutoCloseable {
   }
 
   static List<String> users() {
-    List<String> users = new ArrayList<>(List.of(ADMIN, "alice", "bob", "carol"));
+    List<String> users = new ArrayList<>(List.of(ADMIN, "alice", "bob", "carol", "runtime"));
     users.addAll(List.of("owner", "owner2", "foreigner", NONE));
     for (Permission p : Permission.values()) {
       users.add(memberOf(p));

@@ -32,9 +32,10 @@ import java.util.function.BiFunction;
  * (a stepRunId, invocationId or completion reused for a different request), {@link
  * ConflictException} 409 (unknown or foreign object, state, drifted/missing/unexpected receipt,
  * usage above the reservation), {@link ModelQuotaConfigurationException} 409 (cost limit without a
- * cost cap), {@link ModelProjectQuotaExceededException} 429 {@code model_project_quota_exceeded},
- * {@link QuotaExceededException} 429 {@code quota_exceeded} (reads), {@link
- * StoreUnavailableException} 503.
+ * cost cap), {@link ModelPolicyMissingException} 409 (admission before the model has a policy),
+ * {@link ModelProjectQuotaExceededException} 429 {@code model_project_quota_exceeded}, {@link
+ * QuotaExceededException} 429 {@code quota_exceeded} (reads), {@link StoreUnavailableException}
+ * 503.
  */
 public record ModelQuota(
     ProjectPolicy policy,
@@ -172,9 +173,10 @@ public record ModelQuota(
    *     decision left it (the rate-limit answer; on a refusal the exception carries it)
    * @throws ModelProjectQuotaExceededException if the window has no room (nothing reserved)
    * @throws ModelQuotaConfigurationException if the Project limits cost and the model has no cap
+   * @throws ModelPolicyMissingException if the StepRun's model has no policy in the Project
    * @throws IdempotencyKeyReusedException if the invocationId is used for another StepRun
-   * @throws ConflictException if the StepRun does not exist in the Project or is not ready, the
-   *     model has no policy, or a receipt is missing, unexpected or drifted
+   * @throws ConflictException if the StepRun does not exist in the Project or is not ready, or a
+   *     receipt is missing, unexpected or drifted
    */
   public Admission admit(
       Principal caller, String projectId, String invocationId, String stepRunId) {
@@ -197,6 +199,9 @@ public record ModelQuota(
       if (rejected.reason() == AdmissionOutcome.Reason.COST_CAP_MISSING) {
         throw new ModelQuotaConfigurationException(
             "the project limits cost but the model policy has no cost cap");
+      }
+      if (rejected.reason() == AdmissionOutcome.Reason.NO_MODEL_POLICY) {
+        throw new ModelPolicyMissingException("the step run's model has no policy in the project");
       }
       throw new ConflictException("invocation cannot be admitted: " + rejected.reason());
     }

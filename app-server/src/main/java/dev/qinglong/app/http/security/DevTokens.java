@@ -5,6 +5,9 @@ import java.io.IOException;
 import java.io.Reader;
 import java.io.UncheckedIOException;
 import java.io.Writer;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
@@ -32,15 +35,23 @@ import java.util.Set;
 /**
  * The local dev-tokens file: {@code user=token} lines, created once with mode 0600 (in a directory
  * created 0700) and random 32-byte tokens (base64url), reused on later starts only while its mode
- * is still owner-only. A presented token is looked up by its SHA-256 digest, then the stored digest
- * is compared in constant time (see {@link #userFor}).
+ * is still owner-only. A file this class wrote (it starts with {@link #HEADER}) that lacks one of
+ * {@link #USERS} (written by a version that had fewer) gets the missing lines appended, its
+ * existing tokens unchanged; a file without that header is the operator's own and is read as it is.
+ * A presented token is looked up by its SHA-256 digest, then the stored digest is compared in
+ * constant time (see {@link #userFor}).
  */
 public final class DevTokens {
   public static final String FILE_NAME = "dev-tokens.properties";
-  public static final List<String> USERS = List.of("admin", "alice", "bob", "carol");
+  public static final List<String> USERS = List.of("admin", "alice", "bob", "carol", "runtime");
+
+  /** The first line of a file this class wrote. */
+  static final String HEADER =
+      "# QingLong dev tokens (qinglong.auth.mode=dev-tokens). Local use only.";
 
   private final Path file;
   private final boolean created;
+  private final List<String> added;
   private final Set<String> users;
   // SHA-256 of the token (as a key) -> the entry; never the token itself.
   private final Map<Digest, Entry> byDigest;
@@ -61,9 +72,10 @@ public final class DevTokens {
     }
   }
 
-  private DevTokens(Path file, boolean created, Map<String, String> tokens) {
+  private DevTokens(Path file, boolean created, List<String> added, Map<String, String> tokens) {
     this.file = file;
     this.created = created;
+    this.added = List.copyOf(added);
     Map<Digest, Entry> index = new HashMap<>();
     tokens.forEach(
         (user, token) -> {
@@ -83,16 +95,15 @@ public final class DevTokens {
     try {
       createOwnerOnlyDirectories(file.getParent());
       boolean created = false;
+      List<String> added = List.of();
       if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
         create(file);
         created = true;
       } else {
         requireOwnerOnly(file);
+        added = appendMissingUsers(file);
       }
-      Properties props = new Properties();
-      try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-        props.load(reader);
-      }
+      Properties props = read(file);
       Map<String, String> tokens = new LinkedHashMap<>();
       for (String user : props.stringPropertyNames()) {
         String token = props.getProperty(user).trim();
@@ -102,10 +113,66 @@ public final class DevTokens {
         }
         tokens.put(user, token);
       }
-      return new DevTokens(file, created, tokens);
+      return new DevTokens(file, created, added, tokens);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read or create the dev-tokens file " + file, e);
     }
+  }
+
+  private static Properties read(Path file) throws IOException {
+    Properties props = new Properties();
+    try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+      props.load(reader);
+    }
+    return props;
+  }
+
+  /**
+   * Appends a line with a new random token for each of {@link #USERS} that a file this class wrote
+   * lacks, under an exclusive lock on the file (two processes starting on one data directory add
+   * each user once). Appending keeps the file's mode and every existing line.
+   *
+   * @return the users added, in {@link #USERS} order
+   */
+  private static List<String> appendMissingUsers(Path file) throws IOException {
+    if (missingUsers(file).isEmpty()) {
+      return List.of(); // opened for reading only: a complete file may well be read-only (0400)
+    }
+    try (FileChannel channel =
+            FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+        FileLock lock = channel.lock()) {
+      // Again under the lock: another process may have appended them meanwhile.
+      List<String> missing = missingUsers(file);
+      if (missing.isEmpty()) {
+        return missing;
+      }
+      String text = Files.readString(file, StandardCharsets.UTF_8);
+      StringBuilder lines = new StringBuilder(text.endsWith("\n") ? "" : "\n");
+      SecureRandom random = new SecureRandom();
+      missing.forEach(user -> lines.append(line(user, random)));
+      ByteBuffer bytes = ByteBuffer.wrap(lines.toString().getBytes(StandardCharsets.UTF_8));
+      while (bytes.hasRemaining()) {
+        channel.write(bytes);
+      }
+      channel.force(true);
+      return missing;
+    }
+  }
+
+  /** The users of {@link #USERS} a file this class wrote lacks; none for any other file. */
+  private static List<String> missingUsers(Path file) throws IOException {
+    if (!Files.readString(file, StandardCharsets.UTF_8).startsWith(HEADER)) {
+      return List.of();
+    }
+    Properties props = read(file);
+    return USERS.stream().filter(u -> !props.containsKey(u)).toList();
+  }
+
+  /** {@code user=<random 32 bytes, base64url>} and a newline. */
+  private static String line(String user, SecureRandom random) {
+    byte[] bytes = new byte[32];
+    random.nextBytes(bytes);
+    return user + "=" + Base64.getUrlEncoder().withoutPadding().encodeToString(bytes) + "\n";
   }
 
   private static boolean posix() {
@@ -155,13 +222,10 @@ public final class DevTokens {
     SecureRandom random = new SecureRandom();
     try (Writer out =
         Files.newBufferedWriter(file, StandardCharsets.UTF_8, StandardOpenOption.WRITE)) {
-      out.write("# QingLong dev tokens (qinglong.auth.mode=dev-tokens). Local use only.\n");
+      out.write(HEADER + "\n");
       out.write("# Send as: Authorization: Bearer <token>\n");
       for (String user : USERS) {
-        byte[] bytes = new byte[32];
-        random.nextBytes(bytes);
-        out.write(
-            user + "=" + Base64.getUrlEncoder().withoutPadding().encodeToString(bytes) + "\n");
+        out.write(line(user, random));
       }
     }
     if (posix) {
@@ -200,6 +264,11 @@ public final class DevTokens {
 
   public boolean created() {
     return created;
+  }
+
+  /** The users this start appended to an existing file (empty when it had them all). */
+  public List<String> added() {
+    return added;
   }
 
   public Set<String> users() {

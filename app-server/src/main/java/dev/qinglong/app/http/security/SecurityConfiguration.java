@@ -12,9 +12,11 @@ import dev.qinglong.core.policy.ProjectPolicyStore;
 import jakarta.servlet.http.HttpServletRequest;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -132,9 +134,10 @@ public class SecurityConfiguration {
       requireLoopback(auth, environment);
       DevTokens tokens = DevTokens.loadOrCreate(platform.dataDir());
       log.info(
-          "auth.mode=dev-tokens file={} created={} users={}",
+          "auth.mode=dev-tokens file={} created={} added={} users={}",
           tokens.file(),
           tokens.created(),
+          tokens.added(),
           tokens.users());
       if (Roles.managesApi(platform.role())) {
         seedDemoProject(catalog.getObject().policy()); // readers and workers write nothing
@@ -201,19 +204,47 @@ public class SecurityConfiguration {
     };
   }
 
-  /** Seeds project demo once: alice manages, bob decides, carol is a member without permissions. */
+  /**
+   * Seeds project demo: alice manages, bob decides, carol is a member without permissions, runtime
+   * (a runtime service's account) invokes models and reads their usage. An empty demo gets every
+   * member; a demo seeded by an earlier version (which had no runtime) gets the members seeded
+   * since then that it lacks, and the members it has stay as they are.
+   */
   static void seedDemoProject(ProjectPolicyStore store) {
-    if (!store.members(DEMO_PROJECT).isEmpty()) {
-      return;
+    List<ProjectMember> seed =
+        List.of(
+            new ProjectMember(
+                DEMO_PROJECT,
+                "alice",
+                EnumSet.of(Permission.PACKAGE_MANAGE, Permission.PACKAGE_READ)),
+            new ProjectMember(
+                DEMO_PROJECT,
+                "bob",
+                EnumSet.of(Permission.APPROVAL_DECIDE, Permission.PACKAGE_READ)),
+            new ProjectMember(DEMO_PROJECT, "carol", EnumSet.noneOf(Permission.class)),
+            new ProjectMember(
+                DEMO_PROJECT,
+                "runtime",
+                EnumSet.of(Permission.MODEL_INVOKE, Permission.MODEL_USAGE_READ)));
+    Set<String> present =
+        store.members(DEMO_PROJECT).stream().map(ProjectMember::userId).collect(Collectors.toSet());
+    // The first seed's members go only into an empty demo, so one an operator removed stays
+    // removed; a member seeded since then is added to a demo that lacks it (so also again after
+    // its removal: give it no permissions instead to keep it out).
+    Set<String> sinceFirstSeed = Set.of("runtime");
+    List<String> added = new ArrayList<>();
+    for (ProjectMember member : seed) {
+      boolean add =
+          present.isEmpty()
+              || (sinceFirstSeed.contains(member.userId()) && !present.contains(member.userId()));
+      if (add) {
+        store.replaceMember(member);
+        added.add(member.userId());
+      }
     }
-    store.replaceMember(
-        new ProjectMember(
-            DEMO_PROJECT, "alice", EnumSet.of(Permission.PACKAGE_MANAGE, Permission.PACKAGE_READ)));
-    store.replaceMember(
-        new ProjectMember(
-            DEMO_PROJECT, "bob", EnumSet.of(Permission.APPROVAL_DECIDE, Permission.PACKAGE_READ)));
-    store.replaceMember(new ProjectMember(DEMO_PROJECT, "carol", EnumSet.noneOf(Permission.class)));
-    log.info("auth.dev-tokens seeded project={}", DEMO_PROJECT);
+    if (!added.isEmpty()) {
+      log.info("auth.dev-tokens seeded project={} members={}", DEMO_PROJECT, added);
+    }
   }
 
   static void requireLoopback(AuthProperties auth, Environment environment) {
