@@ -3,7 +3,7 @@
 // signed-in user's permissions allow, because every action is an ordinary API call with their token.
 
 import { call, explain, newId, projectPath, session } from './api.js';
-import { copyText, duration, h, notice, replace, shortId, table } from './dom.js';
+import { copyText, duration, errorNear, h, localTime, notice, replace, shortDigest, shortId, table, time } from './dom.js';
 import { renderUsageChart } from './usage-chart.js';
 
 const $ = (id) => document.getElementById(id);
@@ -90,17 +90,19 @@ function actionText(a) {
 
 function proposalTable(caption, proposals, withDecisions) {
   const headers = ['Proposal', 'Action', 'Action digest', 'Proposed by', 'State', 'Updated'];
+  // Decision buttons only for a user who may decide: everyone else reads the list.
+  withDecisions = withDecisions && can('approval.decide');
   if (withDecisions) headers.push('Decision');
   const rows = proposals.map((p) => {
     const row = [
-      h('code', {}, p.proposalId),
+      shortId(p.proposalId),
       actionText(p.action),
-      h('code', { class: 'digest' }, p.actionDigest),
+      shortDigest(p.actionDigest),
       p.proposedBy,
       h('span', { class: 'state ' + p.state }, p.state),
-      p.updatedAt ?? '',
+      time(p.updatedAt),
     ];
-    if (withDecisions) row.push(p.state === 'pending' ? decisionButtons(p) : '—');
+    if (withDecisions) row.push(p.state === 'pending' && can('approval.decide') ? decisionButtons(p) : '—');
     return row;
   });
   return table(caption, headers, rows);
@@ -115,12 +117,12 @@ function decisionButtons(p) {
   return h(
     'span',
     { class: 'actions' },
-    h('button', { type: 'button', class: 'approve', 'aria-label': `Approve proposal ${p.proposalId}`, onclick: () => decide(p, 'approve') }, 'Approve'),
-    h('button', { type: 'button', class: 'reject', 'aria-label': `Reject proposal ${p.proposalId}`, onclick: () => decide(p, 'reject') }, 'Reject'),
+    h('button', { type: 'button', class: 'approve', 'aria-label': `Approve proposal ${p.proposalId}`, onclick: (e) => decide(p, 'approve', e.currentTarget) }, 'Approve'),
+    h('button', { type: 'button', class: 'reject', 'aria-label': `Reject proposal ${p.proposalId}`, onclick: (e) => decide(p, 'reject', e.currentTarget) }, 'Reject'),
   );
 }
 
-async function decide(p, decision) {
+async function decide(p, decision, button) {
   // The digest sent is the one shown: the API refuses the decision if the action changed.
   const key = `decide:${session.project}:${p.approvalId}:${decision}:${p.actionDigest}`;
   const r = await call('POST', projectPath('plugin-packages', 'approvals', p.approvalId, 'decisions'), {
@@ -138,7 +140,16 @@ async function decide(p, decision) {
     replace($('approval-detail'), notice(`Decision recorded: ${decision} (approval ${a.approvalId} is ${a.state}, ${approvalsOf(a)} of ${a.requiredApprovals} approvals).`, 'ok'));
     renderApprovals();
   } else {
-    replace($('approval-detail'), notice(failure(r, 'decide'), 'error'));
+    // Next to the button that was pressed (in its row, or under the opened proposal), in view.
+    const text = failure(r, 'decide');
+    if (button && button.closest('#approval-detail')) {
+      replace($('approval-detail'), notice(text, 'error'));
+      $('approval-detail').scrollIntoView({ block: 'nearest' });
+    } else if (button && button.isConnected) {
+      errorNear(button, text);
+    } else {
+      replace($('approval-detail'), notice(text, 'error'));
+    }
   }
 }
 
@@ -164,6 +175,7 @@ async function renderProposalPages(container, state, caption, empty, withDecisio
     const r = await listProposals(state, cursor, limit);
     if (!r.ok) {
       replace(container, items.length ? proposalTable(caption, items, withDecisions) : null, notice(failure(r, 'inspect'), 'error'));
+      container.scrollIntoView({ block: 'nearest' });
       return;
     }
     items.push(...(r.json.items ?? []));
@@ -210,8 +222,8 @@ async function openProposal(event) {
         'dl',
         { class: 'facts' },
         h('dt', {}, 'Action'), h('dd', {}, actionText(p.action)),
-        h('dt', {}, 'Artifact digest'), h('dd', {}, h('code', {}, p.action.artifactDigest ?? '—')),
-        h('dt', {}, 'Action digest'), h('dd', {}, h('code', { class: 'digest', id: 'detail-digest' }, p.actionDigest)),
+        h('dt', {}, 'Artifact digest'), h('dd', {}, p.action.artifactDigest ? shortDigest(p.action.artifactDigest) : '—'),
+        h('dt', {}, 'Action digest'), h('dd', {}, h('code', { class: 'digest', id: 'detail-digest', title: p.actionDigest }, p.actionDigest)),
         h('dt', {}, 'Proposed by'), h('dd', {}, p.proposedBy),
         h('dt', {}, 'Approval'), h('dd', {}, `${a.approvalId} · ${a.state}${a.decidedBy ? ' by ' + a.decidedBy : ''}`),
         h('dt', {}, 'Approvals'), h('dd', { id: 'detail-approvals' }, `${approvalsOf(a)} of ${a.requiredApprovals} required`),
@@ -221,10 +233,14 @@ async function openProposal(event) {
           {},
           a.decisions.length === 0
             ? 'none yet'
-            : h('ul', { id: 'detail-decisions' }, ...a.decisions.map((d) => h('li', {}, `${d.decision} by ${d.decidedBy}, ${d.decidedAt}`))),
+            : h('ul', { id: 'detail-decisions' }, ...a.decisions.map((d) => h('li', {}, `${d.decision} by ${d.decidedBy}, `, time(d.decidedAt)))),
         ),
       ),
-      p.state === 'pending' ? decisionButtons(p) : notice(`This proposal is ${p.state}; there is nothing to decide.`),
+      p.state !== 'pending'
+        ? notice(`This proposal is ${p.state}; there is nothing to decide.`)
+        : can('approval.decide')
+          ? decisionButtons(p)
+          : notice('Pending: a user with approval.decide in this Project decides it.'),
     ),
   );
 }
@@ -239,6 +255,7 @@ async function propose(event) {
   settled(key, r);
   if (!r.ok) {
     replace($('propose-result'), notice(failure(r, 'propose'), 'error'));
+    $('propose-result').scrollIntoView({ block: 'nearest' });
     return;
   }
   status(`Proposal ${r.json.proposalId} created; it waits for another user's decision.`);
@@ -252,7 +269,7 @@ async function propose(event) {
         'dl',
         { class: 'facts' },
         h('dt', {}, 'Proposal id'), h('dd', {}, h('code', { id: 'proposed-id' }, r.json.proposalId)),
-        h('dt', {}, 'Action digest'), h('dd', {}, h('code', { class: 'digest' }, r.json.actionDigest)),
+        h('dt', {}, 'Action digest'), h('dd', {}, h('code', { class: 'digest', title: r.json.actionDigest }, r.json.actionDigest)),
         h('dt', {}, 'State'), h('dd', {}, r.json.state),
       ),
     ),
@@ -303,10 +320,17 @@ async function renderQuotaTable() {
         h('span', { 'data-operation': op, class: 'shadow-limit' }, shadow),
         h('span', { 'data-operation': op, class: 'used' }, String(o.used)),
         h('strong', { 'data-operation': op, class: 'remaining' }, String(o.remaining)),
-        o.windowStartMs === null ? '—' : new Date(o.windowStartMs).toLocaleTimeString(),
+        time(o.windowStartMs),
         d === null
           ? h('span', { 'data-operation': op, class: 'reset' }, 'no open window (the next request opens one)')
-          : h('span', { 'data-operation': op, class: 'countdown reset', 'data-deadline': String(d) }, duration((d - Date.now()) / 1000)),
+          : h(
+            'span',
+            {},
+            h('span', { 'data-operation': op, class: 'countdown reset', 'data-deadline': String(d) }, duration((d - Date.now()) / 1000)),
+            ' (at ',
+            time(d),
+            ')',
+          ),
       ];
     });
     replace(
@@ -322,7 +346,7 @@ async function renderQuotaTable() {
     $('quota-rejections'),
     rejections.length
       ? table('Rejections', ['When', 'Operation', 'Explanation', 'Retry in'], rejections.map((x) => [
-          x.when.toLocaleTimeString(),
+          time(x.when),
           x.operation,
           x.text,
           h('span', { class: 'countdown', 'data-deadline': String(x.deadline) }, duration((x.deadline - Date.now()) / 1000)),
@@ -415,7 +439,7 @@ function valueText(value, unset) {
 }
 
 function revisionText(rev) {
-  return `revision ${rev.revision}, set by ${rev.setBy} at ${new Date(rev.setAtMs).toLocaleString()}`;
+  return `revision ${rev.revision}, set by ${rev.setBy} at ${localTime(rev.setAtMs)}`;
 }
 
 function limitsText(map) {
@@ -482,7 +506,7 @@ function drawPolicy() {
       limitsText(u.shadowLimits),
       String(u.revision),
       u.setBy,
-      new Date(u.setAtMs).toLocaleString(),
+      time(u.setAtMs),
     ];
     if (p.admin) {
       row.push(h(
@@ -547,7 +571,7 @@ function drawPolicy() {
         String(s.used),
         String(s.shadowLimit),
         h('strong', {}, String(s.wouldHaveRefused)),
-        new Date(s.windowStartMs).toLocaleTimeString(),
+        time(s.windowStartMs),
       ]),
       'grid policy-shadow',
     )
@@ -818,7 +842,7 @@ async function renderUsage() {
   replace(
     $('usage-table'),
     table('Current window', ['Window start', 'Window ends in', 'Invocations', 'Tokens', 'Cost (micros)'], [[
-      new Date(u.windowStartMs).toLocaleString(),
+      time(u.windowStartMs),
       h('span', { class: 'countdown', 'data-deadline': String(end) }, duration((end - Date.now()) / 1000)),
       cell(u.invocations, limits.maxInvocations),
       cell(u.tokens, limits.maxTokens),
@@ -842,7 +866,6 @@ async function renderGateways() {
     return;
   }
   const g = r.json;
-  const time = (t) => (t ? new Date(t).toLocaleString() : '—');
   const rate = (n) => (n === 0 ? 'unlimited' : `${n} B/s`);
   const p = g.process;
   const policy = g.policy
@@ -858,7 +881,7 @@ async function renderGateways() {
     h('p', { id: 'gateways-mode' }, `Download mode: ${g.mode} (store ${g.store})`),
     policy,
     g.slots.length
-      ? table(`Slots (database clock ${time(g.databaseNow)})`, ['Slot', 'Lease', 'Generation', 'Renewed', 'Expires'],
+      ? table(`Slots (database clock ${g.databaseNow ? localTime(g.databaseNow) : '—'})`, ['Slot', 'Lease', 'Generation', 'Renewed', 'Expires'],
         g.slots.map((s) => [String(s.slot), s.state, String(s.generation), time(s.renewedAt), time(s.expiresAt)]), 'grid gateways-slots')
       : null,
     table('This process', ['Role', 'Serves downloads', 'Mode', 'Slot', 'Lease', 'Bytes served', 'Publication worker'], [[
@@ -944,7 +967,7 @@ function webhooksFailure(r, what) {
   }
 }
 
-const whenText = (ms) => (typeof ms === 'number' ? new Date(ms).toLocaleString() : '—');
+const whenText = (ms) => (typeof ms === 'number' ? time(ms) : '—');
 
 async function renderWebhooks() {
   const body = $('webhooks-body');
