@@ -12,6 +12,52 @@ const VIEWS = ['approvals', 'propose', 'history', 'quota', 'usage', 'gateways', 
 
 const rejections = [];
 
+// Who is signed in, from GET …/me: {userId, globalAdmin, permissions}. It decides what the console
+// shows and offers; every action is still the server's decision.
+let me = { userId: null, globalAdmin: false, permissions: [] };
+
+/** Whether the signed-in user holds permission p in the Project. */
+function can(p) {
+  return me.permissions.includes(p);
+}
+
+/** Any permission at all in the Project (a global administrator holds project.admin). */
+function anyPermission() {
+  return me.permissions.length > 0;
+}
+
+/** Whether the user may read the Project's proposals (a global administrator reads every Project). */
+function readsProposals() {
+  return me.globalAdmin || can('package.read') || can('package.manage') || can('approval.decide');
+}
+
+// Which views the user may use: a tab is shown only for these.
+const ALLOWED = {
+  approvals: readsProposals,
+  propose: () => can('package.manage'),
+  history: readsProposals,
+  quota: anyPermission,
+  usage: () => me.globalAdmin || can('model.usage.read'),
+  gateways: () => me.globalAdmin,
+  members: anyPermission,
+  webhooks: () => can('project.admin'),
+};
+
+/**
+ * The first view: approval.decide → Pending approvals; else package.manage → Propose; else
+ * package.read → Proposal history; else model.usage.read → Model usage; else a global
+ * administrator → Pending approvals (read-only); else project.admin → Members; else none.
+ */
+function firstView() {
+  if (can('approval.decide')) return 'approvals';
+  if (can('package.manage')) return 'propose';
+  if (can('package.read')) return 'history';
+  if (can('model.usage.read')) return 'usage';
+  if (me.globalAdmin) return 'approvals';
+  if (can('project.admin')) return 'members';
+  return null;
+}
+
 // Idempotency ids of requests without a definite answer yet (the server was unreachable, or 503):
 // submitting the same request again reuses its id, so a lost response never makes it happen twice.
 const retryIds = new Map();
@@ -44,23 +90,61 @@ async function signIn(event) {
   const project = $('project').value.trim();
   session.signIn(token, project);
   $('token').value = '';
-  const r = await call('GET', projectPath('members'));
+  const r = await call('GET', projectPath('me'));
   if (r.status === 401) {
     session.signOut();
     $('sign-in-message').textContent = 'This token was not accepted.';
     return;
   }
+  if (!r.ok) {
+    session.signOut();
+    $('sign-in-message').textContent = explain(r, 'sign in');
+    return;
+  }
   $('sign-in-message').textContent = '';
-  enter();
+  enter(r.json);
 }
 
-function enter() {
+/** Shows the console for the signed-in user (`who`: GET …/me's answer). */
+function enter(who) {
+  me = { userId: who.userId, globalAdmin: who.globalAdmin === true, permissions: who.permissions ?? [] };
   $('sign-in').hidden = true;
   $('app').hidden = false;
   $('session-line').hidden = false;
-  $('session-line').textContent = `Project ${session.project} · signed in with a bearer token (kept in this tab only)`;
+  replace(
+    $('session-line'),
+    'Signed in as ',
+    h('strong', { id: 'who' }, me.userId),
+    me.globalAdmin ? h('span', { id: 'who-admin' }, ' (global administrator)') : null,
+    ' · Project ',
+    h('strong', { id: 'who-project' }, session.project),
+  );
   $('sign-out').hidden = false;
-  show('approvals');
+  for (const tab of document.querySelectorAll('.tab')) {
+    tab.parentElement.hidden = !ALLOWED[tab.dataset.view]();
+  }
+  $('member-form').hidden = !can('project.admin');
+  const first = firstView();
+  $('no-permission').hidden = first !== null;
+  if (first === null) {
+    for (const v of VIEWS) $('view-' + v).hidden = true;
+    $('no-permission-project').textContent = session.project;
+    $('no-permission').focus();
+    return;
+  }
+  show(first);
+}
+
+/** Signed in already (a reload): ask who the token is again. */
+async function resume() {
+  const r = await call('GET', projectPath('me'));
+  if (!r.ok) {
+    session.signOut();
+    $('sign-in-message').textContent = r.status === 401 ? 'This token was not accepted.' : explain(r, 'sign in');
+    $('token').focus();
+    return;
+  }
+  enter(r.json);
 }
 
 function signOut() {
@@ -71,6 +155,7 @@ function signOut() {
 // ---- navigation ------------------------------------------------------------------------------
 
 function show(view) {
+  if (!ALLOWED[view]()) return;
   for (const v of VIEWS) {
     $('view-' + v).hidden = v !== view;
   }
@@ -376,18 +461,6 @@ const KINDS = [
 let policy = null;
 const policyMessages = { project: null, user: null };
 
-// Whether the signed-in token is a global administrator's. The API has no "who am I" route: the
-// console asks the one route only a global administrator may read (GET /v1/downloads/gateways,
-// as the gateways view does). This only decides which controls to show: every change is still
-// the server's decision, and a 403 is shown as it comes.
-let globalAdmin = null;
-async function isGlobalAdmin() {
-  if (globalAdmin && globalAdmin.token === session.token) return globalAdmin.value;
-  const r = await call('GET', '/v1/downloads/gateways');
-  if (r.status === 200 || r.status === 403) globalAdmin = { token: session.token, value: r.status === 200 };
-  return r.status === 200;
-}
-
 function policyQuery(cursor) {
   const query = new URLSearchParams({ limit: $('policy-page-size').value || '50' });
   if (cursor) query.set('cursor', cursor);
@@ -414,6 +487,13 @@ function policyFailure(r, writing) {
 
 async function renderPolicy() {
   const section = $('quota-policy-section');
+  if (!can('project.admin')) {
+    // Only Project administrators (and global administrators) read the policy: not offered.
+    policy = null;
+    section.hidden = true;
+    replace($('quota-policy'));
+    return;
+  }
   const r = await call('GET', policyQuery(null));
   // Not a Project admin (403), or a server without these routes: no policy section at all.
   if (r.status === 403 || r.status === 404 || r.status === 405) {
@@ -428,7 +508,8 @@ async function renderPolicy() {
     replace($('quota-policy'), notice(policyFailure(r, false), 'error'));
     return;
   }
-  const admin = await isGlobalAdmin();
+  // Only a global administrator changes the limits: the others read them.
+  const admin = me.globalAdmin;
   policy = { ...r.json, users: [...(r.json.users ?? [])], admin };
   drawPolicy();
 }
@@ -926,10 +1007,12 @@ async function saveMember(event) {
   const permissions = PERMISSIONS.filter((p) => $('perm-' + p).checked);
   const r = await call('PUT', projectPath('members', user), { permissions });
   if (r.ok) {
+    replace($('member-message'));
     status(`Member ${user} saved.`);
     renderMembers();
   } else {
-    status(failure(r, 'change members'));
+    replace($('member-message'), notice(failure(r, 'change members'), 'error'));
+    $('member-message').scrollIntoView({ block: 'nearest' });
   }
 }
 
@@ -997,9 +1080,9 @@ async function renderWebhooks() {
       h(
         'span',
         { class: 'actions' },
-        h('button', { type: 'button', class: 'secondary wh-test', 'data-webhook': w.webhookId, 'aria-label': `Send a test event to ${w.webhookId}`, onclick: () => sendTest(w.webhookId) }, 'Send test event'),
-        h('button', { type: 'button', class: 'secondary wh-rotate', 'data-webhook': w.webhookId, 'aria-label': `Rotate the secret of ${w.webhookId}`, onclick: () => rotateSecret(w) }, 'Rotate secret'),
-        h('button', { type: 'button', class: 'reject wh-delete', 'data-webhook': w.webhookId, 'aria-label': `Delete ${w.webhookId}`, onclick: () => deleteWebhook(w) }, 'Delete'),
+        h('button', { type: 'button', class: 'secondary wh-test', 'data-webhook': w.webhookId, 'aria-label': `Send a test event to ${w.webhookId}`, onclick: (e) => sendTest(w.webhookId, e.currentTarget) }, 'Send test event'),
+        h('button', { type: 'button', class: 'secondary wh-rotate', 'data-webhook': w.webhookId, 'aria-label': `Rotate the secret of ${w.webhookId}`, onclick: (e) => rotateSecret(w, e.currentTarget) }, 'Rotate secret'),
+        h('button', { type: 'button', class: 'reject wh-delete', 'data-webhook': w.webhookId, 'aria-label': `Delete ${w.webhookId}`, onclick: (e) => deleteWebhook(w, e.currentTarget) }, 'Delete'),
       ),
     ]), 'grid webhooks-endpoints'),
     endpoints.map((w) => h(
@@ -1095,6 +1178,7 @@ async function saveWebhook(event) {
   const r = await call('PUT', projectPath('webhooks', read.webhookId), read.body);
   if (!r.ok) {
     replace($('wh-form-message'), notice(webhooksFailure(r, 'register webhooks'), 'error'));
+    $('wh-form-message').scrollIntoView({ block: 'nearest' });
     return;
   }
   replace($('wh-form-message'), null);
@@ -1108,7 +1192,7 @@ async function saveWebhook(event) {
   await renderWebhooks();
 }
 
-async function rotateSecret(w) {
+async function rotateSecret(w, button) {
   if (!(await confirmChanges(`Rotate the signing secret of ${w.webhookId}`, [
     { field: 'signing secret', from: 'the current one (valid 24 more hours)', to: 'a new one, shown once' },
   ]))) {
@@ -1117,7 +1201,7 @@ async function rotateSecret(w) {
   }
   const r = await call('POST', projectPath('webhooks', w.webhookId, 'rotate-secret'));
   if (!r.ok) {
-    status(webhooksFailure(r, 'rotate a secret'));
+    errorNear(button, webhooksFailure(r, 'rotate a secret'));
     return;
   }
   webhookSecret = { webhookId: w.webhookId, secret: r.json.secret, rotated: true };
@@ -1125,7 +1209,7 @@ async function rotateSecret(w) {
   await renderWebhooks();
 }
 
-async function deleteWebhook(w) {
+async function deleteWebhook(w, button) {
   if (!(await confirmChanges(`Delete the endpoint ${w.webhookId}`, [
     { field: `endpoint ${w.webhookId}`, from: w.url, to: 'removed, with its delivery log' },
   ]))) {
@@ -1134,7 +1218,7 @@ async function deleteWebhook(w) {
   }
   const r = await call('DELETE', projectPath('webhooks', w.webhookId));
   if (!r.ok) {
-    status(webhooksFailure(r, 'delete an endpoint'));
+    errorNear(button, webhooksFailure(r, 'delete an endpoint'));
     return;
   }
   if (webhookSecret && webhookSecret.webhookId === w.webhookId) webhookSecret = null;
@@ -1142,10 +1226,10 @@ async function deleteWebhook(w) {
   await renderWebhooks();
 }
 
-async function sendTest(webhookId) {
+async function sendTest(webhookId, button) {
   const r = await call('POST', projectPath('webhooks', webhookId, 'test'));
   if (!r.ok) {
-    status(webhooksFailure(r, 'send a test event'));
+    errorNear(button, webhooksFailure(r, 'send a test event'));
     return;
   }
   status(`Test event ${r.json.deliveryId} enqueued for ${webhookId}; the worker delivers it shortly.`);
@@ -1213,7 +1297,7 @@ function init() {
     tab.addEventListener('click', () => show(tab.dataset.view));
   }
   setInterval(tick, 1000);
-  if (session.token && session.project) enter();
+  if (session.token && session.project) resume();
   else $('token').focus();
 }
 

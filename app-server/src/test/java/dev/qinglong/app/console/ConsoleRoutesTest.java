@@ -77,6 +77,13 @@ class ConsoleRoutesTest {
           .doesNotContain("https://");
     }
     assertThat(writer.http.get("/console/console.css", null).contentType()).startsWith("text/css");
+    // The favicon is the console's own SVG, linked from the page.
+    assertThat(page.body())
+        .contains("<link rel=\"icon\" type=\"image/svg+xml\" href=\"favicon.svg\">");
+    Http.Response icon = writer.http.get("/console/favicon.svg", null);
+    assertThat(icon.status()).isEqualTo(200);
+    assertThat(icon.contentType()).startsWith("image/svg+xml");
+    assertThat(icon.body()).startsWith("<svg ");
     Http.Response redirect = writer.http.get("/console", null);
     assertThat(redirect.status()).isEqualTo(302);
     assertThat(redirect.header("Location")).contains("/console/");
