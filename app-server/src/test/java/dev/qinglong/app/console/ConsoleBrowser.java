@@ -112,6 +112,16 @@ final class ConsoleBrowser implements AutoCloseable {
     return !container.findElements(By.cssSelector("code[data-id='" + id + "']")).isEmpty();
   }
 
+  /** Closes the browser, then the app (either may be null: a start that failed half way). */
+  static void closeAll(ConsoleBrowser console, TestApp app) {
+    if (console != null) {
+      console.close();
+    }
+    if (app != null) {
+      app.close();
+    }
+  }
+
   @Override
   public void close() {
     driver.quit();

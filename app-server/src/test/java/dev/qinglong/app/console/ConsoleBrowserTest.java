@@ -64,12 +64,7 @@ class ConsoleBrowserTest {
 
   @AfterAll
   void stop() {
-    if (console != null) {
-      console.close();
-    }
-    if (app != null) {
-      app.close();
-    }
+    ConsoleBrowser.closeAll(console, app);
   }
 
   @Test

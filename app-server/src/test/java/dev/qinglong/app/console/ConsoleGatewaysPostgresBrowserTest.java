@@ -58,12 +58,7 @@ class ConsoleGatewaysPostgresBrowserTest {
 
   @AfterAll
   void stop() {
-    if (console != null) {
-      console.close();
-    }
-    if (app != null) {
-      app.close();
-    }
+    ConsoleBrowser.closeAll(console, app);
   }
 
   @Test

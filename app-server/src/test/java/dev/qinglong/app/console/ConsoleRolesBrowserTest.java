@@ -70,12 +70,7 @@ class ConsoleRolesBrowserTest {
 
   @AfterAll
   void stop() {
-    if (console != null) {
-      console.close();
-    }
-    if (app != null) {
-      app.close();
-    }
+    ConsoleBrowser.closeAll(console, app);
   }
 
   @Test

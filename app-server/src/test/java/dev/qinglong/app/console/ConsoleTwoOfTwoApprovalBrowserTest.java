@@ -40,12 +40,7 @@ class ConsoleTwoOfTwoApprovalBrowserTest {
 
   @AfterAll
   void stop() {
-    if (console != null) {
-      console.close();
-    }
-    if (app != null) {
-      app.close();
-    }
+    ConsoleBrowser.closeAll(console, app);
   }
 
   @Test

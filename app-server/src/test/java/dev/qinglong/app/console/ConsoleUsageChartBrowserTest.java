@@ -51,12 +51,7 @@ class ConsoleUsageChartBrowserTest {
 
   @AfterAll
   void stop() {
-    if (console != null) {
-      console.close();
-    }
-    if (app != null) {
-      app.close();
-    }
+    ConsoleBrowser.closeAll(console, app);
   }
 
   @Test

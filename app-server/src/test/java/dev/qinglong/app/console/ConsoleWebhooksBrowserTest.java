@@ -99,12 +99,7 @@ class ConsoleWebhooksBrowserTest {
 
   @AfterAll
   void stop() {
-    if (console != null) {
-      console.close();
-    }
-    if (app != null) {
-      app.close();
-    }
+    ConsoleBrowser.closeAll(console, app);
     if (receiver != null) {
       receiver.stop(0);
     }
