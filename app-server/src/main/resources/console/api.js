@@ -1,6 +1,8 @@
 // The console's only way to the server: the public /v1 API, with the signed-in user's bearer token.
 // The token lives in this tab's sessionStorage (never in a URL, a cookie or localStorage).
 
+import { localTime } from './dom.js';
+
 const TOKEN_KEY = 'qinglong.console.token';
 const PROJECT_KEY = 'qinglong.console.project';
 
@@ -73,10 +75,9 @@ export async function call(method, path, body) {
 
 const OPERATION_NAMES = { propose: 'propose', decide: 'decide', inspect: 'inspect' };
 
-/** When a retry may succeed, as text: "in 42 s (at 10:15:07)". */
+/** When a retry may succeed, as text: "in 42 s (at 2026-12-04 10:15:07 UTC)". */
 export function retryText(seconds) {
-  const at = new Date(Date.now() + seconds * 1000);
-  return `in ${seconds} s (at ${at.toLocaleTimeString()})`;
+  return `in ${seconds} s (at ${localTime(Date.now() + seconds * 1000)})`;
 }
 
 /** A sentence that explains a failed call to a person. */

@@ -3,7 +3,7 @@
 // signed-in user's permissions allow, because every action is an ordinary API call with their token.
 
 import { call, explain, newId, projectPath, session } from './api.js';
-import { copyText, duration, h, notice, replace, shortId, table } from './dom.js';
+import { copyText, duration, errorNear, h, localTime, notice, replace, shortDigest, shortId, table, time } from './dom.js';
 import { renderUsageChart } from './usage-chart.js';
 
 const $ = (id) => document.getElementById(id);
@@ -11,6 +11,52 @@ const PERMISSIONS = ['package.manage', 'approval.decide', 'package.read', 'model
 const VIEWS = ['approvals', 'propose', 'history', 'quota', 'usage', 'gateways', 'members', 'webhooks'];
 
 const rejections = [];
+
+// Who is signed in, from GET …/me: {userId, globalAdmin, permissions}. It decides what the console
+// shows and offers; every action is still the server's decision.
+let me = { userId: null, globalAdmin: false, permissions: [] };
+
+/** Whether the signed-in user holds permission p in the Project. */
+function can(p) {
+  return me.permissions.includes(p);
+}
+
+/** Any permission at all in the Project (a global administrator holds project.admin). */
+function anyPermission() {
+  return me.permissions.length > 0;
+}
+
+/** Whether the user may read the Project's proposals (a global administrator reads every Project). */
+function readsProposals() {
+  return me.globalAdmin || can('package.read') || can('package.manage') || can('approval.decide');
+}
+
+// Which views the user may use: a tab is shown only for these.
+const ALLOWED = {
+  approvals: readsProposals,
+  propose: () => can('package.manage'),
+  history: readsProposals,
+  quota: anyPermission,
+  usage: () => me.globalAdmin || can('model.usage.read'),
+  gateways: () => me.globalAdmin,
+  members: anyPermission,
+  webhooks: () => can('project.admin'),
+};
+
+/**
+ * The first view: approval.decide → Pending approvals; else package.manage → Propose; else
+ * package.read → Proposal history; else model.usage.read → Model usage; else a global
+ * administrator → Pending approvals (read-only); else project.admin → Members; else none.
+ */
+function firstView() {
+  if (can('approval.decide')) return 'approvals';
+  if (can('package.manage')) return 'propose';
+  if (can('package.read')) return 'history';
+  if (can('model.usage.read')) return 'usage';
+  if (me.globalAdmin) return 'approvals';
+  if (can('project.admin')) return 'members';
+  return null;
+}
 
 // Idempotency ids of requests without a definite answer yet (the server was unreachable, or 503):
 // submitting the same request again reuses its id, so a lost response never makes it happen twice.
@@ -44,23 +90,61 @@ async function signIn(event) {
   const project = $('project').value.trim();
   session.signIn(token, project);
   $('token').value = '';
-  const r = await call('GET', projectPath('members'));
+  const r = await call('GET', projectPath('me'));
   if (r.status === 401) {
     session.signOut();
     $('sign-in-message').textContent = 'This token was not accepted.';
     return;
   }
+  if (!r.ok) {
+    session.signOut();
+    $('sign-in-message').textContent = explain(r, 'sign in');
+    return;
+  }
   $('sign-in-message').textContent = '';
-  enter();
+  enter(r.json);
 }
 
-function enter() {
+/** Shows the console for the signed-in user (`who`: GET …/me's answer). */
+function enter(who) {
+  me = { userId: who.userId, globalAdmin: who.globalAdmin === true, permissions: who.permissions ?? [] };
   $('sign-in').hidden = true;
   $('app').hidden = false;
   $('session-line').hidden = false;
-  $('session-line').textContent = `Project ${session.project} · signed in with a bearer token (kept in this tab only)`;
+  replace(
+    $('session-line'),
+    'Signed in as ',
+    h('strong', { id: 'who' }, me.userId),
+    me.globalAdmin ? h('span', { id: 'who-admin' }, ' (global administrator)') : null,
+    ' · Project ',
+    h('strong', { id: 'who-project' }, session.project),
+  );
   $('sign-out').hidden = false;
-  show('approvals');
+  for (const tab of document.querySelectorAll('.tab')) {
+    tab.parentElement.hidden = !ALLOWED[tab.dataset.view]();
+  }
+  $('member-form').hidden = !can('project.admin');
+  const first = firstView();
+  $('no-permission').hidden = first !== null;
+  if (first === null) {
+    for (const v of VIEWS) $('view-' + v).hidden = true;
+    $('no-permission-project').textContent = session.project;
+    $('no-permission').focus();
+    return;
+  }
+  show(first);
+}
+
+/** Signed in already (a reload): ask who the token is again. */
+async function resume() {
+  const r = await call('GET', projectPath('me'));
+  if (!r.ok) {
+    session.signOut();
+    $('sign-in-message').textContent = r.status === 401 ? 'This token was not accepted.' : explain(r, 'sign in');
+    $('token').focus();
+    return;
+  }
+  enter(r.json);
 }
 
 function signOut() {
@@ -71,6 +155,7 @@ function signOut() {
 // ---- navigation ------------------------------------------------------------------------------
 
 function show(view) {
+  if (!ALLOWED[view]()) return;
   for (const v of VIEWS) {
     $('view-' + v).hidden = v !== view;
   }
@@ -90,17 +175,19 @@ function actionText(a) {
 
 function proposalTable(caption, proposals, withDecisions) {
   const headers = ['Proposal', 'Action', 'Action digest', 'Proposed by', 'State', 'Updated'];
+  // Decision buttons only for a user who may decide: everyone else reads the list.
+  withDecisions = withDecisions && can('approval.decide');
   if (withDecisions) headers.push('Decision');
   const rows = proposals.map((p) => {
     const row = [
-      h('code', {}, p.proposalId),
+      shortId(p.proposalId),
       actionText(p.action),
-      h('code', { class: 'digest' }, p.actionDigest),
+      shortDigest(p.actionDigest),
       p.proposedBy,
       h('span', { class: 'state ' + p.state }, p.state),
-      p.updatedAt ?? '',
+      time(p.updatedAt),
     ];
-    if (withDecisions) row.push(p.state === 'pending' ? decisionButtons(p) : '—');
+    if (withDecisions) row.push(p.state === 'pending' && can('approval.decide') ? decisionButtons(p) : '—');
     return row;
   });
   return table(caption, headers, rows);
@@ -115,12 +202,12 @@ function decisionButtons(p) {
   return h(
     'span',
     { class: 'actions' },
-    h('button', { type: 'button', class: 'approve', 'aria-label': `Approve proposal ${p.proposalId}`, onclick: () => decide(p, 'approve') }, 'Approve'),
-    h('button', { type: 'button', class: 'reject', 'aria-label': `Reject proposal ${p.proposalId}`, onclick: () => decide(p, 'reject') }, 'Reject'),
+    h('button', { type: 'button', class: 'approve', 'aria-label': `Approve proposal ${p.proposalId}`, onclick: (e) => decide(p, 'approve', e.currentTarget) }, 'Approve'),
+    h('button', { type: 'button', class: 'reject', 'aria-label': `Reject proposal ${p.proposalId}`, onclick: (e) => decide(p, 'reject', e.currentTarget) }, 'Reject'),
   );
 }
 
-async function decide(p, decision) {
+async function decide(p, decision, button) {
   // The digest sent is the one shown: the API refuses the decision if the action changed.
   const key = `decide:${session.project}:${p.approvalId}:${decision}:${p.actionDigest}`;
   const r = await call('POST', projectPath('plugin-packages', 'approvals', p.approvalId, 'decisions'), {
@@ -138,7 +225,16 @@ async function decide(p, decision) {
     replace($('approval-detail'), notice(`Decision recorded: ${decision} (approval ${a.approvalId} is ${a.state}, ${approvalsOf(a)} of ${a.requiredApprovals} approvals).`, 'ok'));
     renderApprovals();
   } else {
-    replace($('approval-detail'), notice(failure(r, 'decide'), 'error'));
+    // Next to the button that was pressed (in its row, or under the opened proposal), in view.
+    const text = failure(r, 'decide');
+    if (button && button.closest('#approval-detail')) {
+      replace($('approval-detail'), notice(text, 'error'));
+      $('approval-detail').scrollIntoView({ block: 'nearest' });
+    } else if (button && button.isConnected) {
+      errorNear(button, text);
+    } else {
+      replace($('approval-detail'), notice(text, 'error'));
+    }
   }
 }
 
@@ -164,6 +260,7 @@ async function renderProposalPages(container, state, caption, empty, withDecisio
     const r = await listProposals(state, cursor, limit);
     if (!r.ok) {
       replace(container, items.length ? proposalTable(caption, items, withDecisions) : null, notice(failure(r, 'inspect'), 'error'));
+      container.scrollIntoView({ block: 'nearest' });
       return;
     }
     items.push(...(r.json.items ?? []));
@@ -210,8 +307,8 @@ async function openProposal(event) {
         'dl',
         { class: 'facts' },
         h('dt', {}, 'Action'), h('dd', {}, actionText(p.action)),
-        h('dt', {}, 'Artifact digest'), h('dd', {}, h('code', {}, p.action.artifactDigest ?? '—')),
-        h('dt', {}, 'Action digest'), h('dd', {}, h('code', { class: 'digest', id: 'detail-digest' }, p.actionDigest)),
+        h('dt', {}, 'Artifact digest'), h('dd', {}, p.action.artifactDigest ? shortDigest(p.action.artifactDigest) : '—'),
+        h('dt', {}, 'Action digest'), h('dd', {}, h('code', { class: 'digest', id: 'detail-digest', title: p.actionDigest }, p.actionDigest)),
         h('dt', {}, 'Proposed by'), h('dd', {}, p.proposedBy),
         h('dt', {}, 'Approval'), h('dd', {}, `${a.approvalId} · ${a.state}${a.decidedBy ? ' by ' + a.decidedBy : ''}`),
         h('dt', {}, 'Approvals'), h('dd', { id: 'detail-approvals' }, `${approvalsOf(a)} of ${a.requiredApprovals} required`),
@@ -221,10 +318,14 @@ async function openProposal(event) {
           {},
           a.decisions.length === 0
             ? 'none yet'
-            : h('ul', { id: 'detail-decisions' }, ...a.decisions.map((d) => h('li', {}, `${d.decision} by ${d.decidedBy}, ${d.decidedAt}`))),
+            : h('ul', { id: 'detail-decisions' }, ...a.decisions.map((d) => h('li', {}, `${d.decision} by ${d.decidedBy}, `, time(d.decidedAt)))),
         ),
       ),
-      p.state === 'pending' ? decisionButtons(p) : notice(`This proposal is ${p.state}; there is nothing to decide.`),
+      p.state !== 'pending'
+        ? notice(`This proposal is ${p.state}; there is nothing to decide.`)
+        : can('approval.decide')
+          ? decisionButtons(p)
+          : notice('Pending: a user with approval.decide in this Project decides it.'),
     ),
   );
 }
@@ -239,6 +340,7 @@ async function propose(event) {
   settled(key, r);
   if (!r.ok) {
     replace($('propose-result'), notice(failure(r, 'propose'), 'error'));
+    $('propose-result').scrollIntoView({ block: 'nearest' });
     return;
   }
   status(`Proposal ${r.json.proposalId} created; it waits for another user's decision.`);
@@ -252,7 +354,7 @@ async function propose(event) {
         'dl',
         { class: 'facts' },
         h('dt', {}, 'Proposal id'), h('dd', {}, h('code', { id: 'proposed-id' }, r.json.proposalId)),
-        h('dt', {}, 'Action digest'), h('dd', {}, h('code', { class: 'digest' }, r.json.actionDigest)),
+        h('dt', {}, 'Action digest'), h('dd', {}, h('code', { class: 'digest', title: r.json.actionDigest }, r.json.actionDigest)),
         h('dt', {}, 'State'), h('dd', {}, r.json.state),
       ),
     ),
@@ -303,10 +405,17 @@ async function renderQuotaTable() {
         h('span', { 'data-operation': op, class: 'shadow-limit' }, shadow),
         h('span', { 'data-operation': op, class: 'used' }, String(o.used)),
         h('strong', { 'data-operation': op, class: 'remaining' }, String(o.remaining)),
-        o.windowStartMs === null ? '—' : new Date(o.windowStartMs).toLocaleTimeString(),
+        time(o.windowStartMs),
         d === null
           ? h('span', { 'data-operation': op, class: 'reset' }, 'no open window (the next request opens one)')
-          : h('span', { 'data-operation': op, class: 'countdown reset', 'data-deadline': String(d) }, duration((d - Date.now()) / 1000)),
+          : h(
+            'span',
+            {},
+            h('span', { 'data-operation': op, class: 'countdown reset', 'data-deadline': String(d) }, duration((d - Date.now()) / 1000)),
+            ' (at ',
+            time(d),
+            ')',
+          ),
       ];
     });
     replace(
@@ -322,7 +431,7 @@ async function renderQuotaTable() {
     $('quota-rejections'),
     rejections.length
       ? table('Rejections', ['When', 'Operation', 'Explanation', 'Retry in'], rejections.map((x) => [
-          x.when.toLocaleTimeString(),
+          time(x.when),
           x.operation,
           x.text,
           h('span', { class: 'countdown', 'data-deadline': String(x.deadline) }, duration((x.deadline - Date.now()) / 1000)),
@@ -352,18 +461,6 @@ const KINDS = [
 let policy = null;
 const policyMessages = { project: null, user: null };
 
-// Whether the signed-in token is a global administrator's. The API has no "who am I" route: the
-// console asks the one route only a global administrator may read (GET /v1/downloads/gateways,
-// as the gateways view does). This only decides which controls to show: every change is still
-// the server's decision, and a 403 is shown as it comes.
-let globalAdmin = null;
-async function isGlobalAdmin() {
-  if (globalAdmin && globalAdmin.token === session.token) return globalAdmin.value;
-  const r = await call('GET', '/v1/downloads/gateways');
-  if (r.status === 200 || r.status === 403) globalAdmin = { token: session.token, value: r.status === 200 };
-  return r.status === 200;
-}
-
 function policyQuery(cursor) {
   const query = new URLSearchParams({ limit: $('policy-page-size').value || '50' });
   if (cursor) query.set('cursor', cursor);
@@ -390,6 +487,13 @@ function policyFailure(r, writing) {
 
 async function renderPolicy() {
   const section = $('quota-policy-section');
+  if (!can('project.admin')) {
+    // Only Project administrators (and global administrators) read the policy: not offered.
+    policy = null;
+    section.hidden = true;
+    replace($('quota-policy'));
+    return;
+  }
   const r = await call('GET', policyQuery(null));
   // Not a Project admin (403), or a server without these routes: no policy section at all.
   if (r.status === 403 || r.status === 404 || r.status === 405) {
@@ -404,7 +508,8 @@ async function renderPolicy() {
     replace($('quota-policy'), notice(policyFailure(r, false), 'error'));
     return;
   }
-  const admin = await isGlobalAdmin();
+  // Only a global administrator changes the limits: the others read them.
+  const admin = me.globalAdmin;
   policy = { ...r.json, users: [...(r.json.users ?? [])], admin };
   drawPolicy();
 }
@@ -415,7 +520,7 @@ function valueText(value, unset) {
 }
 
 function revisionText(rev) {
-  return `revision ${rev.revision}, set by ${rev.setBy} at ${new Date(rev.setAtMs).toLocaleString()}`;
+  return `revision ${rev.revision}, set by ${rev.setBy} at ${localTime(rev.setAtMs)}`;
 }
 
 function limitsText(map) {
@@ -482,7 +587,7 @@ function drawPolicy() {
       limitsText(u.shadowLimits),
       String(u.revision),
       u.setBy,
-      new Date(u.setAtMs).toLocaleString(),
+      time(u.setAtMs),
     ];
     if (p.admin) {
       row.push(h(
@@ -547,7 +652,7 @@ function drawPolicy() {
         String(s.used),
         String(s.shadowLimit),
         h('strong', {}, String(s.wouldHaveRefused)),
-        new Date(s.windowStartMs).toLocaleTimeString(),
+        time(s.windowStartMs),
       ]),
       'grid policy-shadow',
     )
@@ -818,7 +923,7 @@ async function renderUsage() {
   replace(
     $('usage-table'),
     table('Current window', ['Window start', 'Window ends in', 'Invocations', 'Tokens', 'Cost (micros)'], [[
-      new Date(u.windowStartMs).toLocaleString(),
+      time(u.windowStartMs),
       h('span', { class: 'countdown', 'data-deadline': String(end) }, duration((end - Date.now()) / 1000)),
       cell(u.invocations, limits.maxInvocations),
       cell(u.tokens, limits.maxTokens),
@@ -842,7 +947,6 @@ async function renderGateways() {
     return;
   }
   const g = r.json;
-  const time = (t) => (t ? new Date(t).toLocaleString() : '—');
   const rate = (n) => (n === 0 ? 'unlimited' : `${n} B/s`);
   const p = g.process;
   const policy = g.policy
@@ -858,7 +962,7 @@ async function renderGateways() {
     h('p', { id: 'gateways-mode' }, `Download mode: ${g.mode} (store ${g.store})`),
     policy,
     g.slots.length
-      ? table(`Slots (database clock ${time(g.databaseNow)})`, ['Slot', 'Lease', 'Generation', 'Renewed', 'Expires'],
+      ? table(`Slots (database clock ${g.databaseNow ? localTime(g.databaseNow) : '—'})`, ['Slot', 'Lease', 'Generation', 'Renewed', 'Expires'],
         g.slots.map((s) => [String(s.slot), s.state, String(s.generation), time(s.renewedAt), time(s.expiresAt)]), 'grid gateways-slots')
       : null,
     table('This process', ['Role', 'Serves downloads', 'Mode', 'Slot', 'Lease', 'Bytes served', 'Publication worker'], [[
@@ -903,10 +1007,12 @@ async function saveMember(event) {
   const permissions = PERMISSIONS.filter((p) => $('perm-' + p).checked);
   const r = await call('PUT', projectPath('members', user), { permissions });
   if (r.ok) {
+    replace($('member-message'));
     status(`Member ${user} saved.`);
     renderMembers();
   } else {
-    status(failure(r, 'change members'));
+    replace($('member-message'), notice(failure(r, 'change members'), 'error'));
+    $('member-message').scrollIntoView({ block: 'nearest' });
   }
 }
 
@@ -944,7 +1050,7 @@ function webhooksFailure(r, what) {
   }
 }
 
-const whenText = (ms) => (typeof ms === 'number' ? new Date(ms).toLocaleString() : '—');
+const whenText = (ms) => (typeof ms === 'number' ? time(ms) : '—');
 
 async function renderWebhooks() {
   const body = $('webhooks-body');
@@ -974,9 +1080,9 @@ async function renderWebhooks() {
       h(
         'span',
         { class: 'actions' },
-        h('button', { type: 'button', class: 'secondary wh-test', 'data-webhook': w.webhookId, 'aria-label': `Send a test event to ${w.webhookId}`, onclick: () => sendTest(w.webhookId) }, 'Send test event'),
-        h('button', { type: 'button', class: 'secondary wh-rotate', 'data-webhook': w.webhookId, 'aria-label': `Rotate the secret of ${w.webhookId}`, onclick: () => rotateSecret(w) }, 'Rotate secret'),
-        h('button', { type: 'button', class: 'reject wh-delete', 'data-webhook': w.webhookId, 'aria-label': `Delete ${w.webhookId}`, onclick: () => deleteWebhook(w) }, 'Delete'),
+        h('button', { type: 'button', class: 'secondary wh-test', 'data-webhook': w.webhookId, 'aria-label': `Send a test event to ${w.webhookId}`, onclick: (e) => sendTest(w.webhookId, e.currentTarget) }, 'Send test event'),
+        h('button', { type: 'button', class: 'secondary wh-rotate', 'data-webhook': w.webhookId, 'aria-label': `Rotate the secret of ${w.webhookId}`, onclick: (e) => rotateSecret(w, e.currentTarget) }, 'Rotate secret'),
+        h('button', { type: 'button', class: 'reject wh-delete', 'data-webhook': w.webhookId, 'aria-label': `Delete ${w.webhookId}`, onclick: (e) => deleteWebhook(w, e.currentTarget) }, 'Delete'),
       ),
     ]), 'grid webhooks-endpoints'),
     endpoints.map((w) => h(
@@ -1072,6 +1178,7 @@ async function saveWebhook(event) {
   const r = await call('PUT', projectPath('webhooks', read.webhookId), read.body);
   if (!r.ok) {
     replace($('wh-form-message'), notice(webhooksFailure(r, 'register webhooks'), 'error'));
+    $('wh-form-message').scrollIntoView({ block: 'nearest' });
     return;
   }
   replace($('wh-form-message'), null);
@@ -1085,7 +1192,7 @@ async function saveWebhook(event) {
   await renderWebhooks();
 }
 
-async function rotateSecret(w) {
+async function rotateSecret(w, button) {
   if (!(await confirmChanges(`Rotate the signing secret of ${w.webhookId}`, [
     { field: 'signing secret', from: 'the current one (valid 24 more hours)', to: 'a new one, shown once' },
   ]))) {
@@ -1094,7 +1201,7 @@ async function rotateSecret(w) {
   }
   const r = await call('POST', projectPath('webhooks', w.webhookId, 'rotate-secret'));
   if (!r.ok) {
-    status(webhooksFailure(r, 'rotate a secret'));
+    errorNear(button, webhooksFailure(r, 'rotate a secret'));
     return;
   }
   webhookSecret = { webhookId: w.webhookId, secret: r.json.secret, rotated: true };
@@ -1102,7 +1209,7 @@ async function rotateSecret(w) {
   await renderWebhooks();
 }
 
-async function deleteWebhook(w) {
+async function deleteWebhook(w, button) {
   if (!(await confirmChanges(`Delete the endpoint ${w.webhookId}`, [
     { field: `endpoint ${w.webhookId}`, from: w.url, to: 'removed, with its delivery log' },
   ]))) {
@@ -1111,7 +1218,7 @@ async function deleteWebhook(w) {
   }
   const r = await call('DELETE', projectPath('webhooks', w.webhookId));
   if (!r.ok) {
-    status(webhooksFailure(r, 'delete an endpoint'));
+    errorNear(button, webhooksFailure(r, 'delete an endpoint'));
     return;
   }
   if (webhookSecret && webhookSecret.webhookId === w.webhookId) webhookSecret = null;
@@ -1119,10 +1226,10 @@ async function deleteWebhook(w) {
   await renderWebhooks();
 }
 
-async function sendTest(webhookId) {
+async function sendTest(webhookId, button) {
   const r = await call('POST', projectPath('webhooks', webhookId, 'test'));
   if (!r.ok) {
-    status(webhooksFailure(r, 'send a test event'));
+    errorNear(button, webhooksFailure(r, 'send a test event'));
     return;
   }
   status(`Test event ${r.json.deliveryId} enqueued for ${webhookId}; the worker delivers it shortly.`);
@@ -1190,7 +1297,7 @@ function init() {
     tab.addEventListener('click', () => show(tab.dataset.view));
   }
   setInterval(tick, 1000);
-  if (session.token && session.project) enter();
+  if (session.token && session.project) resume();
   else $('token').focus();
 }
 

@@ -61,3 +61,67 @@ export async function copyText(text, button) {
     button.textContent = 'Copy failed: select it';
   }
 }
+
+// ---- time: one format everywhere -------------------------------------------------------------
+//
+// Every instant is shown in the browser's local time with its zone ("2026-12-04 19:38:26 GMT+1"),
+// the UTC ISO instant on hover (the title) and in the datetime attribute.
+
+const LOCAL = new Intl.DateTimeFormat(undefined, {
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  hourCycle: 'h23',
+  timeZoneName: 'short',
+});
+
+/** The parts of an instant in local time: {year, month, day, hour, minute, second, timeZoneName}. */
+export function localParts(when) {
+  return Object.fromEntries(LOCAL.formatToParts(new Date(when)).map((p) => [p.type, p.value]));
+}
+
+/** An instant (epoch ms, ISO string or Date) as text in local time with its zone. */
+export function localTime(when) {
+  const p = localParts(when);
+  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second} ${p.timeZoneName}`;
+}
+
+/** An instant as a <time> element: local time shown, the UTC ISO instant as its title; '—' if none. */
+export function time(when) {
+  if (when === null || when === undefined || when === '') return '—';
+  const d = new Date(when);
+  if (Number.isNaN(d.getTime())) return String(when);
+  const iso = d.toISOString();
+  return h('time', { datetime: iso, title: iso, class: 'when' }, localTime(d));
+}
+
+/** A digest shortened like an id ("sha256:3fa9c2…"), with its copy button. */
+export function shortDigest(digest) {
+  return shortId(digest, 19);
+}
+
+/**
+ * An error shown where the action was taken: in a row right after the control's table row (or
+ * after the form), replacing an earlier one there, and scrolled into view.
+ */
+export function errorNear(control, text) {
+  const row = control.closest('tr');
+  let box;
+  if (row) {
+    const next = row.nextElementSibling;
+    if (next && next.classList.contains('row-message')) next.remove();
+    box = h('tr', { class: 'row-message' }, h('td', { colspan: String(row.children.length) }, notice(text, 'error')));
+    row.after(box);
+  } else {
+    const anchor = control.closest('form, article, .card') ?? control;
+    const next = anchor.nextElementSibling;
+    if (next && next.classList.contains('near-message')) next.remove();
+    box = h('div', { class: 'near-message' }, notice(text, 'error'));
+    anchor.after(box);
+  }
+  box.scrollIntoView({ block: 'nearest' });
+  return box;
+}

@@ -5,7 +5,7 @@
 // console that has no build step.
 
 import { call, explain, projectPath } from './api.js';
-import { h, notice, replace, table } from './dom.js';
+import { h, localParts, localTime, notice, replace, table, time } from './dom.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 /** How many windows the chart shows, ending with the current one. */
@@ -74,9 +74,12 @@ export function windowTotals(entries, windowMs, currentStartMs) {
   return windows;
 }
 
+/** An axis label: the window start in local time with its zone, as short as the window allows. */
 function label(startMs, windowMs) {
-  const d = new Date(startMs);
-  return windowMs >= 86_400_000 ? d.toISOString().slice(0, 10) : d.toISOString().slice(11, 16);
+  const p = localParts(startMs);
+  return windowMs >= 86_400_000
+    ? `${p.year}-${p.month}-${p.day} ${p.timeZoneName}`
+    : `${p.hour}:${p.minute} ${p.timeZoneName}`;
 }
 
 function chart(windows, windowMs) {
@@ -107,7 +110,7 @@ function chart(windows, windowMs) {
     const x = left + i * slot + slot * 0.15;
     root.append(
       svg('rect', { x, y: top + plot - barHeight, width: slot * 0.7, height: barHeight, fill: '#0b5cad', 'data-window-start': w.startMs },
-        svg('title', {}, `${label(w.startMs, windowMs)} UTC: ${v}`)),
+        svg('title', {}, `${localTime(w.startMs)} (${new Date(w.startMs).toISOString()}): ${v}`)),
     );
     root.append(svg('text', { x: x + slot * 0.35, y: height - 10, 'text-anchor': 'middle', 'font-size': 10, fill: '#1b1f24' }, label(w.startMs, windowMs)));
   });
@@ -142,7 +145,7 @@ export async function renderUsageChart(container, usage) {
   // Changing the metric redraws only the chart, so the selector keeps the keyboard focus.
   const holder = h('div', { id: 'usage-chart-figure' }, chart(windows, usage.windowMs));
   const rows = windows.map((w) => [
-    h('span', { 'data-window-start': String(w.startMs) }, new Date(w.startMs).toISOString().replace('.000Z', 'Z')),
+    h('span', { 'data-window-start': String(w.startMs) }, time(w.startMs)),
     h('span', { class: 'invocations' }, String(w.invocations)),
     h('span', { class: 'tokens' }, String(w.tokens)),
     h('span', { class: 'cost' }, String(w.costMicros)),
@@ -157,7 +160,7 @@ export async function renderUsageChart(container, usage) {
       : notice(`The ledger holds more than ${MAX_PAGES * PAGE_SIZE} entries: only the first ${ledger.entries.length} were read, so later windows are incomplete.`, 'warn'),
     table(
       `Completed invocations per window (last ${windows.length} windows, from the usage ledger)`,
-      ['Window start (UTC)', 'Invocations', 'Tokens', 'Cost (micros)', 'Completions with unknown usage'],
+      ['Window start', 'Invocations', 'Tokens', 'Cost (micros)', 'Completions with unknown usage'],
       rows,
       'grid usage-windows',
     ),

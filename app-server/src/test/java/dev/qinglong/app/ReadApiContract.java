@@ -69,7 +69,7 @@ public abstract class ReadApiContract {
 
   /**
    * A Project where alice proposes, bob decides and carol only reads; admin holds only the implicit
-   * {@code project.admin} of a global administrator, which reads no proposals.
+   * {@code project.admin} of a global administrator (and reads every Project).
    */
   String project(String name) {
     grant(name, "alice", "package.manage");
@@ -217,7 +217,9 @@ public abstract class ReadApiContract {
 
   @Test
   void noExistenceOracleAndNoQuotaForCallersWithoutPermission() {
-    String p = project("reads-oracle");
+    String p = "reads-oracle";
+    grant(p, "alice", "package.manage");
+    grant(p, "carol"); // a member holding nothing
     JsonNode proposal = propose(p, "o-1");
     String other = project("reads-oracle-2");
     String before = store.snapshot();
@@ -226,7 +228,8 @@ public abstract class ReadApiContract {
             proposals(p),
             proposals(p) + "/" + proposal.get("proposalId").asString(),
             approvals(p) + "/" + proposal.get("approvalId").asString())) {
-      assertProblem(http.get(path, token("admin")), 403, "forbidden");
+      assertProblem(http.get(path, token("carol")), 403, "forbidden");
+      assertProblem(http.get(path, token("bob")), 403, "forbidden");
     }
     assertThat(store.snapshot()).isEqualTo(before);
     // In a Project where carol may read, another Project's ids and absent ids answer alike.
@@ -241,6 +244,84 @@ public abstract class ReadApiContract {
     Response foreignApproval =
         http.get(approvals(other) + "/" + proposal.get("approvalId").asString(), token("carol"));
     assertThat(foreignApproval.comparableBody()).isEqualTo(absent.comparableBody());
+  }
+
+  @Test
+  void aGlobalAdministratorReadsTheProposalsAndApprovalsOfAProjectItIsNoMemberOf() {
+    String p = project("reads-admin");
+    JsonNode proposal = propose(p, "a-1");
+    Response list = http.get(proposals(p) + "?state=pending", token("admin"));
+    assertThat(list.status()).as(list.body()).isEqualTo(200);
+    assertThat(list.json().get("items").get(0)).isEqualTo(proposal);
+    assertRateLimit(list, p, "admin", "plugin-package.inspect", INSPECT_LIMIT);
+    Response one =
+        http.get(proposals(p) + "/" + proposal.get("proposalId").asString(), token("admin"));
+    assertThat(one.status()).as(one.body()).isEqualTo(200);
+    assertThat(one.json()).isEqualTo(proposal);
+    Response approval =
+        http.get(approvals(p) + "/" + proposal.get("approvalId").asString(), token("admin"));
+    assertThat(approval.status()).as(approval.body()).isEqualTo(200);
+    assertThat(approval.json().get("state").asString()).isEqualTo("pending");
+    // Reading is all: it neither inspects nor decides there.
+    assertProblem(
+        http.post(
+            proposals(p) + "/" + proposal.get("proposalId").asString() + "/inspections",
+            token("admin"),
+            "{\"inspectionId\":\"i-admin\"}"),
+        403,
+        "forbidden");
+    assertProblem(
+        http.post(
+            approvals(p) + "/" + proposal.get("approvalId").asString() + "/decisions",
+            token("admin"),
+            "{\"decisionId\":\"d-admin\",\"decision\":\"approve\",\"actionDigest\":\""
+                + proposal.get("actionDigest").asString()
+                + "\"}"),
+        403,
+        "forbidden");
+  }
+
+  // ---- the caller ------------------------------------------------------------------------------
+
+  static String me(String project) {
+    return "/v1/projects/" + project + "/me";
+  }
+
+  @Test
+  void theCallerSeesItsOwnPermissionsInTheProjectInAFixedOrderAndSpendsNothing() {
+    String p = "reads-me";
+    grant(p, "alice", "package.read", "package.manage");
+    grant(p, "carol");
+    String before = store.snapshot();
+    Response alice = http.get(me(p), token("alice"));
+    assertThat(alice.status()).as(alice.body()).isEqualTo(200);
+    assertThat(alice.json())
+        .isEqualTo(
+            Http.JSON.readTree(
+                "{\"userId\":\"alice\",\"globalAdmin\":false,"
+                    + "\"permissions\":[\"package.manage\",\"package.read\"]}"));
+    assertThat(alice.header("Cache-Control")).contains("no-store");
+    assertThat(alice.header("RateLimit")).isEmpty();
+    assertThat(http.get(me(p), token("admin")).json())
+        .isEqualTo(
+            Http.JSON.readTree(
+                "{\"userId\":\"admin\",\"globalAdmin\":true,"
+                    + "\"permissions\":[\"project.admin\"]}"));
+    // A member holding nothing, a Project the caller is no member of, and one that does not
+    // exist: the same answer.
+    Response member = http.get(me(p), token("carol"));
+    assertThat(member.status()).isEqualTo(200);
+    assertThat(member.json())
+        .isEqualTo(
+            Http.JSON.readTree("{\"userId\":\"carol\",\"globalAdmin\":false,\"permissions\":[]}"));
+    assertThat(http.get(me(p), token("bob")).json().get("permissions").size()).isZero();
+    Response unknown = http.get(me("reads-me-nowhere"), token("carol"));
+    assertThat(unknown.status()).isEqualTo(200);
+    assertThat(unknown.comparableBody()).isEqualTo(member.comparableBody());
+    assertThat(store.snapshot()).isEqualTo(before);
+
+    assertProblem(http.get(me("bad!project"), token("alice")), 400, "invalid_request");
+    assertProblem(http.get(me(p), null), 401, "unauthenticated");
   }
 
   @Test

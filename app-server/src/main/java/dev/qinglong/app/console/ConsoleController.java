@@ -10,7 +10,10 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.stereotype.Controller;
 import org.springframework.web.bind.annotation.GetMapping;
 
-/** {@code /console/} is the page; {@code /console} redirects there so relative links resolve. */
+/**
+ * {@code /console/} is the page; {@code /console} redirects there so relative links resolve, and so
+ * does {@code /}, the address an operator opens first.
+ */
 @Controller
 @ConditionalOnRole({Role.ALL, Role.WRITER})
 public class ConsoleController {
@@ -24,7 +27,7 @@ public class ConsoleController {
         .body(index);
   }
 
-  @GetMapping("/console")
+  @GetMapping({"/", "/console"})
   ResponseEntity<Void> redirect() {
     return ResponseEntity.status(302).header("Location", "/console/").build();
   }

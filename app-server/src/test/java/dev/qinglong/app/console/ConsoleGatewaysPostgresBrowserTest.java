@@ -8,10 +8,7 @@ import dev.qinglong.app.support.TestApp;
 import dev.qinglong.testkit.postgres.PostgresTestServer;
 import dev.qinglong.testkit.postgres.TestDatabase;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,8 +18,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
-import org.openqa.selenium.OutputType;
-import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
@@ -42,6 +37,7 @@ class ConsoleGatewaysPostgresBrowserTest {
   @TempDir static Path dir;
   private TestDatabase db;
   private TestApp app;
+  private ConsoleBrowser console;
   private ChromeDriver browser;
   private WebDriverWait wait;
 
@@ -55,33 +51,20 @@ class ConsoleGatewaysPostgresBrowserTest {
     p.put("qinglong.downloads.rate-bytes-per-second", "2000000");
     p.put("qinglong.downloads.per-principal-bytes-per-second", "200000");
     app = PgApps.start(db, dir.resolve("data"), p);
-    browser = SystemChromium.start(dir.resolve("chromium-profile"));
-    wait = new WebDriverWait(browser, Duration.ofSeconds(15));
-    Files.createDirectories(ConsoleBrowserTest.SCREENSHOTS);
+    console = ConsoleBrowser.start(app, dir.resolve("chromium-profile"));
+    browser = console.driver;
+    wait = console.wait;
   }
 
   @AfterAll
   void stop() {
-    if (browser != null) {
-      browser.quit();
-    }
-    if (app != null) {
-      app.close();
-    }
+    ConsoleBrowser.closeAll(console, app);
   }
 
   @Test
   void theAdminSeesSlotZeroHeldWithTheApisGenerationAndSlotOneFree() throws IOException {
-    browser.get("http://127.0.0.1:" + app.http.port() + "/console/");
-    wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("token")));
-    browser.findElement(By.id("token")).sendKeys(app.token("admin"));
-    WebElement project = browser.findElement(By.id("project"));
-    project.clear();
-    project.sendKeys("demo");
-    browser.findElement(By.cssSelector("#sign-in-form button[type=submit]")).click();
-    wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("app")));
-    browser.findElement(By.cssSelector("button.tab[data-view='gateways']")).click();
-    wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("view-gateways")));
+    console.signIn("admin");
+    console.tab("gateways");
     wait.until(
         ExpectedConditions.visibilityOfElementLocated(
             By.cssSelector("#gateways-body table.gateways-slots tbody tr")));
@@ -123,11 +106,7 @@ class ConsoleGatewaysPostgresBrowserTest {
             "0",
             process.get("lease").get("state").asString() + ", generation " + generation);
 
-    Path shot = browser.getScreenshotAs(OutputType.FILE).toPath();
-    Files.copy(
-        shot,
-        ConsoleBrowserTest.SCREENSHOTS.resolve("gateways-shared.png"),
-        StandardCopyOption.REPLACE_EXISTING);
+    console.screenshot("gateways-shared");
   }
 
   private List<List<String>> rows(String css) {

@@ -5,9 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.qinglong.app.support.Http;
 import dev.qinglong.app.support.TestApp;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -19,7 +17,6 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
-import org.openqa.selenium.OutputType;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -45,6 +42,7 @@ class ConsoleQuotaPolicyBrowserTest {
 
   @TempDir static Path dir;
   private TestApp app;
+  private ConsoleBrowser console;
   private ChromeDriver browser;
   private WebDriverWait wait;
 
@@ -52,36 +50,29 @@ class ConsoleQuotaPolicyBrowserTest {
   void start() throws IOException {
     app = TestApp.start(dir.resolve("data"));
     app.grant("demo", "carol", "project.admin");
-    browser = SystemChromium.start(dir.resolve("chromium-profile"));
-    wait = new WebDriverWait(browser, Duration.ofSeconds(15));
-    // A save redraws the view: an element found just before may be replaced under the wait.
-    wait.ignoring(StaleElementReferenceException.class);
-    Files.createDirectories(ConsoleBrowserTest.SCREENSHOTS);
+    console = ConsoleBrowser.start(app, dir.resolve("chromium-profile"));
+    browser = console.driver;
+    wait = console.wait;
   }
 
   @AfterAll
   void stop() {
-    if (browser != null) {
-      browser.quit();
-    }
-    if (app != null) {
-      app.close();
-    }
+    ConsoleBrowser.closeAll(console, app);
   }
 
   @Test
   @Order(1)
   void aGlobalAdminChangesTheProjectLimitAfterSeeingOldAndNew() {
-    signIn("admin");
-    tab("quota");
+    console.signIn("admin");
+    console.tab("quota");
     wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("qp-project-form")));
     assertThat(quotaCell("limit", "propose")).isEqualTo("30");
     assertThat(quotaCell("limit-source", "propose")).isEqualTo("default");
     assertThat(quotaCell("shadow-limit", "propose")).isEqualTo("none");
     assertThat(browser.findElement(By.id("qp-revision")).getText()).contains("never set a policy");
 
-    type("qp-project-limit-" + PROPOSE, "5");
-    type("qp-project-shadow-" + PROPOSE, "3");
+    console.type("qp-project-limit-" + PROPOSE, "5");
+    console.type("qp-project-shadow-" + PROPOSE, "3");
     browser.findElement(By.id("qp-project-save")).click();
     WebElement dialog =
         wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("confirm-dialog")));
@@ -125,10 +116,10 @@ class ConsoleQuotaPolicyBrowserTest {
   @Test
   @Order(2)
   void cancelSendsNothingAndBadInputIsCaughtBeforeSending() {
-    signIn("admin");
-    tab("quota");
+    console.signIn("admin");
+    console.tab("quota");
     wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("qp-project-form")));
-    type("qp-project-limit-" + DECIDE, "7");
+    console.type("qp-project-limit-" + DECIDE, "7");
     browser.findElement(By.id("qp-project-save")).click();
     WebElement dialog =
         wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("confirm-dialog")));
@@ -140,7 +131,7 @@ class ConsoleQuotaPolicyBrowserTest {
             By.id("qp-project-message"), "Cancelled: nothing was sent."));
 
     // Outside 1..1000: refused next to the form, no confirmation, nothing sent.
-    type("qp-project-limit-" + DECIDE, "1001");
+    console.type("qp-project-limit-" + DECIDE, "1001");
     browser.findElement(By.id("qp-project-save")).click();
     wait.until(
         ExpectedConditions.textToBePresentInElementLocated(
@@ -156,11 +147,11 @@ class ConsoleQuotaPolicyBrowserTest {
   @Test
   @Order(3)
   void aGlobalAdminSetsOneUsersOverride() {
-    signIn("admin");
-    tab("quota");
+    console.signIn("admin");
+    console.tab("quota");
     wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("qp-user-form")));
-    type("qp-user", "alice");
-    type("qp-user-limit-" + PROPOSE, "8");
+    console.type("qp-user", "alice");
+    console.type("qp-user-limit-" + PROPOSE, "8");
     browser.findElement(By.id("qp-user-save")).click();
     WebElement dialog =
         wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("confirm-dialog")));
@@ -180,8 +171,8 @@ class ConsoleQuotaPolicyBrowserTest {
     // The Project's shadow limit still applies to her: her override sets only the limit.
     assertThat(alice.get("shadowLimit").asInt()).isEqualTo(3);
 
-    signIn("alice");
-    tab("quota");
+    console.signIn("alice");
+    console.tab("quota");
     wait.until(d -> quotaCell("limit", "propose").equals("8"));
     assertThat(quotaCell("limit-source", "propose")).isEqualTo("user");
     assertThat(quotaCell("shadow-limit", "propose")).isEqualTo("3");
@@ -204,8 +195,8 @@ class ConsoleQuotaPolicyBrowserTest {
       assertThat(r.status()).as(r.body()).isEqualTo(201);
     }
 
-    signIn("carol");
-    tab("quota");
+    console.signIn("carol");
+    console.tab("quota");
     WebElement section =
         wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("quota-policy-section")));
     wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("qp-read-only")));
@@ -241,8 +232,8 @@ class ConsoleQuotaPolicyBrowserTest {
     assertThat(put.status()).isEqualTo(403);
 
     // bob is no Project administrator: once his own quota is shown, there is no policy section.
-    signIn("bob");
-    tab("quota");
+    console.signIn("bob");
+    console.tab("quota");
     wait.until(d -> quotaCell("limit", "propose").equals("5"));
     assertThat(browser.findElement(By.id("quota-policy-section")).isDisplayed()).isFalse();
     assertThat(app.http.get("/v1/projects/demo/management-quota/policy", app.token("bob")).status())
@@ -250,33 +241,6 @@ class ConsoleQuotaPolicyBrowserTest {
   }
 
   // ---- helpers --------------------------------------------------------------------------------
-
-  private void signIn(String user) {
-    browser.get("http://127.0.0.1:" + app.http.port() + "/console/");
-    WebElement out = browser.findElement(By.id("sign-out"));
-    if (out.isDisplayed()) {
-      out.click();
-    }
-    wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("token")));
-    browser.findElement(By.id("token")).sendKeys(app.token(user));
-    WebElement project = browser.findElement(By.id("project"));
-    project.clear();
-    project.sendKeys("demo");
-    browser.findElement(By.cssSelector("#sign-in-form button[type=submit]")).click();
-    wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("app")));
-    wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("session-line"), "demo"));
-  }
-
-  private void tab(String view) {
-    browser.findElement(By.cssSelector("button.tab[data-view='" + view + "']")).click();
-    wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("view-" + view)));
-  }
-
-  private void type(String id, String text) {
-    WebElement input = wait.until(ExpectedConditions.elementToBeClickable(By.id(id)));
-    input.clear();
-    input.sendKeys(text);
-  }
 
   /** The confirmation's rows: field, old value, new value. */
   private List<String> changeRows() {
@@ -319,14 +283,6 @@ class ConsoleQuotaPolicyBrowserTest {
   /** A screenshot with the policy section at the top of the window. */
   private void screenshot(String view) {
     browser.executeScript("document.getElementById('quota-policy-section').scrollIntoView()");
-    Path file = browser.getScreenshotAs(OutputType.FILE).toPath();
-    try {
-      Files.copy(
-          file,
-          ConsoleBrowserTest.SCREENSHOTS.resolve(view + ".png"),
-          StandardCopyOption.REPLACE_EXISTING);
-    } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
+    console.screenshot(view);
   }
 }

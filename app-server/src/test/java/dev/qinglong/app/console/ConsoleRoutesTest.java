@@ -16,18 +16,20 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The console is served by the roles that serve the management API ({@code all}, {@code writer})
- * and is a plain 404 on readers and workers; its page is CSP-locked to its own origin and holds no
- * inline script or style.
+ * and is a plain 404 on readers and workers ({@code /} redirects to it where it is served); its
+ * page is CSP-locked to its own origin and holds no inline script or style.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ConsoleRoutesTest {
   @TempDir static Path dir;
+  private TestApp all;
   private TestApp writer;
   private TestApp reader;
   private TestApp worker;
 
   @BeforeAll
   void start() throws IOException {
+    all = TestApp.start(dir.resolve("all"), Map.of("qinglong.role", "all"));
     writer = TestApp.start(dir.resolve("writer"), Map.of("qinglong.role", "writer"));
     Path readerDir = dir.resolve("reader");
     FileArtifactStore.forWriter(readerDir, 1024); // the storage identity a reader verifies
@@ -37,7 +39,7 @@ class ConsoleRoutesTest {
 
   @AfterAll
   void stop() {
-    for (TestApp app : new TestApp[] {writer, reader, worker}) {
+    for (TestApp app : new TestApp[] {all, writer, reader, worker}) {
       if (app != null) {
         app.close();
       }
@@ -75,16 +77,33 @@ class ConsoleRoutesTest {
           .doesNotContain("https://");
     }
     assertThat(writer.http.get("/console/console.css", null).contentType()).startsWith("text/css");
+    // The favicon is the console's own SVG, linked from the page.
+    assertThat(page.body())
+        .contains("<link rel=\"icon\" type=\"image/svg+xml\" href=\"favicon.svg\">");
+    Http.Response icon = writer.http.get("/console/favicon.svg", null);
+    assertThat(icon.status()).isEqualTo(200);
+    assertThat(icon.contentType()).startsWith("image/svg+xml");
+    assertThat(icon.body()).startsWith("<svg ");
     Http.Response redirect = writer.http.get("/console", null);
     assertThat(redirect.status()).isEqualTo(302);
     assertThat(redirect.header("Location")).contains("/console/");
   }
 
   @Test
+  void theRootRedirectsToTheConsoleWhereTheConsoleIsServed() {
+    for (TestApp app : new TestApp[] {all, writer}) {
+      Http.Response root = app.http.get("/", null);
+      assertThat(root.status()).isEqualTo(302);
+      assertThat(root.header("Location")).contains("/console/");
+      assertThat(app.http.get(root.header("Location").orElseThrow(), null).status()).isEqualTo(200);
+    }
+  }
+
+  @Test
   void readersAndWorkersHaveNoConsole() {
     for (TestApp app : new TestApp[] {reader, worker}) {
       for (String path :
-          new String[] {"/console/", "/console", "/console/app.js", "/console/index.html"}) {
+          new String[] {"/", "/console/", "/console", "/console/app.js", "/console/index.html"}) {
         Http.Response r = app.http.get(path, null);
         assertThat(r.status()).as(path).isEqualTo(404);
         assertThat(r.code()).as(path).isEqualTo("not_found");

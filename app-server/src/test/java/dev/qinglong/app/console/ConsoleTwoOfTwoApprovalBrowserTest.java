@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.qinglong.app.support.Http;
 import dev.qinglong.app.support.TestApp;
 import java.nio.file.Path;
-import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -27,24 +26,21 @@ import tools.jackson.databind.JsonNode;
 class ConsoleTwoOfTwoApprovalBrowserTest {
   @TempDir static Path dir;
   private TestApp app;
+  private ConsoleBrowser console;
   private ChromeDriver browser;
   private WebDriverWait wait;
 
   @BeforeAll
   void start() {
     app = TestApp.start(dir.resolve("data"));
-    browser = SystemChromium.start(dir.resolve("chromium-profile"));
-    wait = new WebDriverWait(browser, Duration.ofSeconds(15));
+    console = ConsoleBrowser.start(app, dir.resolve("chromium-profile"));
+    browser = console.driver;
+    wait = console.wait;
   }
 
   @AfterAll
   void stop() {
-    if (browser != null) {
-      browser.quit();
-    }
-    if (app != null) {
-      app.close();
-    }
+    ConsoleBrowser.closeAll(console, app);
   }
 
   @Test
@@ -68,16 +64,16 @@ class ConsoleTwoOfTwoApprovalBrowserTest {
     By approve =
         By.cssSelector("#approvals-list button[aria-label='Approve proposal " + proposalId + "']");
 
-    signIn("bob");
+    console.signIn("bob");
     WebElement list = browser.findElement(By.id("approvals-list"));
     wait.until(ExpectedConditions.elementToBeClickable(approve)).click();
     WebElement detail = browser.findElement(By.id("approval-detail"));
     wait.until(ExpectedConditions.textToBePresentInElement(detail, "Decision recorded: approve"));
     assertThat(detail.getText()).contains("is pending, 1 of 2 approvals");
     // Still pending: it stays in the list for the next approver.
-    wait.until(ExpectedConditions.textToBePresentInElement(list, proposalId));
+    wait.until(d -> ConsoleBrowser.shows(d.findElement(By.id("approvals-list")), proposalId));
 
-    signIn("carol");
+    console.signIn("carol");
     wait.until(ExpectedConditions.elementToBeClickable(approve)).click();
     detail = browser.findElement(By.id("approval-detail"));
     wait.until(ExpectedConditions.textToBePresentInElement(detail, "Decision recorded: approve"));
@@ -100,21 +96,5 @@ class ConsoleTwoOfTwoApprovalBrowserTest {
     assertThat(approval.get("state").asString()).isEqualTo("approved");
     assertThat(approval.get("decisions")).hasSize(2);
     assertThat(approval.get("decidedBy").asString()).isEqualTo("carol");
-  }
-
-  private void signIn(String user) {
-    browser.get("http://127.0.0.1:" + app.http.port() + "/console/");
-    WebElement out = browser.findElement(By.id("sign-out"));
-    if (out.isDisplayed()) {
-      out.click();
-    }
-    wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("token")));
-    browser.findElement(By.id("token")).sendKeys(app.token(user));
-    WebElement project = browser.findElement(By.id("project"));
-    project.clear();
-    project.sendKeys("demo");
-    browser.findElement(By.cssSelector("#sign-in-form button[type=submit]")).click();
-    wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("app")));
-    wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("session-line"), "demo"));
   }
 }

@@ -5,9 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.qinglong.app.support.Http;
 import dev.qinglong.app.support.TestApp;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -18,11 +16,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
-import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.logging.LogEntry;
-import org.openqa.selenium.logging.LogType;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
@@ -39,29 +34,24 @@ import tools.jackson.databind.JsonNode;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ConsoleUsageChartBrowserTest {
-  static final Path SCREENSHOTS = Path.of("target", "console-screenshots");
 
   @TempDir static Path dir;
   private TestApp app;
+  private ConsoleBrowser console;
   private ChromeDriver browser;
   private WebDriverWait wait;
 
   @BeforeAll
   void start() throws IOException {
     app = TestApp.start(dir.resolve("data"), Map.of("qinglong.ai.enabled", "true"));
-    browser = SystemChromium.start(dir.resolve("chromium-profile"));
+    console = ConsoleBrowser.start(app, dir.resolve("chromium-profile"));
+    browser = console.driver;
     wait = new WebDriverWait(browser, Duration.ofSeconds(20));
-    Files.createDirectories(SCREENSHOTS);
   }
 
   @AfterAll
   void stop() {
-    if (browser != null) {
-      browser.quit();
-    }
-    if (app != null) {
-      app.close();
-    }
+    ConsoleBrowser.closeAll(console, app);
   }
 
   @Test
@@ -133,7 +123,7 @@ class ConsoleUsageChartBrowserTest {
     assertThat(entries).isEqualTo(4);
     assertThat(expected).hasSize(2);
 
-    signIn("alice");
+    console.signIn("alice");
     browser.findElement(By.cssSelector("button.tab[data-view='usage']")).click();
     WebElement chart = browser.findElement(By.id("usage-chart"));
     wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("#usage-chart table")));
@@ -141,7 +131,7 @@ class ConsoleUsageChartBrowserTest {
         .contains("Completed invocations per window");
     assertThat(chart.findElements(By.cssSelector("thead th")).stream().map(WebElement::getText))
         .containsExactly(
-            "Window start (UTC)",
+            "Window start",
             "Invocations",
             "Tokens",
             "Cost (micros)",
@@ -167,19 +157,16 @@ class ConsoleUsageChartBrowserTest {
     // The SVG bars: one per window, tokens first; a bar is as tall as its share of the maximum.
     assertThat(chartTitle()).startsWith("Tokens per window, last 12 windows");
     assertBars(expected, 1);
-    screenshot("usage-chart-tokens");
+    console.screenshot("usage-chart-tokens");
     new Select(browser.findElement(By.id("usage-metric"))).selectByValue("cost");
     wait.until(d -> chartTitle().startsWith("Cost (micros) per window"));
     assertBars(expected, 2);
     new Select(browser.findElement(By.id("usage-metric"))).selectByValue("invocations");
     wait.until(d -> chartTitle().startsWith("Invocations per window"));
     assertBars(expected, 0);
-    screenshot("usage-chart");
+    console.screenshot("usage-chart");
 
-    List<String> messages =
-        browser.manage().logs().get(LogType.BROWSER).getAll().stream()
-            .map(LogEntry::getMessage)
-            .toList();
+    List<String> messages = console.logMessages();
     assertThat(messages).noneMatch(m -> m.contains("Content Security Policy"));
     assertThat(messages).noneMatch(m -> m.contains("Refused to"));
     assertThat(messages).noneMatch(m -> m.contains("Uncaught"));
@@ -265,31 +252,7 @@ class ConsoleUsageChartBrowserTest {
                 + "}"));
   }
 
-  private String consoleUrl() {
-    return "http://127.0.0.1:" + app.http.port() + "/console/";
-  }
-
-  private void signIn(String user) {
-    browser.get(consoleUrl());
-    wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("token")));
-    browser.findElement(By.id("token")).sendKeys(app.token(user));
-    WebElement project = browser.findElement(By.id("project"));
-    project.clear();
-    project.sendKeys("demo");
-    browser.findElement(By.cssSelector("#sign-in-form button[type=submit]")).click();
-    wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("app")));
-  }
-
   private static void apiOk(Http.Response r) {
     assertThat(r.status()).as(r.body()).isBetween(200, 201);
-  }
-
-  private void screenshot(String view) {
-    Path file = browser.getScreenshotAs(OutputType.FILE).toPath();
-    try {
-      Files.copy(file, SCREENSHOTS.resolve(view + ".png"), StandardCopyOption.REPLACE_EXISTING);
-    } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
   }
 }

@@ -59,8 +59,9 @@ final class RouteTable {
    * A route: its permissions ({@code anyOf}; empty = any permission in the Project), the roles that
    * serve it, whether its path or body names an existing object (then "object of another Project"
    * and "no such object" must be indistinguishable), a well-formed request, whether only global
-   * administrators may call it (whatever they hold in a Project) and whether its path names a
-   * Project.
+   * administrators may call it (whatever they hold in a Project), whether its path names a Project,
+   * whether it is a read a global administrator may make in every Project whatever it holds there,
+   * and whether every authenticated caller is let in (whatever it holds).
    */
   record Route(
       String key,
@@ -69,14 +70,22 @@ final class RouteTable {
       boolean namesObject,
       Builder builder,
       boolean globalAdminOnly,
-      boolean inProject) {
+      boolean inProject,
+      boolean globalAdminReads,
+      boolean anyCaller) {
     /**
      * Whether a caller holding {@code held} in the path's Project is let in (a {@link
      * #globalAdminOnly} route, outside any Project or in one, only global administrators: see
      * {@link #permits(Set, boolean)}).
      */
     boolean permits(Set<Permission> held, boolean globalAdmin) {
-      return globalAdminOnly ? globalAdmin : permits(held);
+      if (anyCaller) {
+        return true;
+      }
+      if (globalAdminOnly) {
+        return globalAdmin;
+      }
+      return (globalAdminReads && globalAdmin) || permits(held);
     }
 
     boolean permits(Set<Permission> held) {
@@ -157,7 +166,17 @@ final class RouteTable {
       boolean namesObject,
       Builder b) {
     String key = method + " " + pattern;
-    ROUTES.put(key, new Route(key, anyOf, roles, namesObject, b, false, true));
+    ROUTES.put(key, new Route(key, anyOf, roles, namesObject, b, false, true, false, false));
+  }
+
+  /**
+   * A read a global administrator may make in every Project (it reads every Project's proposals,
+   * approvals and model usage) besides the callers holding one of {@code anyOf} there.
+   */
+  private static void addRead(
+      String pattern, Set<Permission> anyOf, Set<Role> roles, boolean namesObject, Builder b) {
+    String key = "GET " + pattern;
+    ROUTES.put(key, new Route(key, anyOf, roles, namesObject, b, false, true, true, false));
   }
 
   /**
@@ -167,7 +186,10 @@ final class RouteTable {
   private static void addGlobalAdminOnly(
       String method, String pattern, Set<Role> roles, Builder b) {
     String key = method + " " + pattern;
-    ROUTES.put(key, new Route(key, EnumSet.noneOf(Permission.class), roles, false, b, true, true));
+    ROUTES.put(
+        key,
+        new Route(
+            key, EnumSet.noneOf(Permission.class), roles, false, b, true, true, false, false));
   }
 
   /**
@@ -184,6 +206,8 @@ final class RouteTable {
             false,
             (w, o) -> Request.json(method, path, null),
             true,
+            false,
+            false,
             false));
   }
 
@@ -233,8 +257,7 @@ final class RouteTable {
                 "POST",
                 base(o) + "/plugin-packages/proposals/" + o.proposalId() + "/inspections",
                 "{\"inspectionId\":\"" + w.fresh("insp") + "\"}"));
-    add(
-        "GET",
+    addRead(
         P + "/plugin-packages/proposals",
         EnumSet.of(PACKAGE_READ, PACKAGE_MANAGE, APPROVAL_DECIDE),
         WRITES,
@@ -242,16 +265,14 @@ final class RouteTable {
         (w, o) ->
             Request.json(
                 "GET", base(o) + "/plugin-packages/proposals?state=pending&limit=5", null));
-    add(
-        "GET",
+    addRead(
         P + "/plugin-packages/proposals/{proposalId}",
         EnumSet.of(PACKAGE_READ, PACKAGE_MANAGE, APPROVAL_DECIDE),
         WRITES,
         true,
         (w, o) ->
             Request.json("GET", base(o) + "/plugin-packages/proposals/" + o.proposalId(), null));
-    add(
-        "GET",
+    addRead(
         P + "/plugin-packages/approvals/{approvalId}",
         EnumSet.of(PACKAGE_READ, PACKAGE_MANAGE, APPROVAL_DECIDE),
         WRITES,
@@ -432,15 +453,13 @@ final class RouteTable {
         true,
         (w, o) ->
             Request.json("GET", base(o) + "/artifacts/" + o.digest().value() + "/upload", null));
-    add(
-        "GET",
+    addRead(
         P + "/model-usage/window",
         EnumSet.of(MODEL_USAGE_READ),
         WRITES,
         false,
         (w, o) -> Request.json("GET", base(o) + "/model-usage/window", null));
-    add(
-        "GET",
+    addRead(
         P + "/model-usage/ledger",
         EnumSet.of(MODEL_USAGE_READ),
         WRITES,
@@ -516,6 +535,20 @@ final class RouteTable {
         (w, o) ->
             Request.json(
                 "GET", base(o) + "/webhooks/" + o.webhookId() + "/deliveries?limit=5", null));
+    // The caller's own permissions: every authenticated caller, in any Project, known or not.
+    String me = P + "/me";
+    ROUTES.put(
+        "GET " + me,
+        new Route(
+            "GET " + me,
+            EnumSet.noneOf(Permission.class),
+            WRITES,
+            false,
+            (w, o) -> Request.json("GET", base(o) + "/me", null),
+            false,
+            true,
+            false,
+            true));
     addGlobal("GET", "/v1/downloads/gateways", MEMBER_READS);
     for (String m : new String[] {"GET", "HEAD"}) {
       add(

@@ -376,8 +376,9 @@ public final class PluginPackageGovernance {
         .rateLimits();
   }
 
+  /** A reader of the Project's proposals and approvals (or a global administrator). */
   private void requireReader(Principal caller, String projectId) {
-    policy.requireAny(
+    policy.requireRead(
         caller,
         projectId,
         Permission.PACKAGE_READ,

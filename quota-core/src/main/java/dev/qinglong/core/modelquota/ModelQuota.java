@@ -419,13 +419,14 @@ public record ModelQuota(
   }
 
   /**
-   * The Project's current window usage and limits. Needs {@code model.usage.read}; consumes one
-   * {@code model-usage.read} management quota unit under {@code requestId}.
+   * The Project's current window usage and limits. Needs {@code model.usage.read} (or a global
+   * administrator); consumes one {@code model-usage.read} management quota unit under {@code
+   * requestId}.
    */
   public WindowUsageReading windowUsage(Principal caller, String projectId, String requestId) {
     Identifiers.require("projectId", projectId);
     ReceiptId receipt = new ReceiptId(requestId);
-    policy.requireAny(caller, projectId, Permission.MODEL_USAGE_READ);
+    policy.requireRead(caller, projectId, Permission.MODEL_USAGE_READ);
     usageRead(caller, projectId, receipt, "window");
     return store.currentWindowUsage(projectId);
   }
@@ -441,8 +442,9 @@ public record ModelQuota(
   }
 
   /**
-   * One page of the Project's UsageLedger. Needs {@code model.usage.read}; consumes one {@code
-   * model-usage.read} management quota unit under {@code requestId}.
+   * One page of the Project's UsageLedger. Needs {@code model.usage.read} (or a global
+   * administrator); consumes one {@code model-usage.read} management quota unit under {@code
+   * requestId}.
    *
    * @param limit 1..{@value #MAX_LEDGER_PAGE}, or {@code null} for {@value #DEFAULT_LEDGER_PAGE}
    * @param cursor {@code null} for the first page, else a {@code nextCursor} this service issued
@@ -456,7 +458,7 @@ public record ModelQuota(
     }
     long after = LedgerCursor.decode(cursor);
     ReceiptId receipt = new ReceiptId(requestId);
-    policy.requireAny(caller, projectId, Permission.MODEL_USAGE_READ);
+    policy.requireRead(caller, projectId, Permission.MODEL_USAGE_READ);
     usageRead(caller, projectId, receipt, "ledger", Integer.toString(size), cursor);
     List<UsageLedgerEntry> rows = store.ledger(projectId, after, size + 1);
     for (UsageLedgerEntry entry : rows) {

@@ -10,8 +10,8 @@ import java.util.Set;
 
 /**
  * Evaluates the Project Policy. Global administrators implicitly hold {@code project.admin} in
- * every Project (they manage memberships, and may grant themselves more); everything else comes
- * from the store.
+ * every Project (they manage memberships, and may grant themselves more) and read every Project
+ * ({@link #requireRead}); everything else comes from the store.
  */
 public final class ProjectPolicy {
   private final ProjectPolicyStore store;
@@ -50,6 +50,18 @@ public final class ProjectPolicy {
       }
     }
     throw new ForbiddenException("missing permission");
+  }
+
+  /**
+   * Requires at least one of {@code anyOf} for a read: a global administrator reads every Project
+   * whatever it holds there (it still proposes, decides and inspects only with the permission).
+   *
+   * @throws ForbiddenException if the caller is no global administrator and holds none of them
+   */
+  public void requireRead(Principal caller, String projectId, Permission... anyOf) {
+    if (!isGlobalAdmin(caller)) {
+      requireAny(caller, projectId, anyOf);
+    }
   }
 
   /**

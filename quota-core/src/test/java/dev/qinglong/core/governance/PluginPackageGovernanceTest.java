@@ -103,6 +103,33 @@ class PluginPackageGovernanceTest {
   }
 
   @Test
+  void aGlobalAdministratorReadsAProjectItIsNoMemberOfButNeitherProposesNorDecidesNorInspects() {
+    Principal admin = new Principal("admin");
+    Proposal proposal = service.propose(ALICE, "demo", "r1", install()).result().proposal();
+    assertThat(
+            service.listProposals(admin, "demo", "pending", null, null, "req-1").result().items())
+        .containsExactly(proposal);
+    assertThat(service.proposal(admin, "demo", proposal.proposalId(), "req-2").result())
+        .isEqualTo(proposal);
+    assertThat(service.approval(admin, "demo", proposal.approvalId(), "req-3").result().state())
+        .isEqualTo(ProposalState.PENDING);
+    assertThatThrownBy(() -> service.propose(admin, "demo", "r2", install()))
+        .isInstanceOf(ForbiddenException.class);
+    assertThatThrownBy(
+            () ->
+                service.decide(
+                    admin,
+                    "demo",
+                    proposal.approvalId(),
+                    "d1",
+                    "approve",
+                    proposal.actionDigest().value()))
+        .isInstanceOf(ForbiddenException.class);
+    assertThatThrownBy(() -> service.inspect(admin, "demo", proposal.proposalId(), "i1"))
+        .isInstanceOf(ForbiddenException.class);
+  }
+
+  @Test
   void quotaRejectionHappensBeforeAnyMutation() {
     service.propose(ALICE, "demo", "r1", install());
     service.propose(ALICE, "demo", "r2", install());
