@@ -545,6 +545,12 @@ final class ManagementQuotaWorkloads {
       return app == null ? -1 : app.cpuNanos();
     }
 
+    /** Its log, too: on the exhausted hot bucket, what a flood of refusals writes (the audit). */
+    @Override
+    public long appLogBytes() {
+      return app == null ? -1 : app.logBytes();
+    }
+
     @Override
     AutoCloseable opened() {
       return app;

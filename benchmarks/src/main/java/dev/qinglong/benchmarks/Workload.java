@@ -70,6 +70,15 @@ interface Workload extends AutoCloseable {
     return -1;
   }
 
+  /**
+   * Bytes the app process serving the calls has written to its log so far (its output file), or -1
+   * when the calls run in the harness itself. The runner reads it around the timed phase: what a
+   * call costs in log volume (e.g. an audit line per refusal).
+   */
+  default long appLogBytes() {
+    return -1;
+  }
+
   /** Facts about the set-up worth recording next to the result (pool size, limit, …). */
   default Map<String, Object> notes() {
     return Map.of();
