@@ -216,12 +216,7 @@ class ObservabilityTest {
   @Test
   void aBucketsRefusalsInOneWindowAreOneAuditLineAndTheRestAreCounted(CapturedOutput output) {
     String p = "obs-refusals";
-    Http.Response member =
-        app.http.put(
-            "/v1/projects/" + p + "/members/carol",
-            app.token("admin"),
-            "{\"permissions\":[\"package.manage\"]}");
-    assertThat(member.status()).as(member.body()).isEqualTo(200);
+    makeCarolPackageManagerOf(p);
     double before = value(scrape(), "qinglong_quota_refusals_audit_suppressed_total");
     List<String> refusedIds = new ArrayList<>();
     // Limit 2 per window: 2 admitted, then 5 refused.
@@ -261,12 +256,7 @@ class ObservabilityTest {
   @Test
   void limitsSetAndShadowRefusalsAreAuditedAndCounted(CapturedOutput output) {
     String p = "obs-shadow";
-    Http.Response member =
-        app.http.put(
-            "/v1/projects/" + p + "/members/carol",
-            app.token("admin"),
-            "{\"permissions\":[\"package.manage\"]}");
-    assertThat(member.status()).as(member.body()).isEqualTo(200);
+    makeCarolPackageManagerOf(p);
     String[] series = {"operation=\"plugin-package.propose\"", "outcome=\"shadow_rejected\""};
     // Registered up front like every outcome: the series exists before its first decision.
     double before = value(scrape(), "qinglong_quota_decisions_total", series);
@@ -471,6 +461,15 @@ class ObservabilityTest {
             + "\",\"version\":\""
             + version
             + "\"}}");
+  }
+
+  private void makeCarolPackageManagerOf(String project) {
+    Http.Response member =
+        app.http.put(
+            "/v1/projects/" + project + "/members/carol",
+            app.token("admin"),
+            "{\"permissions\":[\"package.manage\"]}");
+    assertThat(member.status()).as(member.body()).isEqualTo(200);
   }
 
   private String scrape() {

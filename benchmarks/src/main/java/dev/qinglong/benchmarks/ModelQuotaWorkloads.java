@@ -116,7 +116,7 @@ final class ModelQuotaWorkloads {
    * concurrent requests (the default 8 would refuse the 32 threads' requests with 429 {@code
    * too_many_requests}, which is not what is measured).
    */
-  static final class HttpLifecycles extends Lifecycles {
+  static final class HttpLifecycles extends Lifecycles implements Workload.OnApp {
     static final String RUNTIME_USER = "runtime";
     static final int PER_PRINCIPAL = 64;
 
@@ -222,13 +222,8 @@ final class ModelQuotaWorkloads {
     }
 
     @Override
-    public long appCpuNanos() {
-      return app == null ? -1 : app.cpuNanos();
-    }
-
-    @Override
-    public long appLogBytes() {
-      return app == null ? -1 : app.logBytes();
+    public BenchApp app() {
+      return app;
     }
 
     @Override

@@ -111,6 +111,24 @@ interface Workload extends AutoCloseable {
     }
   }
 
+  /**
+   * A workload whose calls a real app process serves: its CPU and its log are that app's (null
+   * before the set-up started it).
+   */
+  interface OnApp extends Workload {
+    BenchApp app();
+
+    @Override
+    default long appCpuNanos() {
+      return app() == null ? -1 : app().cpuNanos();
+    }
+
+    @Override
+    default long appLogBytes() {
+      return app() == null ? -1 : app().logBytes();
+    }
+  }
+
   /** Quick (under 5 minutes for everything) or full. */
   enum Mode {
     QUICK,

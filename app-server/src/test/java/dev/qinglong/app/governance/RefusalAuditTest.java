@@ -2,11 +2,8 @@ package dev.qinglong.app.governance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import dev.qinglong.app.http.ApiExceptionHandler;
-import dev.qinglong.app.http.AuditLog;
+import dev.qinglong.app.support.AuditLines;
 import dev.qinglong.core.quota.EffectiveLimit;
 import dev.qinglong.core.quota.QuotaDecision;
 import dev.qinglong.core.quota.QuotaKey;
@@ -23,11 +20,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.context.request.ServletRequestAttributes;
@@ -39,18 +34,10 @@ class RefusalAuditTest {
 
   private final MutableClock clock = new MutableClock(Instant.ofEpochMilli(W1 + 1_000));
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-  private final ListAppender<ILoggingEvent> lines = new ListAppender<>();
-  private final Logger audit = (Logger) LoggerFactory.getLogger(AuditLog.LOGGER);
-
-  @BeforeEach
-  void capture() {
-    lines.start();
-    audit.addAppender(lines);
-  }
+  @RegisterExtension final AuditLines lines = new AuditLines();
 
   @AfterEach
   void release() {
-    audit.detachAppender(lines);
     RequestContextHolder.resetRequestAttributes();
   }
 
@@ -64,12 +51,7 @@ class RefusalAuditTest {
 
   /** The summary lines written so far, as their key-value fields. */
   private List<Map<String, String>> summaries() {
-    return lines.list.stream()
-        .map(
-            e ->
-                e.getKeyValuePairs().stream()
-                    .collect(Collectors.toMap(kv -> kv.key, kv -> String.valueOf(kv.value))))
-        .toList();
+    return lines.fields();
   }
 
   private double suppressedCounter() {
@@ -86,7 +68,7 @@ class RefusalAuditTest {
     assertThat(firsts).isEqualTo(1);
     assertThat(suppressedCounter()).isEqualTo(49);
     refusals.endExpired();
-    assertThat(lines.list).as("the window is not over yet").isEmpty();
+    assertThat(lines.events()).as("the window is not over yet").isEmpty();
 
     // Over, plus the margin for clock differences: reported without any refusal arriving.
     clock.set(Instant.ofEpochMilli(W2 + RefusalAudit.MARGIN.toMillis()));
@@ -102,12 +84,12 @@ class RefusalAuditTest {
                 "windowStart", Instant.ofEpochMilli(W1).toString(),
                 "refusals", "50",
                 "suppressed", "49"));
-    assertThat(lines.list.get(0).getFormattedMessage())
+    assertThat(lines.events().get(0).getFormattedMessage())
         .contains("auditEvent=quota.rejected")
         .contains("refusals=50")
         .contains("suppressed=49");
     refusals.close();
-    assertThat(lines.list).as("nothing left to report at shutdown").hasSize(1);
+    assertThat(lines.events()).as("nothing left to report at shutdown").hasSize(1);
   }
 
   @Test

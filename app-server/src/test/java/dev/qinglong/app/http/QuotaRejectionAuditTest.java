@@ -2,30 +2,14 @@ package dev.qinglong.app.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
+import dev.qinglong.app.support.AuditLines;
 import dev.qinglong.core.kernel.QuotaExceededException;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.mock.web.MockHttpServletRequest;
 
 class QuotaRejectionAuditTest {
-  private final ListAppender<ILoggingEvent> lines = new ListAppender<>();
-  private final Logger audit = (Logger) LoggerFactory.getLogger(AuditLog.LOGGER);
-
-  @BeforeEach
-  void capture() {
-    lines.start();
-    audit.addAppender(lines);
-  }
-
-  @AfterEach
-  void release() {
-    audit.detachAppender(lines);
-  }
+  @RegisterExtension final AuditLines lines = new AuditLines();
 
   @Test
   void aRefusalIsAuditedUnlessItsBucketsWindowAlreadyWasThenItIsStillA429() {
@@ -33,7 +17,7 @@ class QuotaRejectionAuditTest {
     MockHttpServletRequest first = new MockHttpServletRequest("POST", "/v1/projects/p/x");
     assertThat(handler.quota(new QuotaExceededException(7, null), first).getStatusCode().value())
         .isEqualTo(429);
-    assertThat(lines.list)
+    assertThat(lines.events())
         .singleElement()
         .satisfies(
             e ->
@@ -45,6 +29,6 @@ class QuotaRejectionAuditTest {
     later.setAttribute(ApiExceptionHandler.AUDIT_SUPPRESSED, Boolean.TRUE);
     assertThat(handler.quota(new QuotaExceededException(7, null), later).getStatusCode().value())
         .isEqualTo(429);
-    assertThat(lines.list).hasSize(1);
+    assertThat(lines.events()).hasSize(1);
   }
 }
