@@ -76,7 +76,7 @@ public final class RefusalAudit implements QuotaDecisionListener, AutoCloseable 
 
   /** Counts the refusal; true if it is its bucket's first of the window (its line is written). */
   boolean first(QuotaKey key, long windowStartedAtMs) {
-    if (windows.refused(key, windowStartedAtMs) == 1) {
+    if (windows.refused(key, windowStartedAtMs)) {
       return true;
     }
     suppressed.increment();

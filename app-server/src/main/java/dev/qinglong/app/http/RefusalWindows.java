@@ -9,13 +9,16 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 
 /**
  * Which refusal of its window a refusal is, per management quota bucket (Project, user, operation):
  * the one memory that both the refusal's audit line and its webhook event deduplicate with. Each
  * bucket has one entry: the start of the window of its latest refusal and how many refusals that
- * window has had here. {@link #refused} costs one atomic update of that entry, never a scan.
+ * window has had here. {@link #refused} of a window already remembered is a read of the cache and
+ * one counter increment (no lock, so many threads refusing one bucket do not queue); only the first
+ * refusal of a window updates the cache, atomically per bucket. Never a scan of the entries.
  *
  * <p>A window ends for this memory when a refusal of a later window arrives for the bucket; or
  * {@code margin} after the window is over by this process's clock, or {@code margin} after this
@@ -36,16 +39,20 @@ public final class RefusalWindows {
   private static final class Window {
     final long startedAtMs;
     final long keepUntilMs;
-    // Changed only inside the cache's atomic compute of its bucket, read after it.
-    long refusals = 1;
+    final LongAdder refusals = new LongAdder();
 
     Window(long startedAtMs, long keepUntilMs) {
       this.startedAtMs = startedAtMs;
       this.keepUntilMs = keepUntilMs;
+      refusals.increment();
     }
 
+    /**
+     * Its report; a refusal counted by a thread that read the window just before it ended may be
+     * missing from it (the window ended at the same moment).
+     */
     Ended ended(QuotaKey bucket) {
-      return new Ended(bucket, startedAtMs, refusals);
+      return new Ended(bucket, startedAtMs, refusals.sum());
     }
   }
 
@@ -122,10 +129,16 @@ public final class RefusalWindows {
    * refusal of an earlier window than the remembered one (a late thread) counts with the remembered
    * window.
    *
-   * @return its number in the window here: 1 for the first
+   * @return whether it is the first refusal of the window here (exactly one is, however many
+   *     threads refuse the bucket at once)
    */
-  public long refused(QuotaKey bucket, long windowStartedAtMs) {
-    long[] number = {0};
+  public boolean refused(QuotaKey bucket, long windowStartedAtMs) {
+    Window remembered = windows.getIfPresent(bucket);
+    if (remembered != null && remembered.startedAtMs >= windowStartedAtMs) {
+      remembered.refusals.increment();
+      return false;
+    }
+    boolean[] first = {false};
     Window[] replaced = {null};
     windows
         .asMap()
@@ -134,18 +147,18 @@ public final class RefusalWindows {
             (k, w) -> {
               if (w == null || w.startedAtMs < windowStartedAtMs) {
                 replaced[0] = w;
-                number[0] = 1;
+                first[0] = true;
                 return new Window(
                     windowStartedAtMs,
                     Math.max(windowStartedAtMs + windowMs, clock.millis()) + marginMs);
               }
-              number[0] = ++w.refusals;
+              w.refusals.increment(); // another thread started this window first
               return w;
             });
     if (replaced[0] != null) {
       ended.accept(replaced[0].ended(bucket));
     }
-    return number[0];
+    return first[0];
   }
 
   /**

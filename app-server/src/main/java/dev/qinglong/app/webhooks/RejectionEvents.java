@@ -100,7 +100,7 @@ public final class RejectionEvents implements QuotaDecisionListener, AutoCloseab
 
   @Override
   public void rejected(QuotaKey key, QuotaDecision.Rejected rejected) {
-    if (remembered.refused(key, rejected.windowStartedAtMs()) != 1) {
+    if (!remembered.refused(key, rejected.windowStartedAtMs())) {
       return;
     }
     String dedupKey = ManagementQuotaRejections.dedupKey(key, rejected.windowStartedAtMs());
