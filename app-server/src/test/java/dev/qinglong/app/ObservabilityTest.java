@@ -61,7 +61,9 @@ class ObservabilityTest {
             Map.of(
                 "qinglong.ai.enabled", "true",
                 "qinglong.log-format", "json",
-                "qinglong.management-quota.limits.propose", "2"));
+                "qinglong.management-quota.limits.propose", "2",
+                // Long windows: a test's few requests always fall in one window of their bucket.
+                "qinglong.management-quota.window", "5m"));
   }
 
   @AfterAll
@@ -212,14 +214,49 @@ class ObservabilityTest {
   }
 
   @Test
+  void aBucketsRefusalsInOneWindowAreOneAuditLineAndTheRestAreCounted(CapturedOutput output) {
+    String p = "obs-refusals";
+    makeCarolPackageManagerOf(p);
+    double before = value(scrape(), "qinglong_quota_refusals_audit_suppressed_total");
+    List<String> refusedIds = new ArrayList<>();
+    // Limit 2 per window: 2 admitted, then 5 refused.
+    for (int i = 0; i < 7; i++) {
+      Http.Response r =
+          app.http.post(
+              ApiContract.proposals(p),
+              app.token("carol"),
+              "{\"actionRef\":\"flood-"
+                  + i
+                  + "\",\"action\":{\"type\":\"remove\",\"package\":\"flood\","
+                  + "\"version\":\"1\"}}");
+      assertThat(r.status()).as(r.body()).isEqualTo(i < 2 ? 201 : 429);
+      if (i >= 2) {
+        refusedIds.add(r.header("X-Request-Id").orElseThrow());
+      }
+    }
+    // The line is written before the answer is sent: all of them are in the output by now.
+    List<JsonNode> lines =
+        jsonLines(output).stream()
+            .filter(n -> "quota.rejected".equals(text(n, "auditEvent")))
+            .filter(n -> p.equals(text(n, "projectId")))
+            .toList();
+    assertThat(lines)
+        .singleElement()
+        .satisfies(
+            n -> {
+              assertThat(text(n, "requestId")).isEqualTo(refusedIds.get(0));
+              assertThat(text(n, "userId")).isEqualTo("carol");
+              assertThat(text(n, "route"))
+                  .isEqualTo("/v1/projects/{projectId}/plugin-packages/proposals");
+            });
+    assertThat(value(scrape(), "qinglong_quota_refusals_audit_suppressed_total") - before)
+        .isEqualTo(4);
+  }
+
+  @Test
   void limitsSetAndShadowRefusalsAreAuditedAndCounted(CapturedOutput output) {
     String p = "obs-shadow";
-    Http.Response member =
-        app.http.put(
-            "/v1/projects/" + p + "/members/carol",
-            app.token("admin"),
-            "{\"permissions\":[\"package.manage\"]}");
-    assertThat(member.status()).as(member.body()).isEqualTo(200);
+    makeCarolPackageManagerOf(p);
     String[] series = {"operation=\"plugin-package.propose\"", "outcome=\"shadow_rejected\""};
     // Registered up front like every outcome: the series exists before its first decision.
     double before = value(scrape(), "qinglong_quota_decisions_total", series);
@@ -426,6 +463,15 @@ class ObservabilityTest {
             + "\"}}");
   }
 
+  private void makeCarolPackageManagerOf(String project) {
+    Http.Response member =
+        app.http.put(
+            "/v1/projects/" + project + "/members/carol",
+            app.token("admin"),
+            "{\"permissions\":[\"package.manage\"]}");
+    assertThat(member.status()).as(member.body()).isEqualTo(200);
+  }
+
   private String scrape() {
     Http.Response r = app.management.get("/actuator/prometheus", null);
     assertThat(r.status()).isEqualTo(200);
@@ -472,21 +518,27 @@ class ObservabilityTest {
     return v == null || v.isNull() ? null : v.asString();
   }
 
-  /** The JSON log line matching {@code match} that is already written; fails if there is none. */
-  private static JsonNode loggedLine(CapturedOutput output, Predicate<JsonNode> match) {
+  /** Every JSON log line written so far. */
+  private static List<JsonNode> jsonLines(CapturedOutput output) {
+    List<JsonNode> nodes = new ArrayList<>();
     for (String line : output.getOut().lines().toList()) {
       if (line.startsWith("{")) {
         try {
-          JsonNode node = Http.JSON.readTree(line);
-          if (match.test(node)) {
-            return node;
-          }
+          nodes.add(Http.JSON.readTree(line));
         } catch (RuntimeException e) {
           // not a JSON line
         }
       }
     }
-    throw new AssertionError("no such log line in:\n" + output.getOut());
+    return nodes;
+  }
+
+  /** The JSON log line matching {@code match} that is already written; fails if there is none. */
+  private static JsonNode loggedLine(CapturedOutput output, Predicate<JsonNode> match) {
+    return jsonLines(output).stream()
+        .filter(match)
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no such log line in:\n" + output.getOut()));
   }
 
   /** Waits (≤ 20 s) for a JSON log line matching {@code match}; returns it. */

@@ -122,6 +122,15 @@ final class BenchApp implements AutoCloseable {
     return process.cpuNanos();
   }
 
+  /** Size of the app's output file ({@code app.log}: its whole log) now, in bytes. */
+  long logBytes() {
+    try {
+      return Files.size(process.log);
+    } catch (IOException e) {
+      return -1;
+    }
+  }
+
   /** Stops the app and deletes its data directory. */
   @Override
   public void close() throws Exception {

@@ -471,7 +471,7 @@ final class ManagementQuotaWorkloads {
    * Policy, reads the proposal and its approval and consumes the user's inspect quota. 200 is
    * {@code allowed}, 429 {@code quota_exceeded} is {@code rejected}.
    */
-  static final class HttpPostgres extends ManagerPoolWorkload {
+  static final class HttpPostgres extends ManagerPoolWorkload implements Workload.OnApp {
     private BenchApp app;
     private Http http;
     private String inspections;
@@ -540,9 +540,10 @@ final class ManagementQuotaWorkloads {
       return Map.of("managerPoolSize", managerPoolSize);
     }
 
+    /** Its CPU and its log: on the exhausted hot bucket, what a flood of refusals costs. */
     @Override
-    public long appCpuNanos() {
-      return app == null ? -1 : app.cpuNanos();
+    public BenchApp app() {
+      return app;
     }
 
     @Override

@@ -37,13 +37,14 @@ final class Report {
     md.append("\n\n");
     machine.forEach((k, v) -> md.append("* ").append(k).append(": ").append(v).append('\n'));
     md.append("\n| scenario | system | threads | rate | p50 ms | p99 ms | commits/call |")
-        .append(" statements/call | app CPU ms/call | outcomes |\n");
-    md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        .append(" statements/call | app CPU ms/call | machine CPU ms/call | app log bytes |")
+        .append(" outcomes |\n");
+    md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
     for (Result r : results) {
       md.append(
           String.format(
               Locale.ROOT,
-              "| %s | %s | %d | %s | %.2f | %.2f | %s | %s | %s | %s |%n",
+              "| %s | %s | %d | %s | %.2f | %.2f | %s | %s | %s | %s | %s | %s |%n",
               r.scenario(),
               r.system(),
               r.threads(),
@@ -53,6 +54,8 @@ final class Report {
               twoDecimals(r.commitsPerCall()),
               twoDecimals(r.statementsPerCall()),
               twoDecimals(r.appCpuMsPerCall()),
+              twoDecimals(r.machineCpuMsPerCall()),
+              r.appLogBytes() == null ? "–" : String.format(Locale.ROOT, "%,d", r.appLogBytes()),
               r.outcomes()));
     }
     md.append("\n| target | measured | goal | measured / goal | |\n|---|---:|---:|---:|---|\n");

@@ -12,6 +12,10 @@ import org.HdrHistogram.Histogram;
  * @param statementsPerCall {@code pg_stat_statements} calls per call, or null when not loaded
  * @param appCpuMsPerCall CPU time of the app process per call in the timed phase (ms), or null when
  *     the calls run in the harness
+ * @param machineCpuMsPerCall CPU time of the whole machine (every process: harness, app, database
+ *     and anything else running) per call in the timed phase (ms), or null where the OS tells none
+ * @param appLogBytes bytes the app process wrote to its log in the timed phase, or null when the
+ *     calls run in the harness
  * @param error the first unexpected failure (the call counted as outcome {@code error}), or the
  *     reason the workload did not run
  */
@@ -30,8 +34,16 @@ record Result(
     Double commitsPerCall,
     Double statementsPerCall,
     Double appCpuMsPerCall,
+    Double machineCpuMsPerCall,
+    Long appLogBytes,
     Map<String, Object> notes,
     String error) {
+
+  /**
+   * What the timed phase cost outside the harness's clock: nanoseconds of the app's and of the
+   * machine's CPU, bytes of the app's log; each -1 when not known.
+   */
+  record Cpu(long appNanos, long machineNanos, long appLogBytes) {}
 
   static Result of(
       Workload w,
@@ -39,7 +51,7 @@ record Result(
       Histogram h,
       Map<String, Long> outcomes,
       FreshDatabase.Counters delta,
-      long appCpuNanos,
+      Cpu cpu,
       Throwable firstError) {
     long calls = h.getTotalCount();
     double perCall = Math.max(1, calls);
@@ -57,7 +69,9 @@ record Result(
         outcomes,
         delta == null ? null : delta.commits() / perCall,
         delta == null || delta.statements() < 0 ? null : delta.statements() / perCall,
-        appCpuNanos < 0 ? null : appCpuNanos / 1e6 / perCall,
+        cpu.appNanos() < 0 ? null : cpu.appNanos() / 1e6 / perCall,
+        cpu.machineNanos() < 0 ? null : cpu.machineNanos() / 1e6 / perCall,
+        cpu.appLogBytes() < 0 ? null : cpu.appLogBytes(),
         w.notes(),
         firstError == null ? null : firstError.toString());
   }
@@ -78,6 +92,8 @@ record Result(
         null,
         null,
         null,
+        null,
+        null,
         w.notes(),
         e.toString());
   }
@@ -89,7 +105,8 @@ record Result(
   String summary() {
     return String.format(
         Locale.ROOT,
-        "%s %.0f %s/s p50 %.2f ms p99 %.2f ms outcomes %s commits/call %s app CPU ms/call %s%s",
+        "%s %.0f %s/s p50 %.2f ms p99 %.2f ms outcomes %s commits/call %s app CPU ms/call %s"
+            + " machine CPU ms/call %s app log bytes %s%s",
         ok() ? "ok" : "NOT OK",
         ratePerSecond,
         unit,
@@ -98,6 +115,8 @@ record Result(
         outcomes,
         commitsPerCall == null ? "-" : String.format(Locale.ROOT, "%.2f", commitsPerCall),
         appCpuMsPerCall == null ? "-" : String.format(Locale.ROOT, "%.2f", appCpuMsPerCall),
+        machineCpuMsPerCall == null ? "-" : String.format(Locale.ROOT, "%.2f", machineCpuMsPerCall),
+        appLogBytes == null ? "-" : appLogBytes,
         error == null ? "" : " error " + error);
   }
 }

@@ -52,6 +52,8 @@ final class Runner {
         FreshDatabase db = workload.database();
         FreshDatabase.Counters before = db == null ? null : db.counters();
         long cpuBefore = workload.appCpuNanos();
+        long logBefore = workload.appLogBytes();
+        long machineBefore = MachineCpu.busyNanos();
         long t0 = System.nanoTime();
         phase(
             workload,
@@ -65,11 +67,24 @@ final class Runner {
         double seconds = (System.nanoTime() - t0) / 1e9;
         FreshDatabase.Counters delta = db == null ? null : db.counters().minus(before);
         long cpuAfter = workload.appCpuNanos();
+        long machineAfter = MachineCpu.busyNanos();
+        long logAfter = workload.appLogBytes();
         long appCpuNanos = cpuBefore < 0 || cpuAfter < 0 ? -1 : cpuAfter - cpuBefore;
+        long machineCpuNanos =
+            machineBefore < 0 || machineAfter < 0 ? -1 : machineAfter - machineBefore;
+        long logBytes = logBefore < 0 || logAfter < 0 ? -1 : logAfter - logBefore;
         Histogram h = recorder.getIntervalHistogram();
         Map<String, Long> counted = new TreeMap<>();
         outcomes.forEach((k, v) -> counted.put(k, v.sum()));
-        Result r = Result.of(workload, seconds, h, counted, delta, appCpuNanos, firstError.get());
+        Result r =
+            Result.of(
+                workload,
+                seconds,
+                h,
+                counted,
+                delta,
+                new Result.Cpu(appCpuNanos, machineCpuNanos, logBytes),
+                firstError.get());
         System.err.println("   " + r.summary());
         return r;
       } finally {

@@ -46,7 +46,7 @@ final class WebhookDeliveryWorkloads {
   }
 
   /** The receiver, the app and the endpoints both systems share. */
-  abstract static class AppSqlite implements Workload {
+  abstract static class AppSqlite implements Workload.OnApp {
     private HttpServer receiver;
     private ExecutorService receiverThreads;
     private BenchApp app;
@@ -129,8 +129,8 @@ final class WebhookDeliveryWorkloads {
     }
 
     @Override
-    public long appCpuNanos() {
-      return app == null ? -1 : app.cpuNanos();
+    public BenchApp app() {
+      return app;
     }
 
     @Override

@@ -70,6 +70,15 @@ interface Workload extends AutoCloseable {
     return -1;
   }
 
+  /**
+   * Bytes the app process serving the calls has written to its log so far (its output file), or -1
+   * when the calls run in the harness itself. The runner reads it around the timed phase: what a
+   * call costs in log volume (e.g. an audit line per refusal).
+   */
+  default long appLogBytes() {
+    return -1;
+  }
+
   /** Facts about the set-up worth recording next to the result (pool size, limit, …). */
   default Map<String, Object> notes() {
     return Map.of();
@@ -99,6 +108,24 @@ interface Workload extends AutoCloseable {
     }
     if (first != null) {
       throw first;
+    }
+  }
+
+  /**
+   * A workload whose calls a real app process serves: its CPU and its log are that app's (null
+   * before the set-up started it).
+   */
+  interface OnApp extends Workload {
+    BenchApp app();
+
+    @Override
+    default long appCpuNanos() {
+      return app() == null ? -1 : app().cpuNanos();
+    }
+
+    @Override
+    default long appLogBytes() {
+      return app() == null ? -1 : app().logBytes();
     }
   }
 

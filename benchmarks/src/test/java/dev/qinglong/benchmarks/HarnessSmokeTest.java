@@ -34,6 +34,11 @@ class HarnessSmokeTest {
       assertThat(r.outcomes().values().stream().mapToLong(Long::longValue).sum())
           .isEqualTo(r.calls());
       assertThat(r.commitsPerCall()).isNull(); // no PostgreSQL database behind SQLite
+      // In the harness itself: no app process, so no app CPU and no app log to measure.
+      assertThat(r.appCpuMsPerCall()).isNull();
+      assertThat(r.appLogBytes()).isNull();
+      // The whole machine's CPU is read around every timed phase (8 busy client threads).
+      assertThat(r.machineCpuMsPerCall()).isNotNull().isPositive();
     }
     // Distinct users: 10,000 users at 600 per window, so every call in a few seconds admits.
     assertThat(raw.outcomes()).containsOnlyKeys("allowed");
@@ -50,6 +55,15 @@ class HarnessSmokeTest {
         .filteredOn(t -> t.name().startsWith("distinct users: store / raw"))
         .singleElement()
         .satisfies(t -> assertThat(t.measured()).isFalse());
+    // The HTTP targets (refusals, model lifecycles) are listed, not measured without an app.
+    assertThat(targets)
+        .filteredOn(
+            t ->
+                t.name().equals("exhausted hot bucket: refusals over HTTP")
+                    || t.name().startsWith("model lifecycles, HTTP, ")
+                    || t.name().equals("… machine CPU per lifecycle"))
+        .hasSize(5)
+        .allSatisfy(t -> assertThat(t.measured()).isFalse());
 
     Report.write(
         out,
@@ -63,6 +77,14 @@ class HarnessSmokeTest {
     assertThat(json.get("results").get(2).get("outcomes").get("rejected").asLong())
         .isEqualTo(hot.calls());
     assertThat(Files.readString(out.resolve("results.md")))
-        .contains("| distinct-users-sqlite | store | 8 |");
+        .contains("| distinct-users-sqlite | store | 8 |")
+        .contains("| machine CPU ms/call | app log bytes |");
+    assertThat(json.get("results").get(2).get("machineCpuMsPerCall").asDouble()).isPositive();
+  }
+
+  @Test
+  void machineCpuCountsTheBusyFieldsOfProcStat() {
+    // user nice system idle iowait irq softirq steal guest guest_nice: idle and iowait are not busy
+    assertThat(MachineCpu.busyTicks("cpu  10 20 30 4000 500 6 7 8 0 0")).isEqualTo(81);
   }
 }

@@ -66,9 +66,18 @@ public class ApiExceptionHandler {
             + " new id for a new request. Nothing was counted or changed.");
   }
 
+  /**
+   * Request attribute a refusal listener sets (to {@code Boolean.TRUE}) when the management quota
+   * refusal is not its bucket's first in the window: that refusal writes no {@code quota.rejected}
+   * line of its own, it is counted in the window's summary line instead (docs/operations.md).
+   */
+  public static final String AUDIT_SUPPRESSED = ApiExceptionHandler.class.getName() + ".SUPPRESSED";
+
   @ExceptionHandler(QuotaExceededException.class)
   ResponseEntity<String> quota(QuotaExceededException e, HttpServletRequest request) {
-    auditQuotaRejection(request, "management", e.retryAfterSeconds());
+    if (request.getAttribute(AUDIT_SUPPRESSED) == null) {
+      auditQuotaRejection(request, "management", e.retryAfterSeconds());
+    }
     return Problems.entity(
         ProblemType.QUOTA_EXCEEDED,
         "The management quota of this operation is used up for the current window.",

@@ -1,5 +1,6 @@
 package dev.qinglong.app.webhooks;
 
+import dev.qinglong.app.http.RefusalWindows;
 import dev.qinglong.core.quota.QuotaDecision;
 import dev.qinglong.core.quota.QuotaDecisionListener;
 import dev.qinglong.core.quota.QuotaKey;
@@ -11,11 +12,8 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Iterator;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -27,11 +25,12 @@ import org.slf4j.LoggerFactory;
  * deciding thread only builds the bucket's deduplication key and hands (bucket, window start,
  * limit) to one background writer through a bounded queue: the deciding statement, and the refusal
  * from a full bucket held in memory, stay exactly as they are. A flood of refusals of one bucket
- * causes at most one write per process and window (the key is remembered in memory until the window
- * is over); replicas together write the event once (the database's unique deduplication key). When
- * the queue is full the event is dropped and counted ({@code
- * qinglong_webhook_events_dropped_total{type="management-quota.rejected"}}); a write that fails is
- * counted too and forgotten, so the next refusal of the window tries again.
+ * causes at most one write per process and window (the bucket's window is remembered in memory
+ * until a minute after it is over, in the same bounded {@link RefusalWindows} the refusal's audit
+ * uses; one update per refusal, never a scan); replicas together write the event once (the
+ * database's unique deduplication key). When the queue is full the event is dropped and counted
+ * ({@code qinglong_webhook_events_dropped_total{type="management-quota.rejected"}}); a write that
+ * fails is counted too and forgotten, so the next refusal of the window tries again.
  */
 public final class RejectionEvents implements QuotaDecisionListener, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(RejectionEvents.class);
@@ -39,14 +38,16 @@ public final class RejectionEvents implements QuotaDecisionListener, AutoCloseab
   /** Refusals waiting to be written, at most. */
   static final int QUEUE_CAPACITY = 1024;
 
-  /** Buckets remembered as written in their window, at most (beyond, the database dedupes). */
+  /**
+   * Buckets remembered as written in their window, at most; one evicted beyond it is written again
+   * on its next refusal (the database dedupes).
+   */
   static final int MAX_REMEMBERED = 10_000;
 
   private final WebhookEventOutbox outbox;
-  private final long forgetAfterMs;
   private final Clock clock;
   private final ThreadPoolExecutor writer;
-  private final Map<String, Long> remembered = new ConcurrentHashMap<>();
+  private final RefusalWindows remembered;
   private final Counter dropped;
   private final Counter failed;
   private final Counter written;
@@ -58,8 +59,11 @@ public final class RejectionEvents implements QuotaDecisionListener, AutoCloseab
   public RejectionEvents(
       WebhookEventOutbox outbox, Duration window, Clock clock, MeterRegistry registry) {
     this.outbox = Objects.requireNonNull(outbox, "outbox");
-    this.forgetAfterMs = window.toMillis() + 60_000;
     this.clock = Objects.requireNonNull(clock, "clock");
+    // No timer: an ended window has nothing to report here, it only waits to be evicted.
+    this.remembered =
+        new RefusalWindows(
+            MAX_REMEMBERED, window, Duration.ofMinutes(1), clock, false, ended -> {});
     String type = WebhookEventType.MANAGEMENT_QUOTA_REJECTED.wireName();
     this.dropped =
         Counter.builder("qinglong.webhook.events.dropped")
@@ -96,26 +100,19 @@ public final class RejectionEvents implements QuotaDecisionListener, AutoCloseab
 
   @Override
   public void rejected(QuotaKey key, QuotaDecision.Rejected rejected) {
-    String dedupKey = ManagementQuotaRejections.dedupKey(key, rejected.windowStartedAtMs());
-    String remember = key.projectId() + "/" + dedupKey;
-    long now = clock.millis();
-    if (remembered.size() >= MAX_REMEMBERED) {
-      forgetEnded(now);
-    }
-    if (remembered.size() < MAX_REMEMBERED
-        && remembered.putIfAbsent(remember, rejected.windowStartedAtMs() + forgetAfterMs) != null) {
+    if (!remembered.refused(key, rejected.windowStartedAtMs())) {
       return;
     }
+    String dedupKey = ManagementQuotaRejections.dedupKey(key, rejected.windowStartedAtMs());
     try {
-      writer.execute(() -> write(key, rejected, dedupKey, remember));
+      writer.execute(() -> write(key, rejected, dedupKey));
     } catch (RejectedExecutionException e) {
-      remembered.remove(remember);
+      remembered.forget(key, rejected.windowStartedAtMs());
       dropped.increment();
     }
   }
 
-  private void write(
-      QuotaKey key, QuotaDecision.Rejected rejected, String dedupKey, String remember) {
+  private void write(QuotaKey key, QuotaDecision.Rejected rejected, String dedupKey) {
     try {
       int n =
           outbox.enqueueOnce(
@@ -125,17 +122,9 @@ public final class RejectionEvents implements QuotaDecisionListener, AutoCloseab
               ManagementQuotaRejections.payload(key, rejected, clock.millis()));
       written.increment(n);
     } catch (RuntimeException e) {
-      remembered.remove(remember);
+      remembered.forget(key, rejected.windowStartedAtMs());
       failed.increment();
       log.warn("webhook.event-write-failed type=management-quota.rejected: {}", e.getMessage());
-    }
-  }
-
-  private void forgetEnded(long now) {
-    for (Iterator<Long> it = remembered.values().iterator(); it.hasNext(); ) {
-      if (it.next() <= now) {
-        it.remove();
-      }
     }
   }
 
