@@ -124,6 +124,8 @@ function enter(who) {
     tab.parentElement.hidden = !ALLOWED[tab.dataset.view]();
   }
   $('member-form').hidden = !can('project.admin');
+  $('approvals-hint-decide').hidden = !can('approval.decide');
+  $('approvals-hint-read').hidden = can('approval.decide');
   const first = firstView();
   $('no-permission').hidden = first !== null;
   if (first === null) {

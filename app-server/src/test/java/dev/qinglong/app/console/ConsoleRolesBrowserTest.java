@@ -104,6 +104,8 @@ class ConsoleRolesBrowserTest {
     assertThat(ConsoleBrowser.shows(list, actionDigest)).isTrue();
     assertThat(list.getText()).contains("alice").contains("install left-pad 1.3.0");
     assertThat(decisionButtons()).hasSize(2);
+    assertThat(browser.findElement(By.id("approvals-hint-decide")).isDisplayed()).isTrue();
+    assertThat(browser.findElement(By.id("approvals-hint-read")).isDisplayed()).isFalse();
     assertThat(
             browser.findElements(
                 By.cssSelector(
@@ -144,6 +146,9 @@ class ConsoleRolesBrowserTest {
     assertTabs(Set.of("approvals", "history", "quota", "usage", "gateways", "members", "webhooks"));
     assertFirstView("approvals");
     assertPendingListedWithoutDecisions();
+    // Told that it reads here and what deciding needs, not invited to approve or reject.
+    assertThat(browser.findElement(By.id("approvals-hint-read")).isDisplayed()).isTrue();
+    assertThat(browser.findElement(By.id("approvals-hint-decide")).isDisplayed()).isFalse();
     assertTimeCell();
     console.screenshot("roles-admin");
 

@@ -1,4 +1,4 @@
-package dev.qinglong.app.platform;
+package dev.qinglong.app.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,8 +1,10 @@
-package dev.qinglong.app.platform;
+package dev.qinglong.app.http;
 
-import dev.qinglong.app.http.ApiViewerConfiguration;
 import dev.qinglong.app.http.security.AuthProperties;
 import dev.qinglong.app.http.security.DevTokens;
+import dev.qinglong.app.platform.ConditionalOnRole;
+import dev.qinglong.app.platform.PlatformProperties;
+import dev.qinglong.app.platform.Role;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import org.slf4j.Logger;
