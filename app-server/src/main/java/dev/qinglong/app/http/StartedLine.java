@@ -43,11 +43,11 @@ class StartedLine implements ApplicationListener<ApplicationReadyEvent> {
     StringBuilder line =
         new StringBuilder("QingLong started: console ")
             .append(base)
-            .append("/console/ · API viewer ")
+            .append("/console/, API viewer ")
             .append(base)
             .append(ApiViewerConfiguration.PATH);
     if (auth.mode() == AuthProperties.Mode.DEV_TOKENS) {
-      line.append(" · dev tokens in ").append(platform.dataDir().resolve(DevTokens.FILE_NAME));
+      line.append(", dev tokens in ").append(platform.dataDir().resolve(DevTokens.FILE_NAME));
     }
     log.info("{}", line);
   }
