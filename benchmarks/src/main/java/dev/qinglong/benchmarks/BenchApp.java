@@ -122,6 +122,11 @@ final class BenchApp implements AutoCloseable {
     return process.cpuNanos();
   }
 
+  /** The app's process id. */
+  long pid() {
+    return process.process.pid();
+  }
+
   /** Size of the app's output file ({@code app.log}: its whole log) now, in bytes. */
   long logBytes() {
     try {

@@ -11,7 +11,11 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A new PostgreSQL database for one workload (from the test kit's server: {@code
@@ -74,6 +78,22 @@ final class FreshDatabase implements AutoCloseable {
     }
   }
 
+  /**
+   * Collects the planner's statistics of every table ({@code ANALYZE}), as autovacuum does in
+   * production within a minute of a table's growth. Without it a workload's timed phase, which
+   * starts seconds after its tables were created empty, would run on plans made for empty tables
+   * (PostgreSQL keeps a prepared statement's generic plan until the statistics change), e.g. an
+   * index scan over a whole Project's reservations where the primary key finds one row.
+   */
+  void analyze() throws SQLException {
+    try (Connection c =
+            DriverManager.getConnection(
+                database.jdbcUrl(), database.username(), database.password());
+        Statement s = c.createStatement()) {
+      s.execute("ANALYZE");
+    }
+  }
+
   /** Counters of this database now. */
   Counters counters() throws SQLException {
     try (Connection c = admin();
@@ -89,19 +109,26 @@ final class FreshDatabase implements AutoCloseable {
         rollbacks = rs.getLong(2);
       }
       long calls = -1;
+      Map<String, QueryStats> byQuery = new HashMap<>();
       if (statements) {
+        calls = 0;
         try (PreparedStatement st =
             c.prepareStatement(
-                "SELECT coalesce(sum(calls), 0) FROM pg_stat_statements s"
+                "SELECT s.queryid, s.query, s.calls, s.total_exec_time, s.rows"
+                    + " FROM pg_stat_statements s"
                     + " JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = ?")) {
           st.setString(1, database.name());
           try (ResultSet rs = st.executeQuery()) {
-            rs.next();
-            calls = rs.getLong(1);
+            while (rs.next()) {
+              QueryStats one =
+                  new QueryStats(rs.getString(2), rs.getLong(3), rs.getDouble(4), rs.getLong(5));
+              calls += one.calls();
+              byQuery.merge(rs.getString(1), one, QueryStats::plus);
+            }
           }
         }
       }
-      return new Counters(commits, rollbacks, calls);
+      return new Counters(commits, rollbacks, calls, byQuery);
     }
   }
 
@@ -164,13 +191,73 @@ final class FreshDatabase implements AutoCloseable {
     }
   }
 
-  /** Cumulative counters; {@code statements} is -1 without pg_stat_statements. */
-  record Counters(long commits, long rollbacks, long statements) {
+  /**
+   * Cumulative counters; {@code statements} is -1 without pg_stat_statements, {@code byQuery} its
+   * rows by query id (empty without it).
+   */
+  record Counters(long commits, long rollbacks, long statements, Map<String, QueryStats> byQuery) {
     Counters minus(Counters before) {
+      Map<String, QueryStats> delta = new HashMap<>();
+      byQuery.forEach(
+          (id, now) -> {
+            QueryStats then = before.byQuery.get(id);
+            QueryStats d = then == null ? now : now.minus(then);
+            if (d.calls() > 0) {
+              delta.put(id, d);
+            }
+          });
       return new Counters(
           commits - before.commits,
           rollbacks - before.rollbacks,
-          statements < 0 || before.statements < 0 ? -1 : statements - before.statements);
+          statements < 0 || before.statements < 0 ? -1 : statements - before.statements,
+          delta);
+    }
+
+    /**
+     * The statements that took the most server time, at most {@code limit}, each with its calls and
+     * milliseconds of execution per workload call: PostgreSQL's side of a call's cost.
+     */
+    List<Map<String, Object>> top(int limit, double perCall) {
+      return byQuery.values().stream()
+          .sorted(Comparator.comparingDouble(QueryStats::execMs).reversed())
+          .limit(limit)
+          .map(
+              s -> {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("execMsPerCall", round(s.execMs() / perCall));
+                m.put("callsPerCall", round(s.calls() / perCall));
+                m.put("meanMs", round(s.execMs() / s.calls()));
+                m.put("rowsPerExecution", round((double) s.rows() / s.calls()));
+                m.put("query", oneLine(s.query()));
+                return m;
+              })
+          .toList();
+    }
+
+    /** Server execution time per workload call, every statement of the database (ms). */
+    double execMsPerCall(double perCall) {
+      return byQuery.values().stream().mapToDouble(QueryStats::execMs).sum() / perCall;
+    }
+
+    private static double round(double v) {
+      return Math.round(v * 1000) / 1000.0;
+    }
+
+    private static String oneLine(String query) {
+      String q = query.replaceAll("\\s+", " ").trim();
+      return q.length() > 200 ? q.substring(0, 200) + "…" : q;
+    }
+  }
+
+  /** One {@code pg_stat_statements} row: calls, execution time (ms) and rows so far. */
+  record QueryStats(String query, long calls, double execMs, long rows) {
+    QueryStats plus(QueryStats other) {
+      return new QueryStats(query, calls + other.calls, execMs + other.execMs, rows + other.rows);
+    }
+
+    QueryStats minus(QueryStats before) {
+      return new QueryStats(
+          query, calls - before.calls, execMs - before.execMs, rows - before.rows);
     }
   }
 }

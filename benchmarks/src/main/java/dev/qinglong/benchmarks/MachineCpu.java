@@ -1,5 +1,7 @@
 package dev.qinglong.benchmarks;
 
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -20,6 +22,88 @@ final class MachineCpu {
       return busyTicks(line) * NANOS_PER_TICK;
     } catch (Exception e) {
       return -1;
+    }
+  }
+
+  /**
+   * Where the machine's CPU goes, from {@code /proc}: the app's JIT compiler threads, every
+   * PostgreSQL process of the machine (the server's backends, its WAL writer, checkpointer, …) and
+   * the harness itself, each in nanoseconds so far, or -1 where {@code /proc} tells none. A
+   * PostgreSQL backend that exits between two readings takes its time with it; the workloads' pools
+   * keep theirs for the whole phase.
+   */
+  record Split(long appJitNanos, long postgresNanos, long harnessNanos) {
+    static Split now(long appPid) {
+      return new Split(
+          appPid < 0 ? -1 : jitNanos(appPid),
+          postgresProcessesNanos(),
+          ticks(Path.of("/proc/self/stat")) * NANOS_PER_TICK);
+    }
+
+    Split minus(Split before) {
+      return new Split(
+          diff(appJitNanos, before.appJitNanos),
+          diff(postgresNanos, before.postgresNanos),
+          diff(harnessNanos, before.harnessNanos));
+    }
+
+    private static long diff(long after, long before) {
+      return after < 0 || before < 0 ? -1 : after - before;
+    }
+  }
+
+  /** CPU of the threads of {@code pid} named {@code C1 CompilerThre…}/{@code C2 CompilerThre…}. */
+  private static long jitNanos(long pid) {
+    long sum = 0;
+    try (DirectoryStream<Path> tasks =
+        Files.newDirectoryStream(Path.of("/proc/" + pid + "/task"))) {
+      for (Path task : tasks) {
+        String stat = read(task.resolve("stat"));
+        if (stat != null && command(stat).matches("C\\d CompilerThre.*")) {
+          sum += ticksOf(stat);
+        }
+      }
+      return sum * NANOS_PER_TICK;
+    } catch (IOException e) {
+      return -1;
+    }
+  }
+
+  private static long postgresProcessesNanos() {
+    long sum = 0;
+    try (DirectoryStream<Path> procs = Files.newDirectoryStream(Path.of("/proc"), "[0-9]*")) {
+      for (Path proc : procs) {
+        String stat = read(proc.resolve("stat"));
+        if (stat != null && command(stat).equals("postgres")) {
+          sum += ticksOf(stat);
+        }
+      }
+      return sum * NANOS_PER_TICK;
+    } catch (IOException e) {
+      return -1;
+    }
+  }
+
+  private static long ticks(Path stat) {
+    String s = read(stat);
+    return s == null ? -1 : ticksOf(s);
+  }
+
+  /** utime + stime of a {@code /proc/…/stat} line (fields 14 and 15, after the command). */
+  static long ticksOf(String stat) {
+    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+  }
+
+  private static String command(String stat) {
+    return stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+  }
+
+  private static String read(Path file) {
+    try {
+      return Files.readString(file);
+    } catch (IOException e) {
+      return null; // the process or thread ended
     }
   }
 

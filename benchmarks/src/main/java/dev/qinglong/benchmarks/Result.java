@@ -1,5 +1,6 @@
 package dev.qinglong.benchmarks;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.HdrHistogram.Histogram;
@@ -14,8 +15,16 @@ import org.HdrHistogram.Histogram;
  *     the calls run in the harness
  * @param machineCpuMsPerCall CPU time of the whole machine (every process: harness, app, database
  *     and anything else running) per call in the timed phase (ms), or null where the OS tells none
+ * @param appJitMsPerCall of {@code appCpuMsPerCall}, what the app's JIT compiler threads used (ms),
+ *     or null when not known
+ * @param postgresCpuMsPerCall CPU of every PostgreSQL process of the machine per call (ms), or null
+ *     when not known (0 when the server runs elsewhere)
+ * @param harnessCpuMsPerCall CPU of the harness process (its client threads) per call (ms)
  * @param appLogBytes bytes the app process wrote to its log in the timed phase, or null when the
  *     calls run in the harness
+ * @param dbExecMsPerCall PostgreSQL's execution time per call, every statement of the workload's
+ *     database ({@code pg_stat_statements.total_exec_time}), or null when not loaded
+ * @param topStatements the statements that took the most of that time, with their share per call
  * @param error the first unexpected failure (the call counted as outcome {@code error}), or the
  *     reason the workload did not run
  */
@@ -35,7 +44,12 @@ record Result(
     Double statementsPerCall,
     Double appCpuMsPerCall,
     Double machineCpuMsPerCall,
+    Double appJitMsPerCall,
+    Double postgresCpuMsPerCall,
+    Double harnessCpuMsPerCall,
     Long appLogBytes,
+    Double dbExecMsPerCall,
+    List<Map<String, Object>> topStatements,
     Map<String, Object> notes,
     String error) {
 
@@ -43,7 +57,7 @@ record Result(
    * What the timed phase cost outside the harness's clock: nanoseconds of the app's and of the
    * machine's CPU, bytes of the app's log; each -1 when not known.
    */
-  record Cpu(long appNanos, long machineNanos, long appLogBytes) {}
+  record Cpu(long appNanos, long machineNanos, long appLogBytes, MachineCpu.Split split) {}
 
   static Result of(
       Workload w,
@@ -71,9 +85,18 @@ record Result(
         delta == null || delta.statements() < 0 ? null : delta.statements() / perCall,
         cpu.appNanos() < 0 ? null : cpu.appNanos() / 1e6 / perCall,
         cpu.machineNanos() < 0 ? null : cpu.machineNanos() / 1e6 / perCall,
+        msPerCall(cpu.split().appJitNanos(), perCall),
+        msPerCall(cpu.split().postgresNanos(), perCall),
+        msPerCall(cpu.split().harnessNanos(), perCall),
         cpu.appLogBytes() < 0 ? null : cpu.appLogBytes(),
+        delta == null || delta.statements() < 0 ? null : delta.execMsPerCall(perCall),
+        delta == null || delta.statements() < 0 ? List.of() : delta.top(6, perCall),
         w.notes(),
         firstError == null ? null : firstError.toString());
+  }
+
+  private static Double msPerCall(long nanos, double perCall) {
+    return nanos < 0 ? null : nanos / 1e6 / perCall;
   }
 
   static Result failed(Workload w, Throwable e) {
@@ -94,6 +117,11 @@ record Result(
         null,
         null,
         null,
+        null,
+        null,
+        null,
+        null,
+        List.of(),
         w.notes(),
         e.toString());
   }

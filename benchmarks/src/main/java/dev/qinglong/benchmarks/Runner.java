@@ -50,10 +50,14 @@ final class Runner {
             firstError);
         recorder.getIntervalHistogram(); // drop the warm-up
         FreshDatabase db = workload.database();
+        if (db != null) {
+          db.analyze();
+        }
         FreshDatabase.Counters before = db == null ? null : db.counters();
         long cpuBefore = workload.appCpuNanos();
         long logBefore = workload.appLogBytes();
         long machineBefore = MachineCpu.busyNanos();
+        MachineCpu.Split splitBefore = MachineCpu.Split.now(workload.appPid());
         long t0 = System.nanoTime();
         phase(
             workload,
@@ -68,6 +72,7 @@ final class Runner {
         FreshDatabase.Counters delta = db == null ? null : db.counters().minus(before);
         long cpuAfter = workload.appCpuNanos();
         long machineAfter = MachineCpu.busyNanos();
+        MachineCpu.Split split = MachineCpu.Split.now(workload.appPid()).minus(splitBefore);
         long logAfter = workload.appLogBytes();
         long appCpuNanos = cpuBefore < 0 || cpuAfter < 0 ? -1 : cpuAfter - cpuBefore;
         long machineCpuNanos =
@@ -83,7 +88,7 @@ final class Runner {
                 h,
                 counted,
                 delta,
-                new Result.Cpu(appCpuNanos, machineCpuNanos, logBytes),
+                new Result.Cpu(appCpuNanos, machineCpuNanos, logBytes, split),
                 firstError.get());
         System.err.println("   " + r.summary());
         return r;

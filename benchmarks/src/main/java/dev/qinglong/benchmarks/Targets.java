@@ -59,7 +59,7 @@ final class Targets {
     ToDoubleFunction<Result> rate = Result::ratePerSecond;
     t.add(
         r.ratio(
-            "distinct users: store / raw statement", "distinct-users", "store", "raw-jdbc", 1.5));
+            "distinct users: store / raw statement", "distinct-users", "store", "raw-jdbc", 1.0));
     t.add(
         new Target(
             "distinct users: store / better Bucket4j mode",
@@ -68,7 +68,7 @@ final class Targets {
                 max(
                     r.get("distinct-users", "bucket4j-select-for-update", rate),
                     r.get("distinct-users", "bucket4j-advisory", rate))),
-            3,
+            1.5,
             true,
             "×"));
     t.add(
@@ -88,6 +88,13 @@ final class Targets {
     t.add(
         r.ratio(
             "distinct users: HTTP / store (default pool)", "distinct-users", "http", "store", 0.5));
+    t.add(
+        new Target(
+            "distinct users: app CPU per HTTP request",
+            r.find("distinct-users", "http").map(Result::appCpuMsPerCall).orElse(null),
+            0.25,
+            false,
+            " ms"));
     t.add(
         r.ratio(
             "exhausted hot bucket: HTTP / store (default pool)",

@@ -70,6 +70,11 @@ interface Workload extends AutoCloseable {
     return -1;
   }
 
+  /** The process id of the app serving the calls, or -1 when the calls run in the harness. */
+  default long appPid() {
+    return -1;
+  }
+
   /**
    * Bytes the app process serving the calls has written to its log so far (its output file), or -1
    * when the calls run in the harness itself. The runner reads it around the timed phase: what a
@@ -126,6 +131,11 @@ interface Workload extends AutoCloseable {
     @Override
     default long appLogBytes() {
       return app() == null ? -1 : app().logBytes();
+    }
+
+    @Override
+    default long appPid() {
+      return app() == null ? -1 : app().pid();
     }
   }
 
