@@ -40,10 +40,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * @param <Q> a request
  * @param <R> its answer
  */
-final class Coalescer<Q, R> {
+public final class Coalescer<Q, R> {
   /** Runs one batch. */
   @FunctionalInterface
-  interface Runner<Q, R> {
+  public interface Runner<Q, R> {
     /**
      * Decides every request of a batch, in order: one {@link Answer} per request. Throwing fails
      * every request of the batch.
@@ -52,12 +52,12 @@ final class Coalescer<Q, R> {
   }
 
   /** One request's answer: a value or the exception its caller gets. */
-  record Answer<R>(R value, RuntimeException failure) {
-    static <R> Answer<R> of(R value) {
+  public record Answer<R>(R value, RuntimeException failure) {
+    public static <R> Answer<R> of(R value) {
       return new Answer<>(Objects.requireNonNull(value, "value"), null);
     }
 
-    static <R> Answer<R> failed(RuntimeException failure) {
+    public static <R> Answer<R> failed(RuntimeException failure) {
       return new Answer<>(null, Objects.requireNonNull(failure, "failure"));
     }
   }
@@ -102,7 +102,8 @@ final class Coalescer<Q, R> {
    * @param maxBatch requests in one batch at most
    * @param maxWait how long a queued caller waits for its answer at most
    */
-  Coalescer(String name, Runner<Q, R> runner, int maxInFlight, int maxBatch, Duration maxWait) {
+  public Coalescer(
+      String name, Runner<Q, R> runner, int maxInFlight, int maxBatch, Duration maxWait) {
     if (maxInFlight < 1 || maxBatch < 1) {
       throw new IllegalArgumentException("maxInFlight and maxBatch must be at least 1");
     }
@@ -114,7 +115,7 @@ final class Coalescer<Q, R> {
   }
 
   /** The answer to {@code request}, decided alone or in a batch with concurrent ones. */
-  R call(Q request) {
+  public R call(Q request) {
     Call<Q, R> call = new Call<>(request, lock.newCondition());
     lock.lock();
     try {
@@ -133,6 +134,16 @@ final class Coalescer<Q, R> {
     }
     lead(call);
     return answer(call);
+  }
+
+  /** Calls waiting in the queue now (for tests that build a batch deterministically). */
+  public int queued() {
+    lock.lock();
+    try {
+      return queue.size();
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** Waits (holding the lock) until the call is answered or leads; throws if it gives up. */

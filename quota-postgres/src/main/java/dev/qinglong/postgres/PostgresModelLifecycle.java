@@ -29,6 +29,7 @@ import dev.qinglong.core.modelquota.StepRun;
 import dev.qinglong.core.modelquota.UsageLedgerEntry;
 import dev.qinglong.core.modelquota.WindowRef;
 import dev.qinglong.core.modelquota.WindowUsageReading;
+import dev.qinglong.jdbc.Coalescer;
 import dev.qinglong.jdbc.JdbcDialect;
 import dev.qinglong.jdbc.JdbcRows;
 import dev.qinglong.jdbc.JdbcTransactions;
@@ -38,11 +39,15 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Collectors;
 
 /**
@@ -52,9 +57,11 @@ import java.util.stream.Collectors;
  * model_lifecycle_admit} / {@code model_lifecycle_complete}, in auto-commit, takes the window lock
  * (and for a completion the ledger lock), checks that the window heads read are still the heads and
  * writes the receipts, or answers {@code stale} and writes nothing; a stale round reads and decides
- * again. The lock is held for that one statement and its commit, never across a client round trip.
- * The procedures take the start's StepRun, run and model from the reservation and the ledger
- * entry's from the completion, as {@link ModelQuotaRules} builds them.
+ * again. Alone, the lock is held for that one statement and its commit; concurrent callers of one
+ * Project are served in batches (see {@link #projectQueues}), whose transaction holds it for the
+ * batch's statements and its one commit. The procedures take the start's StepRun, run and model
+ * from the reservation and the ledger entry's from the completion, as {@link ModelQuotaRules}
+ * builds them.
  */
 final class PostgresModelLifecycle extends ModelLifecycle {
   /**
@@ -69,26 +76,51 @@ final class PostgresModelLifecycle extends ModelLifecycle {
   /** SQLState of a unique violation: a concurrent writer won. */
   private static final String UNIQUE_VIOLATION = "23505";
 
+  /**
+   * SQLState of a detected deadlock: the statement was rolled back. Two batches can wait for each
+   * other only across a window's end (one holds the new window's lock and wants the old one's for a
+   * completion, the other the reverse), and the server ends it by failing one side's statement.
+   */
+  private static final String DEADLOCK_DETECTED = "40P01";
+
   private static final int PROJECT_QUEUES = 256;
+
+  /** Admissions and completions of one Project in one transaction at the most. */
+  static final int MAX_BATCH = 32;
+
+  /** How long a queued admission or completion waits for its batch at the most. */
+  private static final Duration MAX_WAIT = Duration.ofSeconds(30);
 
   /**
    * Admissions and completions of one Project in this process queue on one of these (by Project)
-   * before they take a connection, so that they do not read the same window heads and then find
-   * each other's writes ({@code stale}). Correctness does not depend on them (the procedures check
-   * under the database lock); they only keep one busy window from spending rounds, connections and
-   * CPU on reads that are about to be stale.
+   * before they take a connection, one batch at a time per queue (docs/model-quota.md#batches). A
+   * caller that finds its queue idle runs alone and at once, in auto-commit, as one read and one
+   * {@code CALL}. Callers that arrive while a batch runs wait, and the next batch takes them all:
+   * one transaction per Project in it, their reads and {@code CALL}s in arrival order, so that the
+   * window lock is taken once and the batch's commit (one WAL flush) answers all of them. Each sees
+   * the ones before it (its read is in the same transaction), so none of them is stale for another.
+   * Correctness does not depend on the queues (the procedures check under the database lock); they
+   * keep one busy window from spending rounds, connections and CPU on reads that are about to be
+   * stale, and they turn a hot Project's lifecycles into few commits.
    */
-  private final ReentrantLock[] projectQueues = new ReentrantLock[PROJECT_QUEUES];
+  @SuppressWarnings("unchecked")
+  private final Coalescer<Op, Object>[] projectQueues = new Coalescer[PROJECT_QUEUES];
 
   private final JdbcTransactions jdbc;
   private final String admissionRead;
   private final String completionRead;
   private final String windowRead;
 
+  /** Operations committed in a batch of more than one, and batches that fell back (for tests). */
+  private final LongAdder batched = new LongAdder();
+
+  private final LongAdder fellBack = new LongAdder();
+
   PostgresModelLifecycle(JdbcTransactions jdbc, JdbcDialect dialect) {
     this.jdbc = Objects.requireNonNull(jdbc, "jdbc");
     for (int i = 0; i < PROJECT_QUEUES; i++) {
-      projectQueues[i] = new ReentrantLock();
+      projectQueues[i] =
+          new Coalescer<>("model quota write", this::runBatch, 1, MAX_BATCH, MAX_WAIT);
     }
     this.admissionRead = admissionRead(dialect);
     this.completionRead = completionRead(dialect);
@@ -97,12 +129,35 @@ final class PostgresModelLifecycle extends ModelLifecycle {
 
   @Override
   public AdmissionOutcome admit(AdmissionRequest request) {
-    return rounds("model admission", request.projectId(), c -> admission(c, request));
+    return (AdmissionOutcome)
+        queue(request.projectId())
+            .call(new Op("model admission", request.projectId(), c -> admission(c, request)));
   }
 
   @Override
   public CompletionOutcome complete(CompletionRequest request) {
-    return rounds("model completion", request.projectId(), c -> completion(c, request));
+    return (CompletionOutcome)
+        queue(request.projectId())
+            .call(new Op("model completion", request.projectId(), c -> completion(c, request)));
+  }
+
+  private Coalescer<Op, Object> queue(String projectId) {
+    return projectQueues[Math.floorMod(projectId.hashCode(), PROJECT_QUEUES)];
+  }
+
+  /** Callers waiting in the queue of {@code projectId} now. */
+  int queued(String projectId) {
+    return queue(projectId).queued();
+  }
+
+  /** Admissions and completions committed together with others so far. */
+  long batchedOperations() {
+    return batched.sum();
+  }
+
+  /** Batches that failed as a whole and whose operations then ran one by one, so far. */
+  long fallbacks() {
+    return fellBack.sum();
   }
 
   /** One round of read, decide and conditional write: its outcome, or null if it was stale. */
@@ -110,36 +165,95 @@ final class PostgresModelLifecycle extends ModelLifecycle {
     T run(Connection c) throws SQLException;
   }
 
+  /** An admission or a completion waiting in a Project queue. */
+  private record Op(String operation, String projectId, Round<?> round) {}
+
   /**
-   * Runs {@code round} in the queue of {@code projectId}, on one connection in auto-commit, until
-   * it is not stale, at most {@value #ROUNDS} times. A write that meets a unique constraint (a
-   * concurrent admission or completion of the same invocation or StepRun won) is stale too: the
-   * next read shows the winner.
+   * One batch of a queue: each Project's operations (a queue serves the Projects whose ids hash to
+   * it), in arrival order. A Project with one operation runs it alone in auto-commit; one with more
+   * runs them in one transaction. If anything of that transaction fails (a statement, a unique
+   * violation that a concurrent writer caused, a deadlock, the commit), it is rolled back and every
+   * operation of it runs again alone, so that one request's fault fails only that request. A
+   * transaction holds the locks of one Project only: two processes' batches never wait for each
+   * other's second Project.
    */
-  private <T> T rounds(String operation, String projectId, Round<T> round) {
-    ReentrantLock queue = projectQueues[Math.floorMod(projectId.hashCode(), PROJECT_QUEUES)];
-    queue.lock();
-    try {
-      return jdbc.autoCommit(
-          operation,
-          c -> {
-            for (int i = 0; i < ROUNDS; i++) {
-              try {
-                T outcome = round.run(c);
-                if (outcome != null) {
-                  return outcome;
-                }
-              } catch (SQLException e) {
-                if (!UNIQUE_VIOLATION.equals(e.getSQLState())) {
-                  throw e;
-                }
-              }
-            }
-            throw new StoreUnavailableException(operation + ": window still contended");
-          });
-    } finally {
-      queue.unlock();
+  private List<Coalescer.Answer<Object>> runBatch(List<Op> ops) {
+    List<Coalescer.Answer<Object>> answers = new ArrayList<>(Collections.nCopies(ops.size(), null));
+    Map<String, List<Integer>> byProject = new LinkedHashMap<>();
+    for (int i = 0; i < ops.size(); i++) {
+      byProject.computeIfAbsent(ops.get(i).projectId(), p -> new ArrayList<>()).add(i);
     }
+    for (List<Integer> group : byProject.values()) {
+      if (group.size() > 1 && together(ops, group, answers)) {
+        batched.add(group.size());
+        continue;
+      }
+      if (group.size() > 1) {
+        fellBack.increment();
+      }
+      for (int i : group) {
+        answers.set(i, alone(ops.get(i)));
+      }
+    }
+    return answers;
+  }
+
+  /** {@code op} on its own connection in auto-commit: a round and its {@code CALL} per commit. */
+  private Coalescer.Answer<Object> alone(Op op) {
+    try {
+      return Coalescer.Answer.of(jdbc.autoCommit(op.operation(), c -> rounds(op, c, false)));
+    } catch (RuntimeException e) {
+      return Coalescer.Answer.failed(e);
+    }
+  }
+
+  /**
+   * The operations {@code group} of {@code ops} in one transaction; their answers, or false (and
+   * nothing committed, nothing answered) if any of it failed.
+   */
+  private boolean together(List<Op> ops, List<Integer> group, List<Coalescer.Answer<Object>> out) {
+    Object[] outcomes = new Object[group.size()];
+    try {
+      jdbc.inTransaction(
+          "model quota batch",
+          c -> {
+            for (int k = 0; k < group.size(); k++) {
+              outcomes[k] = rounds(ops.get(group.get(k)), c, true);
+            }
+            return null;
+          });
+    } catch (RuntimeException e) {
+      return false;
+    }
+    for (int k = 0; k < group.size(); k++) {
+      out.set(group.get(k), Coalescer.Answer.of(outcomes[k]));
+    }
+    return true;
+  }
+
+  /**
+   * Runs {@code op}'s round on {@code c} until it is not stale, at most {@value #ROUNDS} times. In
+   * auto-commit a write that meets a unique constraint (a concurrent admission or completion of the
+   * same invocation or StepRun won) is stale too: the next read shows the winner; so is a write the
+   * server rolled back to end a deadlock. In a transaction either has aborted the transaction, so
+   * it is thrown (and the batch runs again one by one).
+   */
+  private static Object rounds(Op op, Connection c, boolean inTransaction) throws SQLException {
+    for (int i = 0; i < ROUNDS; i++) {
+      try {
+        Object outcome = op.round().run(c);
+        if (outcome != null) {
+          return outcome;
+        }
+      } catch (SQLException e) {
+        boolean retry =
+            UNIQUE_VIOLATION.equals(e.getSQLState()) || DEADLOCK_DETECTED.equals(e.getSQLState());
+        if (inTransaction || !retry) {
+          throw e;
+        }
+      }
+    }
+    throw new StoreUnavailableException(op.operation() + ": window still contended");
   }
 
   /** One statement is one snapshot: no transaction at another isolation level needed. */
