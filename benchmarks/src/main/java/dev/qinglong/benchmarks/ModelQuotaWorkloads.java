@@ -55,8 +55,10 @@ final class ModelQuotaWorkloads {
     List<Workload> all = new ArrayList<>();
     for (int projects : new int[] {1, 100}) {
       for (int threads : new int[] {8, 32}) {
-        all.add(new HttpLifecycles(projects, threads));
+        all.add(new HttpLifecycles(projects, threads, 2));
       }
+      // Full run only: whether the default runtime pool of 2 is what bounds the route.
+      all.add(new HttpLifecycles(projects, 32, 8));
       all.add(new StoreLifecycles(projects, 32, 2));
       // The runtime pool default is 2: the same with 8 connections shows what the pool bounds.
       all.add(new StoreLifecycles(projects, 32, 8));
@@ -123,13 +125,24 @@ final class ModelQuotaWorkloads {
     private BenchApp app;
     private Http http;
 
-    HttpLifecycles(int projects, int threads) {
+    private final int runtimePoolSize;
+
+    HttpLifecycles(int projects, int threads, int runtimePoolSize) {
       super(projects, threads);
+      this.runtimePoolSize = runtimePoolSize;
     }
 
     @Override
     public String system() {
-      return "http-" + threads + "-threads";
+      return "http-"
+          + threads
+          + "-threads"
+          + (runtimePoolSize == 2 ? "" : "-pool-" + runtimePoolSize);
+    }
+
+    @Override
+    public boolean inQuickMode() {
+      return runtimePoolSize == 2;
     }
 
     @Override
@@ -153,6 +166,7 @@ final class ModelQuotaWorkloads {
               users,
               List.of(
                   "--qinglong.ai.enabled=true",
+                  "--qinglong.ai.runtime-pool-size=" + runtimePoolSize,
                   "--qinglong.shield.max-concurrent-requests-per-principal=" + PER_PRINCIPAL));
       http = new Http(app);
       for (String p : projectIds) {
@@ -214,7 +228,7 @@ final class ModelQuotaWorkloads {
           "window",
           "1d",
           "runtimePoolSize",
-          2,
+          runtimePoolSize,
           "runtimeUsers",
           1,
           "maxConcurrentRequestsPerPrincipal",

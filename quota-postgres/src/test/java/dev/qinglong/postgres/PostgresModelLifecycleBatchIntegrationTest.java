@@ -13,6 +13,7 @@ import dev.qinglong.core.modelquota.ModelQuotaStore;
 import dev.qinglong.core.modelquota.QuotaWindow;
 import dev.qinglong.core.modelquota.TokenUsage;
 import dev.qinglong.jdbc.JdbcTransactions;
+import dev.qinglong.testkit.Races;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -179,7 +180,7 @@ class PostgresModelLifecycleBatchIntegrationTest {
       PostgresModelLifecycle instance = instances.get(k % 2);
       admissions.add(() -> instance.admit(new AdmissionRequest(p, s + "-inv", s)));
     }
-    List<Object> admitted = race(admissions);
+    List<Object> admitted = Races.race(admissions);
     List<String> winners = new ArrayList<>();
     for (int k = 0; k < calls; k++) {
       if (admitted.get(k) instanceof AdmissionOutcome.Admitted) {
@@ -198,38 +199,13 @@ class PostgresModelLifecycleBatchIntegrationTest {
         completions.add(() -> instance.complete(succeeded(p, invocation)));
       }
     }
-    List<Object> completed = race(completions);
+    List<Object> completed = Races.race(completions);
     assertThat(completed.stream().filter(o -> o instanceof CompletionOutcome.Completed))
         .hasSize(10);
     assertThat(completed.stream().filter(o -> o instanceof CompletionOutcome.Existing)).hasSize(10);
     assertThat(count("model_invocation_settlements", p)).isEqualTo(10);
     assertThat(count("model_usage_ledger", p)).isEqualTo(10);
     assertThat(setup.currentWindowUsage(p).usage().invocations()).isEqualTo(10);
-  }
-
-  /** Runs every call on a thread of its own, all released at once; outcomes in order. */
-  private static List<Object> race(List<Callable<Object>> calls) throws Exception {
-    ExecutorService threads = Executors.newFixedThreadPool(16);
-    try {
-      java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
-      List<Future<Object>> futures = new ArrayList<>();
-      for (Callable<Object> call : calls) {
-        futures.add(
-            threads.submit(
-                () -> {
-                  start.await();
-                  return call.call();
-                }));
-      }
-      start.countDown();
-      List<Object> outcomes = new ArrayList<>();
-      for (Future<Object> f : futures) {
-        outcomes.add(f.get(2, TimeUnit.MINUTES));
-      }
-      return outcomes;
-    } finally {
-      threads.shutdownNow();
-    }
   }
 
   /**
