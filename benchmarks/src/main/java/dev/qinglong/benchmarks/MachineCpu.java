@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.function.Predicate;
 
 /**
  * CPU time the whole machine has spent busy so far, from the first line of {@code /proc/stat}
@@ -54,27 +55,23 @@ final class MachineCpu {
 
   /** CPU of the threads of {@code pid} named {@code C1 CompilerThre…}/{@code C2 CompilerThre…}. */
   private static long jitNanos(long pid) {
-    long sum = 0;
-    try (DirectoryStream<Path> tasks =
-        Files.newDirectoryStream(Path.of("/proc/" + pid + "/task"))) {
-      for (Path task : tasks) {
-        String stat = read(task.resolve("stat"));
-        if (stat != null && command(stat).matches("C\\d CompilerThre.*")) {
-          sum += ticksOf(stat);
-        }
-      }
-      return sum * NANOS_PER_TICK;
-    } catch (IOException e) {
-      return -1;
-    }
+    return sumNanos(Path.of("/proc/" + pid + "/task"), "*", c -> c.matches("C\\d CompilerThre.*"));
   }
 
   private static long postgresProcessesNanos() {
+    return sumNanos(Path.of("/proc"), "[0-9]*", "postgres"::equals);
+  }
+
+  /**
+   * utime + stime of the entries of {@code dir} matching {@code glob} (processes or threads) whose
+   * command {@code commandMatches}, in nanoseconds, or -1 where {@code dir} cannot be read.
+   */
+  private static long sumNanos(Path dir, String glob, Predicate<String> commandMatches) {
     long sum = 0;
-    try (DirectoryStream<Path> procs = Files.newDirectoryStream(Path.of("/proc"), "[0-9]*")) {
-      for (Path proc : procs) {
-        String stat = read(proc.resolve("stat"));
-        if (stat != null && command(stat).equals("postgres")) {
+    try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir, glob)) {
+      for (Path entry : entries) {
+        String stat = read(entry.resolve("stat"));
+        if (stat != null && commandMatches.test(command(stat))) {
           sum += ticksOf(stat);
         }
       }
