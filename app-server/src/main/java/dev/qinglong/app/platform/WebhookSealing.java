@@ -6,19 +6,14 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.Base64;
-import java.util.EnumSet;
 import java.util.Optional;
-import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,7 +54,7 @@ public final class WebhookSealing {
         create(file);
         log.info("webhooks.key-created file={}", file);
       }
-      requireOwnerOnly(file);
+      OwnerOnlyFiles.requireOwnerOnly(file, "webhook key file", "");
       String text = Files.readString(file, StandardCharsets.US_ASCII).strip();
       try {
         return AesGcmSecretSealer.fromBase64(text);
@@ -75,21 +70,12 @@ public final class WebhookSealing {
     }
   }
 
-  private static boolean posix() {
-    return FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
-  }
-
   private static void create(Path file) throws IOException {
     Files.createDirectories(file.getParent());
     byte[] key = new byte[AesGcmSecretSealer.KEY_BYTES];
     new SecureRandom().nextBytes(key);
-    Set<PosixFilePermission> ownerOnly = PosixFilePermissions.fromString("rw-------");
     try {
-      if (posix()) {
-        Files.createFile(file, PosixFilePermissions.asFileAttribute(ownerOnly));
-      } else {
-        Files.createFile(file);
-      }
+      OwnerOnlyFiles.createFile(file);
     } catch (FileAlreadyExistsException e) {
       return; // Created meanwhile: read what is there.
     }
@@ -99,27 +85,6 @@ public final class WebhookSealing {
         StandardCharsets.US_ASCII,
         StandardOpenOption.WRITE);
     Arrays.fill(key, (byte) 0);
-    if (posix()) {
-      Files.setPosixFilePermissions(file, ownerOnly);
-    }
-  }
-
-  /** Refuses a key file that others may read, or that is not a regular file. */
-  private static void requireOwnerOnly(Path file) throws IOException {
-    if (!posix()) {
-      return;
-    }
-    Set<PosixFilePermission> mode = Files.getPosixFilePermissions(file, LinkOption.NOFOLLOW_LINKS);
-    Set<PosixFilePermission> loose = EnumSet.copyOf(mode);
-    loose.removeAll(EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE));
-    if (!loose.isEmpty() || !Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
-      throw new IllegalStateException(
-          "webhook key file "
-              + file
-              + " has mode "
-              + PosixFilePermissions.toString(mode)
-              + " (or is not a regular file); it must be readable and writable by its owner only:"
-              + " chmod 600 it");
-    }
+    OwnerOnlyFiles.restrict(file);
   }
 }

@@ -1,5 +1,6 @@
 package dev.qinglong.app.http.security;
 
+import dev.qinglong.app.platform.OwnerOnlyFiles;
 import dev.qinglong.core.kernel.Identifiers;
 import java.io.IOException;
 import java.io.Reader;
@@ -9,20 +10,16 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.Collections;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -93,14 +90,15 @@ public final class DevTokens {
   public static DevTokens loadOrCreate(Path dataDir) {
     Path file = dataDir.resolve(FILE_NAME).toAbsolutePath().normalize();
     try {
-      createOwnerOnlyDirectories(file.getParent());
+      OwnerOnlyFiles.createDirectories(file.getParent());
       boolean created = false;
       List<String> added = List.of();
       if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
         create(file);
         created = true;
       } else {
-        requireOwnerOnly(file);
+        OwnerOnlyFiles.requireOwnerOnly(
+            file, "dev-tokens file", ", or delete it to get new tokens");
         added = appendMissingUsers(file);
       }
       Properties props = read(file);
@@ -175,50 +173,8 @@ public final class DevTokens {
     return user + "=" + Base64.getUrlEncoder().withoutPadding().encodeToString(bytes) + "\n";
   }
 
-  private static boolean posix() {
-    return FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
-  }
-
-  /** Creates missing directories with mode 0700; existing ones are left as they are. */
-  private static void createOwnerOnlyDirectories(Path dir) throws IOException {
-    if (posix()) {
-      Files.createDirectories(
-          dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-    } else {
-      Files.createDirectories(dir);
-    }
-  }
-
-  /**
-   * Refuses a tokens file that anyone but its owner may read or write, or that is a symbolic link
-   * (its own mode is 0777): the tokens are bearer credentials.
-   */
-  private static void requireOwnerOnly(Path file) throws IOException {
-    if (!posix()) {
-      return;
-    }
-    Set<PosixFilePermission> mode = Files.getPosixFilePermissions(file, LinkOption.NOFOLLOW_LINKS);
-    Set<PosixFilePermission> loose = EnumSet.copyOf(mode);
-    loose.removeAll(EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE));
-    if (!loose.isEmpty() || !Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
-      throw new IllegalStateException(
-          "dev-tokens file "
-              + file
-              + " has mode "
-              + PosixFilePermissions.toString(mode)
-              + " (or is not a regular file); it must be readable and writable by its owner only:"
-              + " chmod 600 it, or delete it to get new tokens");
-    }
-  }
-
   private static void create(Path file) throws IOException {
-    boolean posix = posix();
-    Set<PosixFilePermission> ownerOnly = PosixFilePermissions.fromString("rw-------");
-    if (posix) {
-      Files.createFile(file, PosixFilePermissions.asFileAttribute(ownerOnly));
-    } else {
-      Files.createFile(file);
-    }
+    OwnerOnlyFiles.createFile(file);
     SecureRandom random = new SecureRandom();
     try (Writer out =
         Files.newBufferedWriter(file, StandardCharsets.UTF_8, StandardOpenOption.WRITE)) {
@@ -228,9 +184,7 @@ public final class DevTokens {
         out.write(line(user, random));
       }
     }
-    if (posix) {
-      Files.setPosixFilePermissions(file, ownerOnly);
-    }
+    OwnerOnlyFiles.restrict(file);
   }
 
   /**
