@@ -148,7 +148,7 @@ public record GovernanceController(PluginPackageGovernance governance) {
       operationId = "listProposals",
       summary =
           "List the Project's proposals, oldest first (needs package.read, package.manage or"
-              + " approval.decide).",
+              + " approval.decide, or a global administrator).",
       description =
           "A keyset page in (createdAt, proposalId) order: stable while proposals are added or"
               + " decided. Consumes one unit of the management quota plugin-package.inspect under"
@@ -182,7 +182,9 @@ public record GovernanceController(PluginPackageGovernance governance) {
 
   @Operation(
       operationId = "getProposal",
-      summary = "One proposal (needs package.read, package.manage or approval.decide).",
+      summary =
+          "One proposal (needs package.read, package.manage or approval.decide, or a global"
+              + " administrator).",
       description = "Consumes one unit of plugin-package.inspect under a fresh request id.")
   @Answers({CONFLICT, QUOTA})
   @GetMapping(BASE + "/proposals/{proposalId}")
@@ -194,7 +196,9 @@ public record GovernanceController(PluginPackageGovernance governance) {
 
   @Operation(
       operationId = "getApproval",
-      summary = "One approval (needs package.read, package.manage or approval.decide).",
+      summary =
+          "One approval (needs package.read, package.manage or approval.decide, or a global"
+              + " administrator).",
       description = "Consumes one unit of plugin-package.inspect under a fresh request id.")
   @Answers({CONFLICT, QUOTA})
   @GetMapping(BASE + "/approvals/{approvalId}")

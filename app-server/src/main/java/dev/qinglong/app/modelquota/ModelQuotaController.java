@@ -208,7 +208,8 @@ public record ModelQuotaController(ModelQuota quota) {
   @Operation(
       operationId = "getModelUsageWindow",
       summary =
-          "The Project's current model quota window: usage and limits (needs model.usage.read).",
+          "The Project's current model quota window: usage and limits (needs model.usage.read, or a global"
+              + " administrator).",
       description =
           "Without a Project quota the window is the unfenced day window and every limit is"
               + " null. Consumes one unit of the management quota model-usage.read under a fresh"
@@ -222,7 +223,9 @@ public record ModelQuotaController(ModelQuota quota) {
 
   @Operation(
       operationId = "getModelUsageLedger",
-      summary = "A bounded page of the Project's UsageLedger (needs model.usage.read).",
+      summary =
+          "A bounded page of the Project's UsageLedger (needs model.usage.read, or a global"
+              + " administrator).",
       description =
           "Entries in ledger order. Consumes one unit of the management quota model-usage.read"
               + " under a fresh request id.")
