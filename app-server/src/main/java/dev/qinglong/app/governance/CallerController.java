@@ -3,6 +3,7 @@ package dev.qinglong.app.governance;
 import static dev.qinglong.app.http.OpenApiDocument.PERMISSION;
 
 import dev.qinglong.app.http.JsonAnswers;
+import dev.qinglong.app.http.OpenApiDocument.AnyCaller;
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
 import dev.qinglong.core.kernel.Identifiers;
@@ -39,6 +40,7 @@ public record CallerController(ProjectPolicy policy) {
               + " package.read, model.invoke, model.usage.read, project.admin): a global"
               + " administrator holds project.admin in every Project. Not counted by the"
               + " management quota.")
+  @AnyCaller
   @GetMapping("/v1/projects/{projectId}/me")
   ResponseEntity<CallerView> me(@PathVariable String projectId, Principal caller) {
     Identifiers.require("projectId", projectId);

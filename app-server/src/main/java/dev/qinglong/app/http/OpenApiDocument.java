@@ -126,6 +126,17 @@ public class OpenApiDocument {
   }
 
   /**
+   * A route any authenticated caller may use: its handler checks no permission, so the document
+   * lists no 403 for it (every other {@code /v1} operation may answer 403 {@code forbidden}).
+   */
+  @Retention(RetentionPolicy.RUNTIME)
+  @Target(ElementType.METHOD)
+  public @interface AnyCaller {}
+
+  /** Marks, between the two customizers, an operation of an {@link AnyCaller} handler. */
+  private static final String ANY_CALLER = "x-qinglong-any-caller";
+
+  /**
    * A keyset-paged list: its handler takes the query parameters {@code limit} and {@code cursor} as
    * strings (checked by {@link QueryParameters} and the core); the document states their bounds.
    */
@@ -160,6 +171,9 @@ public class OpenApiDocument {
             default -> {}
           }
         }
+      }
+      if (handler.hasMethodAnnotation(AnyCaller.class)) {
+        operation.addExtension(ANY_CALLER, true);
       }
       Answers answers = handler.getMethodAnnotation(Answers.class);
       ApiResponses responses = operation.getResponses();
@@ -331,8 +345,17 @@ public class OpenApiDocument {
       operation.addExtension("x-qinglong-feature", "ai");
       responses.addApiResponse("404", new ApiResponse().$ref("NotFoundAi"));
     }
+    boolean anyCaller =
+        operation.getExtensions() != null && operation.getExtensions().remove(ANY_CALLER) != null;
+    if (operation.getExtensions() != null && operation.getExtensions().isEmpty()) {
+      operation.setExtensions(null);
+    }
     EVERY_OPERATION.forEach(
-        (status, name) -> responses.computeIfAbsent(status, s -> new ApiResponse().$ref(name)));
+        (status, name) -> {
+          if (!(anyCaller && status.equals("403"))) {
+            responses.computeIfAbsent(status, s -> new ApiResponse().$ref(name));
+          }
+        });
     String limited = responses.get("429").get$ref();
     boolean counted =
         limited != null
