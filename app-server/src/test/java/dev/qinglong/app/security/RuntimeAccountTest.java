@@ -1,6 +1,7 @@
 package dev.qinglong.app.security;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.qinglong.app.http.security.DevTokens;
 import dev.qinglong.app.security.RouteTable.Request;
@@ -10,8 +11,12 @@ import dev.qinglong.app.support.Http;
 import dev.qinglong.app.support.TestApp;
 import dev.qinglong.core.policy.Permission;
 import dev.qinglong.testkit.RawHttp;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -105,6 +110,33 @@ class RuntimeAccountTest {
     assertThat(tokens.added()).isEmpty();
     assertThat(tokens.users()).containsExactly("alice");
     assertThat(Files.readString(file)).isEqualTo(own);
+  }
+
+  /**
+   * A complete file is only read: never opened for writing nor locked, so a read-only one (0400, or
+   * on a read-only volume) starts. The run is as root in CI, which writes through any mode, so the
+   * test holds the file's lock instead: this JVM's own lock makes any attempt to take it again
+   * fail. An incomplete file, which does need the append, shows that the lock is noticed.
+   */
+  @Test
+  void aCompleteFileIsReadWithoutOpeningItForWriting(@TempDir Path dir) throws Exception {
+    Path file = DevTokens.loadOrCreate(dir).file();
+    String text = Files.readString(file);
+    try (FileChannel held = FileChannel.open(file, StandardOpenOption.WRITE);
+        FileLock lock = held.lock()) {
+      assertThat(DevTokens.loadOrCreate(dir).users())
+          .containsExactlyInAnyOrderElementsOf(DevTokens.USERS);
+    }
+    assertThat(Files.readString(file)).isEqualTo(text);
+
+    Path older = dir.resolve("older");
+    Files.createDirectories(older);
+    Path incomplete = writeOwnerOnly(older, HEADER + "admin=" + "a".repeat(43) + "\n");
+    try (FileChannel held = FileChannel.open(incomplete, StandardOpenOption.WRITE);
+        FileLock lock = held.lock()) {
+      assertThatThrownBy(() -> DevTokens.loadOrCreate(older))
+          .isInstanceOf(OverlappingFileLockException.class);
+    }
   }
 
   // ---- project demo ----------------------------------------------------------------------------
