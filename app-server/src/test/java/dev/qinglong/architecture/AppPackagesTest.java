@@ -39,6 +39,19 @@ class AppPackagesTest {
             "platform", "http", "governance", "modelquota", "artifacts", "console", "webhooks");
   }
 
+  /**
+   * What a decision means for the answer (its rate-limit fields, whether its refusal is audited)
+   * travels with the decision's result or exception, never through the request bound to the thread.
+   */
+  @Test
+  void nothingReadsOrWritesTheThreadBoundRequest() {
+    noClasses()
+        .should()
+        .dependOnClassesThat()
+        .haveFullyQualifiedName("org.springframework.web.context.request.RequestContextHolder")
+        .check(APP);
+  }
+
   @Test
   void packagesAreFreeOfCycles() {
     slices().matching("dev.qinglong.app.(*)..").should().beFreeOfCycles().check(APP);

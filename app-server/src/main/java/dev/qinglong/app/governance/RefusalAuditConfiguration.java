@@ -1,5 +1,6 @@
 package dev.qinglong.app.governance;
 
+import dev.qinglong.app.http.RefusalAudit;
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -7,9 +8,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * The audit of management quota refusals, once per bucket and window: a refusal listener the
- * management quota hears like every other {@code QuotaDecisionListener} bean; closed at shutdown,
- * which writes the windows still open.
+ * The audit of management quota refusals, once per bucket and window, for the processes that have a
+ * management quota; the exception handler asks it about each refusal. Closed at shutdown, which
+ * writes the windows still open.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnRole({Role.ALL, Role.WRITER})

@@ -3,15 +3,17 @@ package dev.qinglong.app.http;
 import dev.qinglong.core.kernel.ConflictException;
 import dev.qinglong.core.kernel.ForbiddenException;
 import dev.qinglong.core.kernel.IdempotencyKeyReusedException;
-import dev.qinglong.core.kernel.QuotaExceededException;
 import dev.qinglong.core.kernel.StoreUnavailableException;
 import dev.qinglong.core.kernel.ValidationException;
+import dev.qinglong.core.quota.QuotaExceededException;
 import jakarta.servlet.http.HttpServletRequest;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -29,6 +31,12 @@ import org.springframework.web.servlet.resource.NoResourceFoundException;
 @RestControllerAdvice
 public class ApiExceptionHandler {
   private static final Logger log = LoggerFactory.getLogger(ApiExceptionHandler.class);
+
+  private final ObjectProvider<RefusalAudit> refusals;
+
+  ApiExceptionHandler(ObjectProvider<RefusalAudit> refusals) {
+    this.refusals = refusals;
+  }
 
   @ExceptionHandler(ValidationException.class)
   ResponseEntity<String> invalid(ValidationException e) {
@@ -67,22 +75,22 @@ public class ApiExceptionHandler {
   }
 
   /**
-   * Request attribute a refusal listener sets (to {@code Boolean.TRUE}) when the management quota
-   * refusal is not its bucket's first in the window: that refusal writes no {@code quota.rejected}
-   * line of its own, it is counted in the window's summary line instead (docs/operations.md).
+   * A management quota refusal writes its {@code quota.rejected} line only when it is its bucket's
+   * first in the window ({@link RefusalAudit}, where the process has a management quota; without
+   * one every refusal is audited); the later ones are counted in the window's summary line instead
+   * (docs/operations.md).
    */
-  public static final String AUDIT_SUPPRESSED = ApiExceptionHandler.class.getName() + ".SUPPRESSED";
-
   @ExceptionHandler(QuotaExceededException.class)
   ResponseEntity<String> quota(QuotaExceededException e, HttpServletRequest request) {
-    if (request.getAttribute(AUDIT_SUPPRESSED) == null) {
+    RefusalAudit audit = refusals.getIfAvailable();
+    if (audit == null || audit.first(e.bucket(), e.windowStartedAtMs())) {
       auditQuotaRejection(request, "management", e.retryAfterSeconds());
     }
     return Problems.entity(
         ProblemType.QUOTA_EXCEEDED,
         "The management quota of this operation is used up for the current window.",
         RateLimitHeaders.refusal(
-            e.retryAfterSeconds(), e.rateLimit().stream().map(RateLimitHeaders::of).toList()));
+            e.retryAfterSeconds(), List.of(RateLimitHeaders.of(e.rateLimit()))));
   }
 
   /**

@@ -2,7 +2,6 @@ package dev.qinglong.core.quota;
 
 import dev.qinglong.core.kernel.IdempotencyKeyReusedException;
 import dev.qinglong.core.kernel.Limited;
-import dev.qinglong.core.kernel.QuotaExceededException;
 import dev.qinglong.core.kernel.RateLimit;
 import dev.qinglong.core.kernel.StoreUnavailableException;
 import java.time.Duration;
@@ -72,9 +71,13 @@ public record ManagementQuota(
     }
     if (decision instanceof QuotaDecision.Rejected rejected) {
       decided(operation, QuotaDecisionListener.Outcome.REJECTED, started);
-      listener.rejected(QuotaKey.user(projectId, userId, operation), rejected);
+      QuotaKey bucket = QuotaKey.user(projectId, userId, operation);
+      listener.rejected(bucket, rejected);
       throw new QuotaExceededException(
-          rejected.retryAfterSeconds(), rateLimit(operation, policy.window(), decision));
+          rejected.retryAfterSeconds(),
+          rateLimit(operation, policy.window(), decision),
+          bucket,
+          rejected.windowStartedAtMs());
     }
     if (decision instanceof QuotaDecision.Allowed allowed && allowed.shadowRejected()) {
       // Admitted: a shadow limit is reported, never enforced.

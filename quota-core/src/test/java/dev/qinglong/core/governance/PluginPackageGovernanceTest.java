@@ -7,7 +7,6 @@ import dev.qinglong.core.kernel.ConflictException;
 import dev.qinglong.core.kernel.ForbiddenException;
 import dev.qinglong.core.kernel.IdempotencyKeyReusedException;
 import dev.qinglong.core.kernel.Principal;
-import dev.qinglong.core.kernel.QuotaExceededException;
 import dev.qinglong.core.kernel.StoreUnavailableException;
 import dev.qinglong.core.kernel.ValidationException;
 import dev.qinglong.core.policy.Permission;
@@ -15,6 +14,7 @@ import dev.qinglong.core.policy.ProjectPolicy;
 import dev.qinglong.core.quota.ManagementQuota;
 import dev.qinglong.core.quota.ManagementQuotaPolicy;
 import dev.qinglong.core.quota.QuotaDecisionListener;
+import dev.qinglong.core.quota.QuotaExceededException;
 import dev.qinglong.core.quota.QuotaOperation;
 import java.time.Clock;
 import java.time.Duration;
@@ -418,10 +418,7 @@ class PluginPackageGovernanceTest {
                 service.propose(
                     ALICE, "demo", "r3", PluginPackageAction.of("remove", "y", "1.0.0", null)))
         .isInstanceOfSatisfying(
-            QuotaExceededException.class,
-            e ->
-                assertThat(e.rateLimit())
-                    .hasValueSatisfying(l -> assertThat(l.remaining()).isZero()));
+            QuotaExceededException.class, e -> assertThat(e.rateLimit().remaining()).isZero());
   }
 
   private static Throwable catchConflict(Runnable r) {

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.qinglong.core.kernel.IdempotencyKeyReusedException;
 import dev.qinglong.core.kernel.Limited;
-import dev.qinglong.core.kernel.QuotaExceededException;
 import dev.qinglong.core.kernel.RateLimit;
 import java.time.Duration;
 import java.util.List;
@@ -65,7 +64,7 @@ class ManagementQuotaRateLimitTest {
             e -> {
               assertThat(e.retryAfterSeconds()).isEqualTo(17);
               assertThat(e.rateLimit())
-                  .contains(new RateLimit("plugin-package.propose", 30, 60, 0, 17));
+                  .isEqualTo(new RateLimit("plugin-package.propose", 30, 60, 0, 17));
             });
   }
 

@@ -3,7 +3,6 @@ package dev.qinglong.core.quota;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.qinglong.core.kernel.QuotaExceededException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.qinglong.core.kernel.IdempotencyKeyReusedException;
-import dev.qinglong.core.kernel.QuotaExceededException;
 import dev.qinglong.core.kernel.StoreUnavailableException;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,26 +1,19 @@
-package dev.qinglong.app.governance;
+package dev.qinglong.app.http;
 
-import dev.qinglong.app.http.ApiExceptionHandler;
-import dev.qinglong.app.http.AuditLog;
-import dev.qinglong.app.http.RefusalWindows;
-import dev.qinglong.core.quota.QuotaDecision;
-import dev.qinglong.core.quota.QuotaDecisionListener;
 import dev.qinglong.core.quota.QuotaKey;
-import dev.qinglong.core.quota.QuotaOperation;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import org.springframework.web.context.request.RequestAttributes;
-import org.springframework.web.context.request.RequestContextHolder;
 
 /**
  * Audits management quota refusals at most once per bucket (Project, user, operation) and window.
- * The first refusal of a window is logged at once, as the request's {@code quota.rejected} line
- * (written by the exception handler); each later one of the same window only marks its request as
- * {@link ApiExceptionHandler#AUDIT_SUPPRESSED} (so the handler writes no line) and is counted
- * ({@code qinglong_quota_refusals_audit_suppressed_total}). When the window ends, one more {@code
+ * {@link ApiExceptionHandler} asks it about each refusal it answers, from the bucket and window the
+ * refusal names ({@link dev.qinglong.core.quota.QuotaExceededException}): the first refusal of a
+ * window is logged at once, as the request's {@code quota.rejected} line; each later one of the
+ * same window writes no line of its own and is counted ({@code
+ * qinglong_quota_refusals_audit_suppressed_total}). When the window ends, one more {@code
  * quota.rejected} line reports it: {@code quota=management}, the Project, the user, the {@code
  * operation}, {@code windowStart} (ISO instant, the store's clock), {@code refusals} (the window's
  * refusals counted here, the first included) and {@code suppressed} (those not logged, {@code
@@ -29,7 +22,7 @@ import org.springframework.web.context.request.RequestContextHolder;
  * needed), when this memory of at most {@value #MAX_BUCKETS} buckets is full and evicts it, or at
  * shutdown.
  */
-public final class RefusalAudit implements QuotaDecisionListener, AutoCloseable {
+public final class RefusalAudit implements AutoCloseable {
 
   /** Buckets remembered at most. */
   static final int MAX_BUCKETS = 10_000;
@@ -60,22 +53,8 @@ public final class RefusalAudit implements QuotaDecisionListener, AutoCloseable 
     this(window, Clock.systemUTC(), true, registry, MAX_BUCKETS);
   }
 
-  @Override
-  public void decided(QuotaOperation operation, Outcome outcome) {}
-
-  @Override
-  public void rejected(QuotaKey key, QuotaDecision.Rejected rejected) {
-    if (!first(key, rejected.windowStartedAtMs())) {
-      RequestAttributes request = RequestContextHolder.getRequestAttributes();
-      if (request != null) {
-        request.setAttribute(
-            ApiExceptionHandler.AUDIT_SUPPRESSED, Boolean.TRUE, RequestAttributes.SCOPE_REQUEST);
-      }
-    }
-  }
-
   /** Counts the refusal; true if it is its bucket's first of the window (its line is written). */
-  boolean first(QuotaKey key, long windowStartedAtMs) {
+  public boolean first(QuotaKey key, long windowStartedAtMs) {
     if (windows.refused(key, windowStartedAtMs)) {
       return true;
     }

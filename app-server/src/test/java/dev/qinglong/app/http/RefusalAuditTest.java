@@ -1,11 +1,8 @@
-package dev.qinglong.app.governance;
+package dev.qinglong.app.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.qinglong.app.http.ApiExceptionHandler;
 import dev.qinglong.app.support.AuditLines;
-import dev.qinglong.core.quota.EffectiveLimit;
-import dev.qinglong.core.quota.QuotaDecision;
 import dev.qinglong.core.quota.QuotaKey;
 import dev.qinglong.core.quota.QuotaOperation;
 import dev.qinglong.testkit.MutableClock;
@@ -20,12 +17,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.mock.web.MockHttpServletRequest;
-import org.springframework.web.context.request.RequestContextHolder;
-import org.springframework.web.context.request.ServletRequestAttributes;
 
 class RefusalAuditTest {
   private static final Duration WINDOW = Duration.ofSeconds(60);
@@ -35,11 +28,6 @@ class RefusalAuditTest {
   private final MutableClock clock = new MutableClock(Instant.ofEpochMilli(W1 + 1_000));
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
   @RegisterExtension final AuditLines lines = new AuditLines();
-
-  @AfterEach
-  void release() {
-    RequestContextHolder.resetRequestAttributes();
-  }
 
   private RefusalAudit audit(int capacity) {
     return new RefusalAudit(WINDOW, clock, false, registry, capacity);
@@ -195,26 +183,5 @@ class RefusalAuditTest {
         .singleElement()
         .satisfies(s -> assertThat(s).containsEntry("refusals", String.valueOf(threads * each)));
     assertThat(suppressedCounter()).isEqualTo(threads * each - 1);
-  }
-
-  @Test
-  void aSuppressedRefusalMarksItsRequestSoTheHandlerWritesNoLine() {
-    RefusalAudit refusals = audit(100);
-    QuotaDecision.Rejected rejected =
-        new QuotaDecision.Rejected(30, EffectiveLimit.defaultLimit(2), W1);
-    MockHttpServletRequest first = new MockHttpServletRequest("POST", "/v1/x");
-    RequestContextHolder.setRequestAttributes(new ServletRequestAttributes(first));
-    refusals.rejected(bucket("alice"), rejected);
-    assertThat(first.getAttribute(ApiExceptionHandler.AUDIT_SUPPRESSED)).isNull();
-
-    MockHttpServletRequest second = new MockHttpServletRequest("POST", "/v1/x");
-    RequestContextHolder.setRequestAttributes(new ServletRequestAttributes(second));
-    refusals.rejected(bucket("alice"), rejected);
-    assertThat(second.getAttribute(ApiExceptionHandler.AUDIT_SUPPRESSED)).isEqualTo(Boolean.TRUE);
-
-    // Outside a request (no attributes) it is still counted, and nothing fails.
-    RequestContextHolder.resetRequestAttributes();
-    refusals.rejected(bucket("alice"), rejected);
-    assertThat(suppressedCounter()).isEqualTo(2);
   }
 }
