@@ -6,13 +6,24 @@ import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyP
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaMethod;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
+import org.springframework.stereotype.Controller;
+import org.springframework.web.bind.annotation.ControllerAdvice;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
 
 /**
  * app-server is organised by feature ({@code governance}, {@code modelquota}, {@code artifacts})
@@ -50,6 +61,47 @@ class AppPackagesTest {
         .dependOnClassesThat()
         .haveFullyQualifiedName("org.springframework.web.context.request.RequestContextHolder")
         .check(APP);
+  }
+
+  /**
+   * The HTTP contract is typed: no handler of a controller or controller advice takes a JSON tree
+   * or answers with JSON text it wrote itself; request and response records are bound by Jackson
+   * (problem documents too: {@code Problems.Problem}).
+   */
+  @Test
+  void handlersTakeAndAnswerTypedBodies() {
+    List<String> untyped = new ArrayList<>();
+    for (JavaClass c : APP) {
+      boolean web =
+          Stream.of(
+                  RestController.class,
+                  Controller.class,
+                  RestControllerAdvice.class,
+                  ControllerAdvice.class)
+              .anyMatch(c::isAnnotatedWith);
+      if (!web) {
+        continue;
+      }
+      for (JavaMethod m : c.getMethods()) {
+        boolean handler =
+            m.isAnnotatedWith(RequestMapping.class)
+                || m.isMetaAnnotatedWith(RequestMapping.class)
+                || m.isAnnotatedWith(ExceptionHandler.class);
+        if (!handler) {
+          continue;
+        }
+        String returned = m.reflect().getGenericReturnType().getTypeName();
+        boolean answersText =
+            returned.equals("java.lang.String") || returned.endsWith("<java.lang.String>");
+        boolean takesTree =
+            m.getRawParameterTypes().stream()
+                .anyMatch(t -> t.getName().startsWith("tools.jackson.databind.JsonNode"));
+        if (answersText || takesTree) {
+          untyped.add(c.getSimpleName() + "." + m.getName() + " " + returned);
+        }
+      }
+    }
+    Assertions.assertThat(untyped).isEmpty();
   }
 
   @Test

@@ -4,6 +4,7 @@ import dev.qinglong.app.http.ArtifactRoutes;
 import dev.qinglong.app.http.OpenApiDocument;
 import dev.qinglong.app.http.ProblemType;
 import dev.qinglong.app.http.Problems;
+import dev.qinglong.app.http.Problems.Problem;
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
 import dev.qinglong.backend.OpenedStore;
@@ -277,7 +278,7 @@ public record ArtifactDownloadController(
   }
 
   @ExceptionHandler(IOException.class)
-  ResponseEntity<String> io(IOException e) {
+  ResponseEntity<Problem> io(IOException e) {
     log.warn("artifact.io-failure reason={}", e.getMessage());
     return Problems.entity(
         ProblemType.UNAVAILABLE, "The artifact could not be transferred; retry later.");

@@ -9,6 +9,7 @@ import dev.qinglong.app.http.OpenApiDocument;
 import dev.qinglong.app.http.OpenApiDocument.Answers;
 import dev.qinglong.app.http.ProblemType;
 import dev.qinglong.app.http.Problems;
+import dev.qinglong.app.http.Problems.Problem;
 import dev.qinglong.app.http.RateLimitHeaders;
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
@@ -229,24 +230,24 @@ public record ArtifactUploadController(
           boolean published) {}
 
   @ExceptionHandler(ArtifactTooLargeException.class)
-  ResponseEntity<String> tooLargeWhileStreaming(ArtifactTooLargeException e) {
+  ResponseEntity<Problem> tooLargeWhileStreaming(ArtifactTooLargeException e) {
     return tooLarge();
   }
 
   @ExceptionHandler(ArtifactDigestMismatchException.class)
-  ResponseEntity<String> mismatch(ArtifactDigestMismatchException e) {
+  ResponseEntity<Problem> mismatch(ArtifactDigestMismatchException e) {
     return Problems.entity(
         ProblemType.INVALID_REQUEST, "The uploaded bytes do not hash to the digest in the path.");
   }
 
   @ExceptionHandler(IOException.class)
-  ResponseEntity<String> io(IOException e) {
+  ResponseEntity<Problem> io(IOException e) {
     log.warn("artifact.io-failure reason={}", e.getMessage());
     return Problems.entity(
         ProblemType.UNAVAILABLE, "The artifact could not be transferred; retry later.");
   }
 
-  private static ResponseEntity<String> tooLarge() {
+  private static ResponseEntity<Problem> tooLarge() {
     return Problems.entity(
         ProblemType.PAYLOAD_TOO_LARGE,
         "The artifact is larger than this server accepts.",

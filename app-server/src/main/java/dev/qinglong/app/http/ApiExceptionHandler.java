@@ -1,5 +1,6 @@
 package dev.qinglong.app.http;
 
+import dev.qinglong.app.http.Problems.Problem;
 import dev.qinglong.core.kernel.ConflictException;
 import dev.qinglong.core.kernel.ForbiddenException;
 import dev.qinglong.core.kernel.IdempotencyKeyReusedException;
@@ -39,7 +40,7 @@ public class ApiExceptionHandler {
   }
 
   @ExceptionHandler(ValidationException.class)
-  ResponseEntity<String> invalid(ValidationException e) {
+  ResponseEntity<Problem> invalid(ValidationException e) {
     return Problems.entity(ProblemType.INVALID_REQUEST, "Invalid " + e.getMessage() + ".");
   }
 
@@ -47,7 +48,7 @@ public class ApiExceptionHandler {
   public static final String GLOBAL_ADMIN_ONLY = "global administrators only";
 
   @ExceptionHandler(ForbiddenException.class)
-  ResponseEntity<String> forbidden(ForbiddenException e) {
+  ResponseEntity<Problem> forbidden(ForbiddenException e) {
     String message = e.getMessage() == null ? "" : e.getMessage();
     String detail =
         message.startsWith("four-eyes")
@@ -59,7 +60,7 @@ public class ApiExceptionHandler {
   }
 
   @ExceptionHandler(ConflictException.class)
-  ResponseEntity<String> conflict(ConflictException e) {
+  ResponseEntity<Problem> conflict(ConflictException e) {
     return Problems.entity(
         ProblemType.CONFLICT,
         "The request conflicts with the stored state, or the object does not exist in this"
@@ -67,7 +68,7 @@ public class ApiExceptionHandler {
   }
 
   @ExceptionHandler(IdempotencyKeyReusedException.class)
-  ResponseEntity<String> keyReused(IdempotencyKeyReusedException e) {
+  ResponseEntity<Problem> keyReused(IdempotencyKeyReusedException e) {
     return Problems.entity(
         ProblemType.IDEMPOTENCY_KEY_REUSED,
         "This idempotency id already names a different request (another target or body); use a"
@@ -81,7 +82,7 @@ public class ApiExceptionHandler {
    * (docs/operations.md).
    */
   @ExceptionHandler(QuotaExceededException.class)
-  ResponseEntity<String> quota(QuotaExceededException e, HttpServletRequest request) {
+  ResponseEntity<Problem> quota(QuotaExceededException e, HttpServletRequest request) {
     RefusalAudit audit = refusals.getIfAvailable();
     if (audit == null || audit.first(e.bucket(), e.windowStartedAtMs())) {
       auditQuotaRejection(request, "management", e.retryAfterSeconds());
@@ -116,7 +117,7 @@ public class ApiExceptionHandler {
   }
 
   @ExceptionHandler(StoreUnavailableException.class)
-  ResponseEntity<String> unavailable(StoreUnavailableException e) {
+  ResponseEntity<Problem> unavailable(StoreUnavailableException e) {
     log.warn("request.unavailable reason={}", e.getMessage());
     return Problems.entity(
         ProblemType.UNAVAILABLE,
@@ -125,7 +126,8 @@ public class ApiExceptionHandler {
   }
 
   @ExceptionHandler(HttpMessageNotReadableException.class)
-  ResponseEntity<String> unreadable(HttpMessageNotReadableException e, HttpServletRequest request) {
+  ResponseEntity<Problem> unreadable(
+      HttpMessageNotReadableException e, HttpServletRequest request) {
     if (RequestShieldFilter.bodyTooLarge(request)) {
       return Problems.entity(ProblemType.PAYLOAD_TOO_LARGE, RequestShieldFilter.TOO_LARGE_DETAIL);
     }
@@ -134,7 +136,7 @@ public class ApiExceptionHandler {
   }
 
   @ExceptionHandler(HttpMediaTypeNotSupportedException.class)
-  ResponseEntity<String> mediaType(HttpMediaTypeNotSupportedException e) {
+  ResponseEntity<Problem> mediaType(HttpMediaTypeNotSupportedException e) {
     // Documented choice: a wrong Content-Type is 400 invalid_request (the error codes have no 415).
     // The accepted types come from the route's mapping, never from the request.
     boolean raw =
@@ -148,7 +150,7 @@ public class ApiExceptionHandler {
   }
 
   @ExceptionHandler(HttpRequestMethodNotSupportedException.class)
-  ResponseEntity<String> method(HttpRequestMethodNotSupportedException e) {
+  ResponseEntity<Problem> method(HttpRequestMethodNotSupportedException e) {
     Set<HttpMethod> allowed = e.getSupportedHttpMethods();
     Set<String> names = new TreeSet<>();
     if (allowed != null) {
@@ -165,12 +167,12 @@ public class ApiExceptionHandler {
   }
 
   @ExceptionHandler({NoResourceFoundException.class, NoHandlerFoundException.class})
-  ResponseEntity<String> notFound(Exception e) {
+  ResponseEntity<Problem> notFound(Exception e) {
     return Problems.entity(ProblemType.NOT_FOUND, "No such route.");
   }
 
   @ExceptionHandler(Exception.class)
-  ResponseEntity<String> unexpected(Exception e) {
+  ResponseEntity<Problem> unexpected(Exception e) {
     if (e instanceof ErrorResponse response) {
       ProblemType type = ProblemType.forStatus(response.getStatusCode().value());
       if (type != ProblemType.UNAVAILABLE) {

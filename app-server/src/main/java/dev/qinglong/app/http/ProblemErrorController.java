@@ -1,5 +1,6 @@
 package dev.qinglong.app.http;
 
+import dev.qinglong.app.http.Problems.Problem;
 import dev.qinglong.app.platform.PlatformProperties;
 import dev.qinglong.app.platform.Role;
 import jakarta.servlet.DispatcherType;
@@ -37,7 +38,7 @@ public class ProblemErrorController implements ErrorController {
   }
 
   @RequestMapping("/error")
-  ResponseEntity<String> error(HttpServletRequest request, HttpServletResponse response) {
+  ResponseEntity<Problem> error(HttpServletRequest request, HttpServletResponse response) {
     Object status = request.getAttribute(RequestDispatcher.ERROR_STATUS_CODE);
     if (request.getDispatcherType() != DispatcherType.ERROR || !(status instanceof Integer code)) {
       return Problems.entity(ProblemType.NOT_FOUND, "No such route.");
@@ -64,7 +65,7 @@ public class ProblemErrorController implements ErrorController {
    * methods; the answer must still be the route's: 404 where there is no route, 405 with the
    * route's methods where there is one, and a reader's 405 {@code GET, HEAD} on the API.
    */
-  private ResponseEntity<String> trace(HttpServletRequest request, HttpServletResponse response) {
+  private ResponseEntity<Problem> trace(HttpServletRequest request, HttpServletResponse response) {
     Object uri = request.getAttribute(RequestDispatcher.ERROR_REQUEST_URI);
     String path = uri instanceof String s ? s : "";
     response.reset(); // drops the container's Allow header

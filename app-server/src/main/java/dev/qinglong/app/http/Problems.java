@@ -1,5 +1,6 @@
 package dev.qinglong.app.http;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -7,6 +8,7 @@ import java.util.Map;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Writes RFC 9457 problem documents with the extension {@code "error":{"code":…}}. Details are
@@ -25,35 +27,53 @@ public final class Problems {
 
   private Problems() {}
 
-  /** The problem document as JSON text. */
+  /**
+   * An RFC 9457 problem document as the API writes it, members in this order; {@code instance} (the
+   * request's id) is left out when the request has none.
+   */
+  public record Problem(
+      String type,
+      String title,
+      int status,
+      String detail,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String instance,
+      ErrorCode error) {}
+
+  /** The extension member {@code "error":{"code":…}}: the stable code a client switches on. */
+  public record ErrorCode(String code) {}
+
+  // Only problem documents go through it: no configuration of the app's mapper is needed.
+  private static final JsonMapper JSON = JsonMapper.builder().build();
+
+  /** The problem document of {@code type} with {@code detail}, for the current request. */
+  public static Problem problem(ProblemType type, String detail) {
+    return new Problem(
+        type.typeUri(),
+        type.title(),
+        type.status(),
+        detail,
+        RequestIdFilter.currentInstance(),
+        new ErrorCode(type.code()));
+  }
+
+  /** The problem document as JSON text, for writers outside Spring MVC (filters, the valve). */
   public static String json(ProblemType type, String detail) {
-    return "{\"type\":"
-        + quote(type.typeUri())
-        + ",\"title\":"
-        + quote(type.title())
-        + ",\"status\":"
-        + type.status()
-        + ",\"detail\":"
-        + quote(detail)
-        + instance()
-        + ",\"error\":{\"code\":"
-        + quote(type.code())
-        + "}}";
+    return JSON.writeValueAsString(problem(type, detail));
   }
 
   /**
    * A response entity for MVC handlers; content type preset so the Accept header cannot veto it.
    */
-  public static ResponseEntity<String> entity(
+  public static ResponseEntity<Problem> entity(
       ProblemType type, String detail, Map<String, String> headers) {
     HttpHeaders h = new HttpHeaders();
     h.setContentType(MediaType.parseMediaType(CONTENT_TYPE));
     h.setCacheControl("no-store");
     withRetryAfter(type, headers).forEach(h::set);
-    return ResponseEntity.status(type.status()).headers(h).body(json(type, detail));
+    return ResponseEntity.status(type.status()).headers(h).body(problem(type, detail));
   }
 
-  public static ResponseEntity<String> entity(ProblemType type, String detail) {
+  public static ResponseEntity<Problem> entity(ProblemType type, String detail) {
     return entity(type, detail, Map.of());
   }
 
@@ -73,26 +93,6 @@ public final class Problems {
     response.setContentLength(body.length);
     response.getOutputStream().write(body);
     response.flushBuffer();
-  }
-
-  /** The request's id ({@link RequestIdFilter}) as the problem's {@code instance}, if any. */
-  private static String instance() {
-    String instance = RequestIdFilter.currentInstance();
-    return instance == null ? "" : ",\"instance\":" + quote(instance);
-  }
-
-  static String quote(String value) {
-    StringBuilder out = new StringBuilder("\"");
-    for (char c : value.toCharArray()) {
-      if (c == '"' || c == '\\') {
-        out.append('\\').append(c);
-      } else if (c < 0x20) {
-        out.append(String.format("\\u%04x", (int) c));
-      } else {
-        out.append(c);
-      }
-    }
-    return out.append('"').toString();
   }
 
   /** The headers, plus {@code Retry-After: 1} on a 503 {@code unavailable} that has none. */

@@ -2,6 +2,7 @@ package dev.qinglong.app.modelquota;
 
 import dev.qinglong.app.http.ProblemType;
 import dev.qinglong.app.http.Problems;
+import dev.qinglong.app.http.Problems.Problem;
 import dev.qinglong.app.http.RateLimitHeaders;
 import dev.qinglong.app.platform.ConditionalOnRole;
 import dev.qinglong.app.platform.Role;
@@ -27,7 +28,7 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 public class ModelQuotaExceptionHandler {
 
   @ExceptionHandler(ModelProjectQuotaExceededException.class)
-  ResponseEntity<String> projectQuota(
+  ResponseEntity<Problem> projectQuota(
       ModelProjectQuotaExceededException e, jakarta.servlet.http.HttpServletRequest request) {
     dev.qinglong.app.http.ApiExceptionHandler.auditQuotaRejection(
         request, "model", e.retryAfterSeconds());
@@ -39,7 +40,7 @@ public class ModelQuotaExceptionHandler {
   }
 
   @ExceptionHandler(ModelQuotaConfigurationException.class)
-  ResponseEntity<String> configuration(ModelQuotaConfigurationException e) {
+  ResponseEntity<Problem> configuration(ModelQuotaConfigurationException e) {
     // Fail closed: the Project limits cost but the model policy has no cost cap.
     return Problems.entity(
         ProblemType.CONFLICT,
@@ -53,7 +54,7 @@ public class ModelQuotaExceptionHandler {
           + " with PUT /v1/projects/{projectId}/model-policies/{modelId}. Nothing was reserved.";
 
   @ExceptionHandler(ModelPolicyMissingException.class)
-  ResponseEntity<String> noModelPolicy(ModelPolicyMissingException e) {
+  ResponseEntity<Problem> noModelPolicy(ModelPolicyMissingException e) {
     return Problems.entity(ProblemType.CONFLICT, NO_MODEL_POLICY_DETAIL);
   }
 }
