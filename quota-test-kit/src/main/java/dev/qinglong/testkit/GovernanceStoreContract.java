@@ -68,18 +68,7 @@ public abstract class GovernanceStoreContract extends StoreContractSupport {
 
   private static Proposal proposal(
       String project, String ref, PluginPackageAction action, long createdAtMs) {
-    String id = unique("x");
-    return new Proposal(
-        "prp-" + id,
-        "apr-" + id,
-        project,
-        ref,
-        action,
-        action.digest(),
-        "alice",
-        ProposalState.PENDING,
-        createdAtMs,
-        createdAtMs);
+    return pendingProposal(project, ref, action, createdAtMs);
   }
 
   private static Approval approvalOf(Proposal p) {

@@ -1,5 +1,8 @@
 package dev.qinglong.testkit;
 
+import dev.qinglong.core.governance.PluginPackageAction;
+import dev.qinglong.core.governance.Proposal;
+import dev.qinglong.core.governance.ProposalState;
 import dev.qinglong.core.policy.Permission;
 import dev.qinglong.core.policy.ProjectMember;
 import java.util.List;
@@ -39,6 +42,23 @@ public abstract class StoreContractSupport {
   /** A fresh identifier with a readable prefix. */
   protected static String unique(String prefix) {
     return prefix + "-" + UUID.randomUUID().toString().substring(0, 12);
+  }
+
+  /** A new pending proposal of {@code action} by alice, created at {@code createdAtMs}. */
+  protected static Proposal pendingProposal(
+      String project, String ref, PluginPackageAction action, long createdAtMs) {
+    String id = unique("x");
+    return new Proposal(
+        "prp-" + id,
+        "apr-" + id,
+        project,
+        ref,
+        action,
+        action.digest(),
+        "alice",
+        ProposalState.PENDING,
+        createdAtMs,
+        createdAtMs);
   }
 
   /** Stores {@code user} as a member of {@code project} holding exactly these permissions. */

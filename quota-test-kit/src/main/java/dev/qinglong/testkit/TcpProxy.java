@@ -396,7 +396,7 @@ public final class TcpProxy implements AutoCloseable {
         return;
       }
       if (!lease) {
-        lease = indexOf(bytes, LEASE_APPLICATION) >= 0;
+        lease = Bytes.indexOf(bytes, LEASE_APPLICATION) >= 0;
         return;
       }
       if (bytes[0] == 'P' || bytes[0] == 'Q') {
@@ -500,19 +500,6 @@ public final class TcpProxy implements AutoCloseable {
 
   private record Chunk(long releaseAtNanos, byte[] bytes) {
     static final Chunk END = new Chunk(0, new byte[0]);
-  }
-
-  private static int indexOf(byte[] haystack, byte[] needle) {
-    outer:
-    for (int i = 0; i + needle.length <= haystack.length; i++) {
-      for (int j = 0; j < needle.length; j++) {
-        if (haystack[i + j] != needle[j]) {
-          continue outer;
-        }
-      }
-      return i;
-    }
-    return -1;
   }
 
   /** Closes with an RST instead of a FIN: the peer sees "connection reset". */

@@ -11,7 +11,6 @@ import dev.qinglong.core.governance.DecisionCommand;
 import dev.qinglong.core.governance.GovernanceStore;
 import dev.qinglong.core.governance.PluginPackageAction;
 import dev.qinglong.core.governance.Proposal;
-import dev.qinglong.core.governance.ProposalState;
 import dev.qinglong.core.kernel.StoreUnavailableException;
 import dev.qinglong.core.kernel.ValidationException;
 import dev.qinglong.core.webhooks.AesGcmSecretSealer;
@@ -89,18 +88,10 @@ public abstract class WebhookStoreContract extends StoreContractSupport {
   }
 
   private static Proposal proposal(String project, String ref) {
-    String id = unique("x");
-    PluginPackageAction action = PluginPackageAction.of("install", "acme-lint", "1.0.0", DIGEST);
-    return new Proposal(
-        "prp-" + id,
-        "apr-" + id,
+    return pendingProposal(
         project,
         ref,
-        action,
-        action.digest(),
-        "alice",
-        ProposalState.PENDING,
-        1_700_000_000_123L,
+        PluginPackageAction.of("install", "acme-lint", "1.0.0", DIGEST),
         1_700_000_000_123L);
   }
 
@@ -176,25 +167,12 @@ public abstract class WebhookStoreContract extends StoreContractSupport {
     register(project, "sealed", secret, WebhookEventType.WEBHOOK_TEST);
     byte[] stored = webhooks().storedSecret(project, "sealed");
     assertThat(stored).isNotNull();
-    assertThat(indexOf(stored, secret)).isEqualTo(-1);
+    assertThat(Bytes.indexOf(stored, secret)).isEqualTo(-1);
     assertThat(sealer.open(stored)).isEqualTo(secret);
     // Another key cannot open it: the worker fails closed instead of signing with garbage.
     byte[] otherKey = new byte[AesGcmSecretSealer.KEY_BYTES];
     assertThatThrownBy(() -> new AesGcmSecretSealer(otherKey).open(stored))
         .isInstanceOf(StoreUnavailableException.class);
-  }
-
-  private static int indexOf(byte[] haystack, byte[] needle) {
-    outer:
-    for (int i = 0; i + needle.length <= haystack.length; i++) {
-      for (int j = 0; j < needle.length; j++) {
-        if (haystack[i + j] != needle[j]) {
-          continue outer;
-        }
-      }
-      return i;
-    }
-    return -1;
   }
 
   @Test

@@ -45,4 +45,24 @@ public final class Cursors {
       throw new ValidationException("cursor", "is not a cursor this server issued");
     }
   }
+
+  /**
+   * The user id a cursor of {@link #encode} over a page in user-id order carries; null for a null
+   * cursor (the first page).
+   *
+   * @throws ValidationException if the cursor was not issued under {@code prefix} or holds no valid
+   *     user id
+   */
+  public static String decodeUserId(String cursor, String prefix, int maxLength) {
+    return decode(
+        cursor,
+        prefix,
+        maxLength,
+        userId -> {
+          if (!Identifiers.isValid(userId)) {
+            throw new IllegalArgumentException("content");
+          }
+          return userId;
+        });
+  }
 }

@@ -37,7 +37,7 @@ public record Reservation(
     long windowReservedCostMicros,
     long reservedAtMs,
     Sha256Digest digest)
-    implements Receipt {
+    implements Receipt, InWindow {
   public static final String TYPE = "qinglong/model-invocation-quota-reservation@v1";
 
   public Reservation {
@@ -48,10 +48,6 @@ public record Reservation(
   @Override
   public String type() {
     return TYPE;
-  }
-
-  public WindowRef window() {
-    return new WindowRef(projectId, windowStartMs, windowMs);
   }
 
   @Override

@@ -29,7 +29,7 @@ public record Settlement(
     long windowReleasedCostMicros,
     long settledAtMs,
     Sha256Digest digest)
-    implements Receipt {
+    implements Receipt, InWindow {
   public static final String TYPE = "qinglong/model-invocation-quota-settlement@v1";
 
   public Settlement {
@@ -84,10 +84,6 @@ public record Settlement(
   @Override
   public String type() {
     return TYPE;
-  }
-
-  public WindowRef window() {
-    return new WindowRef(projectId, windowStartMs, windowMs);
   }
 
   @Override

@@ -1,7 +1,6 @@
 package dev.qinglong.core.policy;
 
 import dev.qinglong.core.kernel.Cursors;
-import dev.qinglong.core.kernel.Identifiers;
 import dev.qinglong.core.kernel.ValidationException;
 import java.util.List;
 
@@ -25,15 +24,6 @@ public record MemberPage(List<ProjectMember> items, String nextCursor) {
    * @throws ValidationException if the cursor was not issued by {@link #encode}
    */
   static String decode(String cursor) {
-    return Cursors.decode(
-        cursor,
-        PREFIX,
-        ProjectPolicy.MAX_CURSOR_LENGTH,
-        userId -> {
-          if (!Identifiers.isValid(userId)) {
-            throw new IllegalArgumentException("content");
-          }
-          return userId;
-        });
+    return Cursors.decodeUserId(cursor, PREFIX, ProjectPolicy.MAX_CURSOR_LENGTH);
   }
 }

@@ -1,7 +1,6 @@
 package dev.qinglong.core.quota;
 
 import dev.qinglong.core.kernel.Cursors;
-import dev.qinglong.core.kernel.Identifiers;
 import dev.qinglong.core.kernel.ValidationException;
 import java.util.List;
 import java.util.Map;
@@ -42,15 +41,6 @@ public record QuotaPolicyPage(
    * @throws ValidationException if the cursor was not issued by {@link #encode}
    */
   static String decode(String cursor) {
-    return Cursors.decode(
-        cursor,
-        PREFIX,
-        MAX_CURSOR_LENGTH,
-        userId -> {
-          if (!Identifiers.isValid(userId)) {
-            throw new IllegalArgumentException("content");
-          }
-          return userId;
-        });
+    return Cursors.decodeUserId(cursor, PREFIX, MAX_CURSOR_LENGTH);
   }
 }
