@@ -121,6 +121,37 @@ class OpenApiDocumentTest {
     return documented;
   }
 
+  /** Every {@code $ref} of the document names a component it defines (no dangling reference). */
+  @Test
+  void everyReferenceNamesADefinedComponent() {
+    List<String> dangling = new ArrayList<>();
+    collectRefs(served, dangling);
+    assertThat(dangling).isNotEmpty(); // the document does use references
+    dangling.removeIf(
+        ref -> {
+          String[] parts = ref.split("/"); // #/components/<kind>/<name>
+          return parts.length == 4
+              && parts[0].equals("#")
+              && parts[1].equals("components")
+              && served.path("components").path(parts[2]).has(parts[3]);
+        });
+    assertThat(dangling).isEmpty();
+  }
+
+  private static void collectRefs(JsonNode node, List<String> out) {
+    if (node.isObject()) {
+      for (Map.Entry<String, JsonNode> member : node.properties()) {
+        if (member.getKey().equals("$ref") && member.getValue().isString()) {
+          out.add(member.getValue().asString());
+        } else {
+          collectRefs(member.getValue(), out);
+        }
+      }
+    } else if (node.isArray()) {
+      node.forEach(item -> collectRefs(item, out));
+    }
+  }
+
   @Test
   void documentDescribesExactlyTheV1RoutesOfTheApp() {
     for (Map.Entry<String, JsonNode> path : served.get("paths").properties()) {

@@ -15,6 +15,8 @@ import dev.qinglong.core.policy.Permission;
 import dev.qinglong.core.quota.LimitSource;
 import dev.qinglong.core.quota.ManagementQuotaPolicy;
 import dev.qinglong.core.quota.QuotaOperation;
+import dev.qinglong.core.webhooks.DeliveryStatus;
+import dev.qinglong.core.webhooks.WebhookEventType;
 import dev.qinglong.gateway.lease.StoredLeases;
 import io.swagger.v3.oas.models.Components;
 import io.swagger.v3.oas.models.OpenAPI;
@@ -74,6 +76,8 @@ public class OpenApiDocument {
   public static final String ROLE = "#/components/schemas/Role";
   public static final String STORE = "#/components/schemas/Store";
   public static final String SLOT_STATE = "#/components/schemas/SlotState";
+  public static final String EVENT_TYPE = "#/components/schemas/EventType";
+  public static final String DELIVERY_STATUS = "#/components/schemas/DeliveryStatus";
 
   /** The download and upload answers their routes name by {@code @ApiResponse(ref = …)}. */
   public static final String NOT_PUBLISHED = "NotPublished";
@@ -451,6 +455,8 @@ public class OpenApiDocument {
     enums.put("Role", wire(Role.values(), OpenApiDocument::lower));
     enums.put("Store", wire(Store.values(), OpenApiDocument::lower));
     enums.put("SlotState", wire(StoredLeases.State.values(), OpenApiDocument::lower));
+    enums.put("EventType", wire(WebhookEventType.values(), WebhookEventType::wireName));
+    enums.put("DeliveryStatus", wire(DeliveryStatus.values(), DeliveryStatus::wireName));
     enums.forEach(
         (name, values) -> c.addSchemas(name, typed("string")._enum(new ArrayList<Object>(values))));
   }

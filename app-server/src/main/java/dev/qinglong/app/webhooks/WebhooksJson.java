@@ -1,5 +1,7 @@
 package dev.qinglong.app.webhooks;
 
+import static dev.qinglong.app.http.OpenApiDocument.DELIVERY_STATUS;
+import static dev.qinglong.app.http.OpenApiDocument.EVENT_TYPE;
 import static dev.qinglong.app.http.OpenApiDocument.IDENTIFIER;
 import static io.swagger.v3.oas.annotations.media.Schema.AdditionalPropertiesValue.FALSE;
 
@@ -27,8 +29,6 @@ import java.util.List;
 public final class WebhooksJson {
   private WebhooksJson() {}
 
-  static final String EVENT_TYPE = "WebhookEventType";
-
   /** The event types' wire names, for the document. */
   static final String EVENT_TYPES =
       "approval.pending, approval.decided, proposal.published, model-quota.threshold,"
@@ -44,19 +44,7 @@ public final class WebhooksJson {
                   "Where events are POSTed: an https URL whose host resolves to public addresses"
                       + " only (no user information, no fragment).")
           String url,
-      @JsonProperty(required = true)
-          @ArraySchema(
-              minItems = 1,
-              schema =
-                  @Schema(
-                      allowableValues = {
-                        "approval.pending",
-                        "approval.decided",
-                        "proposal.published",
-                        "model-quota.threshold",
-                        "management-quota.rejected",
-                        "webhook.test"
-                      }))
+      @JsonProperty(required = true) @ArraySchema(minItems = 1, schema = @Schema(ref = EVENT_TYPE))
           List<String> events,
       @ArraySchema(
               maxItems = Webhooks.MAX_THRESHOLDS,
@@ -134,17 +122,8 @@ public final class WebhooksJson {
   @Schema(name = "WebhookDelivery")
   public record DeliveryView(
       @Schema(description = "The event id, sent as webhook-id on every attempt.") String deliveryId,
-      @Schema(
-              allowableValues = {
-                "approval.pending",
-                "approval.decided",
-                "proposal.published",
-                "model-quota.threshold",
-                "management-quota.rejected",
-                "webhook.test"
-              })
-          String type,
-      @Schema(allowableValues = {"pending", "delivered", "failed"}) String status,
+      @Schema(ref = EVENT_TYPE) String type,
+      @Schema(ref = DELIVERY_STATUS) String status,
       int attempts,
       @Schema(types = {"integer", "null"}) Integer lastStatusCode,
       @Schema(
