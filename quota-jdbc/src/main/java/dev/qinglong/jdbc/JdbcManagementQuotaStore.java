@@ -260,10 +260,10 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
             limits.put(
                 op,
                 new BucketsSnapshot.Overrides(
-                    QuotaLimitRows.nullableInt(rs, 5),
-                    QuotaLimitRows.nullableInt(rs, 6),
-                    QuotaLimitRows.nullableInt(rs, 7),
-                    QuotaLimitRows.nullableInt(rs, 8)));
+                    JdbcRows.nullableInt(rs, 5),
+                    JdbcRows.nullableInt(rs, 6),
+                    JdbcRows.nullableInt(rs, 7),
+                    JdbcRows.nullableInt(rs, 8)));
           }
           if (!any) {
             throw new StoreUnavailableException("quota read returned no clock");
@@ -563,7 +563,7 @@ public final class JdbcManagementQuotaStore implements ManagementQuotaStore {
           new EffectiveLimit(
               max,
               WireNamed.stored(LimitSource.class, rs.getString(first + 7)),
-              QuotaLimitRows.nullableInt(rs, first + 6));
+              JdbcRows.nullableInt(rs, first + 6));
       return new Decided(
           new BucketReading(
               BucketReading.Outcome.fromWire(outcome),

@@ -105,6 +105,20 @@ public final class JdbcRows {
     }
   }
 
+  public static void setNullableInt(PreparedStatement ps, int index, Integer value)
+      throws SQLException {
+    if (value == null) {
+      ps.setNull(index, Types.INTEGER);
+    } else {
+      ps.setInt(index, value);
+    }
+  }
+
+  public static Integer nullableInt(ResultSet rs, int index) throws SQLException {
+    int value = rs.getInt(index);
+    return rs.wasNull() ? null : value;
+  }
+
   public static Long nullableLong(ResultSet rs, int index) throws SQLException {
     long value = rs.getLong(index);
     return rs.wasNull() ? null : value;

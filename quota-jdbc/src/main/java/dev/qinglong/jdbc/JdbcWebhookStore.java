@@ -508,7 +508,7 @@ public final class JdbcWebhookStore implements WebhookStore {
                 : result.nextAttemptAtMs() != null ? recordRetry : recordFailed,
             ps -> {
               int i = 1;
-              setNullableInt(ps, i++, storedStatus);
+              JdbcRows.setNullableInt(ps, i++, storedStatus);
               if (!result.delivered()) {
                 ps.setString(i++, error);
                 if (result.nextAttemptAtMs() != null) {
@@ -564,10 +564,7 @@ public final class JdbcWebhookStore implements WebhookStore {
   }
 
   private static WebhookDelivery delivery(ResultSet rs) throws SQLException {
-    Integer code = rs.getInt(8);
-    if (rs.wasNull()) {
-      code = null;
-    }
+    Integer code = JdbcRows.nullableInt(rs, 8);
     return new WebhookDelivery(
         rs.getString(1),
         rs.getString(2),
@@ -597,14 +594,5 @@ public final class JdbcWebhookStore implements WebhookStore {
       return List.of();
     }
     return Arrays.stream(text.split(" ")).map(BigDecimal::new).toList();
-  }
-
-  private static void setNullableInt(PreparedStatement ps, int index, Integer value)
-      throws SQLException {
-    if (value == null) {
-      ps.setNull(index, java.sql.Types.INTEGER);
-    } else {
-      ps.setInt(index, value);
-    }
   }
 }

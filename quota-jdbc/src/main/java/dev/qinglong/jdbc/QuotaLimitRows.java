@@ -194,8 +194,8 @@ final class QuotaLimitRows {
         ps.setString(2, user);
         ps.setString(3, op.wireName());
         ps.setLong(4, revision);
-        setNullableInt(ps, 5, limits.limit(op));
-        setNullableInt(ps, 6, limits.shadowLimit(op));
+        JdbcRows.setNullableInt(ps, 5, limits.limit(op));
+        JdbcRows.setNullableInt(ps, 6, limits.shadowLimit(op));
         ps.addBatch();
       }
       ps.executeBatch();
@@ -231,20 +231,6 @@ final class QuotaLimitRows {
         size);
   }
 
-  static Integer nullableInt(ResultSet rs, int index) throws SQLException {
-    int value = rs.getInt(index);
-    return rs.wasNull() ? null : value;
-  }
-
-  private static void setNullableInt(PreparedStatement ps, int index, Integer value)
-      throws SQLException {
-    if (value == null) {
-      ps.setNull(index, java.sql.Types.INTEGER);
-    } else {
-      ps.setInt(index, value);
-    }
-  }
-
   /** Collects one revision's rows. */
   private static final class Builder {
     private final String projectId;
@@ -274,8 +260,8 @@ final class QuotaLimitRows {
       if (op.isEmpty()) {
         return;
       }
-      Integer limit = nullableInt(rs, first + 1);
-      Integer shadow = nullableInt(rs, first + 2);
+      Integer limit = JdbcRows.nullableInt(rs, first + 1);
+      Integer shadow = JdbcRows.nullableInt(rs, first + 2);
       if (limit != null) {
         limits.put(op.get(), limit);
       }
