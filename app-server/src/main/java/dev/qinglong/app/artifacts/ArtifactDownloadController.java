@@ -278,8 +278,11 @@ public record ArtifactDownloadController(
   }
 
   @ExceptionHandler(IOException.class)
-  ResponseEntity<Problem> io(IOException e) {
+  ResponseEntity<Problem> io(IOException e, HttpServletResponse response) {
     log.warn("artifact.io-failure reason={}", e.getMessage());
+    if (response.isCommitted()) {
+      return null; // part of the payload is out (the client went away): nothing can be added
+    }
     return Problems.entity(
         ProblemType.UNAVAILABLE, "The artifact could not be transferred; retry later.");
   }

@@ -8,6 +8,7 @@ import dev.qinglong.core.kernel.StoreUnavailableException;
 import dev.qinglong.core.kernel.ValidationException;
 import dev.qinglong.core.quota.QuotaExceededException;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -172,7 +173,7 @@ public class ApiExceptionHandler {
   }
 
   @ExceptionHandler(Exception.class)
-  ResponseEntity<Problem> unexpected(Exception e) {
+  ResponseEntity<Problem> unexpected(Exception e, HttpServletResponse servletResponse) {
     if (e instanceof ErrorResponse response) {
       ProblemType type = ProblemType.forStatus(response.getStatusCode().value());
       if (type != ProblemType.UNAVAILABLE) {
@@ -181,6 +182,9 @@ public class ApiExceptionHandler {
     }
     // Undetermined outcome: fail closed with 503, never leak the cause.
     log.error("request.failed unexpectedly", e);
+    if (servletResponse.isCommitted()) {
+      return null; // the answer is already out: nothing can be added to it
+    }
     return Problems.entity(
         ProblemType.UNAVAILABLE,
         "The request could not be completed; retry later.",

@@ -39,6 +39,11 @@ public class ProblemErrorController implements ErrorController {
 
   @RequestMapping("/error")
   ResponseEntity<Problem> error(HttpServletRequest request, HttpServletResponse response) {
+    if (response.isCommitted()) {
+      // E.g. a download cut after its headers and part of its payload went out (the container
+      // dispatches here all the same): nothing can be added to that answer, and nothing is.
+      return null;
+    }
     Object status = request.getAttribute(RequestDispatcher.ERROR_STATUS_CODE);
     if (request.getDispatcherType() != DispatcherType.ERROR || !(status instanceof Integer code)) {
       return Problems.entity(ProblemType.NOT_FOUND, "No such route.");
