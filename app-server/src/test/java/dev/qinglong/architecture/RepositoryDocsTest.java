@@ -23,8 +23,9 @@ import org.junit.jupiter.api.Test;
  * The repository explains itself: every relative link of README.md and docs/ names a file that
  * exists and, with a {@code #fragment}, a heading of it; and no document or main source file points
  * at design notes that do not ship with the project (the notes the project started from, cited as
- * "DESIGN §n", "ADR 00n" or by a path outside the repository). The only citations left are in the
- * released, checksum-pinned migrations listed here: docs/stores.md says what they refer to.
+ * the design note and a section number, an ADR number, or a path outside the repository). The only
+ * citations left are in the released, checksum-pinned migrations listed here: docs/stores.md says
+ * what they refer to.
  */
 class RepositoryDocsTest {
   private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();

@@ -11,11 +11,11 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -34,9 +34,10 @@ import org.springframework.web.servlet.resource.NoResourceFoundException;
 public class ApiExceptionHandler {
   private static final Logger log = LoggerFactory.getLogger(ApiExceptionHandler.class);
 
-  private final ObjectProvider<RefusalAudit> refusals;
+  /** Resolved once at start (a refusal must not pay for a bean lookup); empty without a quota. */
+  private final Optional<RefusalAudit> refusals;
 
-  ApiExceptionHandler(ObjectProvider<RefusalAudit> refusals) {
+  ApiExceptionHandler(Optional<RefusalAudit> refusals) {
     this.refusals = refusals;
   }
 
@@ -84,8 +85,7 @@ public class ApiExceptionHandler {
    */
   @ExceptionHandler(QuotaExceededException.class)
   ResponseEntity<Problem> quota(QuotaExceededException e, HttpServletRequest request) {
-    RefusalAudit audit = refusals.getIfAvailable();
-    if (audit == null || audit.first(e.bucket(), e.windowStartedAtMs())) {
+    if (refusals.map(audit -> audit.first(e.bucket(), e.windowStartedAtMs())).orElse(true)) {
       auditQuotaRejection(request, "management", e.retryAfterSeconds());
     }
     return Problems.entity(

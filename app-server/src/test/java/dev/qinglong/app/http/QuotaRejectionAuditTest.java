@@ -11,10 +11,9 @@ import dev.qinglong.testkit.MutableClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.beans.factory.support.StaticListableBeanFactory;
 import org.springframework.mock.web.MockHttpServletRequest;
 
 /**
@@ -37,9 +36,8 @@ class QuotaRejectionAuditTest {
         windowStartedAtMs);
   }
 
-  private static ApiExceptionHandler handler(Map<String, Object> beans) {
-    StaticListableBeanFactory factory = new StaticListableBeanFactory(beans);
-    return new ApiExceptionHandler(factory.getBeanProvider(RefusalAudit.class));
+  private static ApiExceptionHandler handler(Optional<RefusalAudit> audit) {
+    return new ApiExceptionHandler(audit);
   }
 
   private static int status(ApiExceptionHandler handler, QuotaExceededException e) {
@@ -54,7 +52,7 @@ class QuotaRejectionAuditTest {
     MutableClock clock = new MutableClock(Instant.ofEpochMilli(W1 + 1_000));
     try (RefusalAudit audit =
         new RefusalAudit(WINDOW, clock, false, new SimpleMeterRegistry(), 100)) {
-      ApiExceptionHandler handler = handler(Map.of("refusalAudit", audit));
+      ApiExceptionHandler handler = handler(Optional.of(audit));
       assertThat(status(handler, refusal("alice", W1))).isEqualTo(429);
       assertThat(lines.events())
           .singleElement()
@@ -74,7 +72,7 @@ class QuotaRejectionAuditTest {
 
   @Test
   void withoutTheAuditEveryRefusalIsAudited() {
-    ApiExceptionHandler handler = handler(Map.of());
+    ApiExceptionHandler handler = handler(Optional.empty());
     for (int i = 0; i < 3; i++) {
       assertThat(status(handler, refusal("alice", W1))).isEqualTo(429);
     }
