@@ -3,6 +3,8 @@ package dev.qinglong.app.support;
 import dev.qinglong.app.QingLongApplication;
 import dev.qinglong.backend.DataSourceDecorator;
 import dev.qinglong.testkit.FaultyDataSource;
+import jakarta.servlet.ServletRequestEvent;
+import jakarta.servlet.ServletRequestListener;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.UncheckedIOException;
@@ -13,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -25,6 +28,7 @@ public final class TestApp implements AutoCloseable {
   private final ConfigurableApplicationContext context;
   private final Path dataDir;
   private final List<FaultyDataSource> faults;
+  private final RequestsInProgress requests;
 
   /** The API port. */
   public final Http http;
@@ -36,10 +40,14 @@ public final class TestApp implements AutoCloseable {
   public final Http management;
 
   private TestApp(
-      ConfigurableApplicationContext context, Path dataDir, List<FaultyDataSource> faults) {
+      ConfigurableApplicationContext context,
+      Path dataDir,
+      List<FaultyDataSource> faults,
+      RequestsInProgress requests) {
     this.context = context;
     this.dataDir = dataDir;
     this.faults = faults;
+    this.requests = requests;
     this.http = new Http(((WebServerApplicationContext) context).getWebServer().getPort());
     String managementPort = context.getEnvironment().getProperty("local.management.port");
     this.management = managementPort == null ? http : new Http(Integer.parseInt(managementPort));
@@ -68,15 +76,19 @@ public final class TestApp implements AutoCloseable {
           faults.add(f);
           return f;
         };
+    RequestsInProgress requests = new RequestsInProgress();
     ConfigurableApplicationContext context =
         new SpringApplicationBuilder(QingLongApplication.class)
             .initializers(
-                ctx -> ctx.getBeanFactory().registerSingleton("testDataSourceDecorator", decorator))
+                ctx -> {
+                  ctx.getBeanFactory().registerSingleton("testDataSourceDecorator", decorator);
+                  ctx.getBeanFactory().registerSingleton("testRequestsInProgress", requests);
+                })
             .run(
                 all.entrySet().stream()
                     .map(e -> "--" + e.getKey() + "=" + e.getValue())
                     .toArray(String[]::new));
-    return new TestApp(context, dataDir, faults);
+    return new TestApp(context, dataDir, faults, requests);
   }
 
   public static TestApp start(Path dataDir) {
@@ -132,6 +144,30 @@ public final class TestApp implements AutoCloseable {
       last = management.get("/actuator/health/readiness", null);
     }
     return last;
+  }
+
+  /**
+   * Requests on the API port that the container has begun and not yet ended: an answer, its error
+   * dispatch and whatever they log are done when this is 0. Tests wait on it to look for what a
+   * request may still log, instead of sleeping for a guess.
+   */
+  public int requestsInProgress() {
+    return requests.count.get();
+  }
+
+  /** Counts requests from the container's begin to its end of each (after any error dispatch). */
+  private static final class RequestsInProgress implements ServletRequestListener {
+    final AtomicInteger count = new AtomicInteger();
+
+    @Override
+    public void requestInitialized(ServletRequestEvent event) {
+      count.incrementAndGet();
+    }
+
+    @Override
+    public void requestDestroyed(ServletRequestEvent event) {
+      count.decrementAndGet();
+    }
   }
 
   public List<FaultyDataSource> faults() {
