@@ -1,6 +1,7 @@
 package dev.qinglong.app.process;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.qinglong.app.process.Fleet.Slot;
@@ -77,7 +78,13 @@ class CrashRecoveryIT {
       inFlightAtKill.add(killWhenBusy(fleet, traffic, List.of(all, writer, worker)));
       fleet.restartAll(List.of(all, writer, worker), START);
 
-      Thread.sleep(3000);
+      // At least 3 s more, and until the traffic did what the assertions below count on (an
+      // admission
+      // refused and admitted, a completion, an upload): waited on, not assumed of a busy machine.
+      await()
+          .pollDelay(Duration.ofSeconds(3))
+          .atMost(Duration.ofMinutes(3))
+          .until(() -> traffic.seen("admit 429", "admit 201", "complete 200", "upload 201"));
       running = false;
       clients.join();
       long seconds = (System.nanoTime() - started) / 1_000_000_000L;
@@ -116,14 +123,14 @@ class CrashRecoveryIT {
 
   /**
    * Kills the slots once at least one HTTP request per client-facing slot is in flight on the
-   * processes being killed (waits up to 3 s for that); returns how many were.
+   * processes being killed (waited on, for at most a minute); returns how many were.
    */
   static int killWhenBusy(Fleet fleet, MixedTraffic traffic, List<Slot> slots) throws Exception {
-    long served = slots.stream().filter(s -> s.api || s.downloads).count();
-    long deadline = System.nanoTime() + 3_000_000_000L;
-    while (onVictims(traffic, slots) < Math.max(1, served) && System.nanoTime() < deadline) {
-      Thread.sleep(2);
-    }
+    long served = Math.max(1, slots.stream().filter(s -> s.api || s.downloads).count());
+    await()
+        .pollInterval(Duration.ofMillis(2))
+        .atMost(Duration.ofMinutes(1))
+        .until(() -> onVictims(traffic, slots) >= served);
     int inFlight = onVictims(traffic, slots);
     for (Slot s : slots) {
       fleet.kill(s);

@@ -519,6 +519,24 @@ final class MixedTraffic {
     return m;
   }
 
+  /** True once each of {@code outcomes} (as {@code "admit 201"}) has happened at least once. */
+  boolean seen(String... outcomes) {
+    Map<String, Long> counts = outcomeCounts();
+    for (String o : outcomes) {
+      if (counts.getOrDefault(o, 0L) == 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** True once every kind of the mix has succeeded (answered 2xx) at least once. */
+  boolean everyKindSucceeded() {
+    Set<String> counts = outcomeCounts().keySet();
+    return EXPECTED.keySet().stream()
+        .allMatch(kind -> counts.stream().anyMatch(k -> k.startsWith(kind + " 2")));
+  }
+
   /** HTTP requests sent to {@code p} and not yet answered. */
   int inFlightOn(AppProcess p) {
     AtomicInteger n = inFlightOn.get(p);

@@ -1,6 +1,7 @@
 package dev.qinglong.app.process;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.qinglong.app.process.Fleet.Slot;
@@ -98,6 +99,9 @@ class SoakIT {
         Thread.sleep(500 + chaos.nextInt(1500));
         fleet.restartAll(victims, START);
       }
+      // The assertions below need every kind of the mix to have succeeded once: the traffic goes on
+      // until it has (waited on, not assumed of the time the run was given).
+      await().atMost(Duration.ofMinutes(5)).until(traffic::everyKindSucceeded);
       running = false;
       clientThreads.join();
       long ran = (System.nanoTime() - started) / 1_000_000_000L;

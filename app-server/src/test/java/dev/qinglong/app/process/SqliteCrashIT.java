@@ -1,6 +1,7 @@
 package dev.qinglong.app.process;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.qinglong.app.process.Fleet.Slot;
 import dev.qinglong.testkit.AppProcess;
@@ -119,7 +120,11 @@ class SqliteCrashIT {
       integrity.addAll(integrityProblems(file));
       fleet.restart(app, START);
     }
-    Thread.sleep(2000);
+    // At least 2 s more, and until the traffic did what the assertions below count on.
+    await()
+        .pollDelay(Duration.ofSeconds(2))
+        .atMost(Duration.ofMinutes(3))
+        .until(() -> traffic.seen("admit 201", "complete 200", "upload 201"));
     running = false;
     clients.join();
     long seconds = (System.nanoTime() - started) / 1_000_000_000L;

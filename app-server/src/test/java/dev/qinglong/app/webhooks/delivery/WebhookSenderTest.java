@@ -125,14 +125,14 @@ class WebhookSenderTest {
 
   @Test
   void anEndpointThatDoesNotAnswerInTimeIsCancelled() throws Exception {
-    long started = System.nanoTime();
-
     WebhookSender.Outcome outcome = send("/hold", WebhookSecrets.generate());
 
+    // The receiver got the request and holds it until released (never, here): the attempt ended
+    // without an answer because the sender's own bound cut it.
+    assertThat(receiver.received()).extracting(WebhookReceiver.Received::path).contains("/hold");
     assertThat(outcome.delivered()).isFalse();
     assertThat(outcome.statusCode()).isNull();
     assertThat(outcome.error()).contains("timed out");
-    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
   }
 
   @Test
