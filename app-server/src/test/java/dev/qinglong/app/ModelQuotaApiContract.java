@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.qinglong.app.support.AiInspector;
 import dev.qinglong.app.support.Http;
 import dev.qinglong.app.support.Http.Response;
+import dev.qinglong.app.support.QuotaWindows;
 import dev.qinglong.app.support.StoreInspector;
 import dev.qinglong.app.support.TestApp;
 import java.net.http.HttpRequest;
@@ -166,8 +167,28 @@ public abstract class ModelQuotaApiContract {
         http.put(modelPolicy(project, model), token("admin"), policyJson(maxTotalTokens, cost));
     assertThat(p.status()).as(p.body()).isEqualTo(200);
     if (quota != null) {
+      awaitRoomForCounts(quota);
       Response q = http.put(modelQuota(project), token("admin"), quota);
       assertThat(q.status()).as(q.body()).isEqualTo(200);
+    }
+  }
+
+  private static final java.util.regex.Pattern WINDOW =
+      java.util.regex.Pattern.compile("\"window\":\"([0-9a-z]+)\"");
+
+  /**
+   * A test's exact counts must fall in one window of the quota it sets (windows are aligned to the
+   * epoch): with less than 20 s left of the current one, this waits for the next.
+   */
+  static void awaitRoomForCounts(String quotaJson) {
+    java.util.regex.Matcher m = WINDOW.matcher(quotaJson);
+    if (!m.find()) {
+      throw new IllegalArgumentException("no window in " + quotaJson);
+    }
+    try {
+      QuotaWindows.awaitRoom(QuotaWindows.millis(m.group(1)), java.time.Duration.ofSeconds(20));
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
     }
   }
 

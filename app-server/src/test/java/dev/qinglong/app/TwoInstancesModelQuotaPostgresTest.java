@@ -48,10 +48,10 @@ class TwoInstancesModelQuotaPostgresTest {
         String p = "race-" + round;
         put(a, "/v1/projects/" + p + "/members/alice", "{\"permissions\":[\"model.invoke\"]}");
         put(b, "/v1/projects/" + p + "/model-policies/m1", "{\"maxTotalTokens\":10}");
-        put(
-            a,
-            "/v1/projects/" + p + "/model-quota",
-            "{\"window\":\"1d\",\"maxInvocations\":1,\"maxTokens\":1000}");
+        String quota = "{\"window\":\"1d\",\"maxInvocations\":1,\"maxTokens\":1000}";
+        // Exactly one admission per round: the round must not run across midnight (UTC).
+        ModelQuotaApiContract.awaitRoomForCounts(quota);
+        put(a, "/v1/projects/" + p + "/model-quota", quota);
         for (int i = 0; i < RACERS; i++) {
           TestApp app = i % 2 == 0 ? a : b;
           Response s =

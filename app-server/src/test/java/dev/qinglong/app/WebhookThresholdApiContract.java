@@ -88,12 +88,9 @@ public abstract class WebhookThresholdApiContract {
             app.token("admin"),
             ModelQuotaApiContract.policyJson(10, null)),
         200);
-    ok(
-        http.put(
-            ModelQuotaApiContract.modelQuota(project),
-            app.token("admin"),
-            ModelQuotaApiContract.quotaJson("1h", 10, 100, null)),
-        200);
+    String quota = ModelQuotaApiContract.quotaJson("1h", 10, 100, null);
+    ModelQuotaApiContract.awaitRoomForCounts(quota);
+    ok(http.put(ModelQuotaApiContract.modelQuota(project), app.token("admin"), quota), 200);
     ModelQuotaThresholdPass pass = app.bean(ModelQuotaThresholdPass.class);
     assertThat(pass.runIfActive()).isZero();
 

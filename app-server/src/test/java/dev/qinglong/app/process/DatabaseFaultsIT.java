@@ -3,6 +3,7 @@ package dev.qinglong.app.process;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.qinglong.app.support.QuotaWindows;
 import dev.qinglong.testkit.AppProcess;
 import dev.qinglong.testkit.TcpProxy;
 import dev.qinglong.testkit.postgres.LocalPostgresCluster;
@@ -85,6 +86,12 @@ class DatabaseFaultsIT {
   static final int LIMIT = 60;
   static final String USER = "alice";
   static final long WINDOW_MS = 300_000;
+
+  /** The Projects' model quota window ({@code "1h"}), aligned to the epoch. */
+  static final long MODEL_WINDOW_MS = 3_600_000;
+
+  /** The longest a phase may take; it starts with at least this much of its model window left. */
+  static final Duration PHASE_BUDGET = Duration.ofMinutes(3);
 
   /** Requests per second of the load, whatever its thread count. */
   static final int RATE = 60;
@@ -355,6 +362,9 @@ class DatabaseFaultsIT {
             "{\"window\":\"1h\",\"maxInvocations\":"
                 + LIMIT
                 + ",\"maxTokens\":100000000,\"maxCostMicros\":null}"));
+    // The model quota window is epoch-aligned, unlike the management quota's (it starts at a
+    // bucket's first request): the phase starts with its whole budget left of the hour.
+    QuotaWindows.awaitRoom(MODEL_WINDOW_MS, PHASE_BUDGET, this::dbNowMs);
     long phaseStartDbMs = dbNowMs();
     Load load = new Load(project, threads);
     // Seed proposal to inspect (one propose of the window).
@@ -475,6 +485,9 @@ class DatabaseFaultsIT {
       f.get(5, TimeUnit.MINUTES);
     }
     replayers.shutdown();
+    assertThat(Math.floorDiv(dbNowMs(), MODEL_WINDOW_MS))
+        .as("the phase fits one model quota window (it took longer than %s)", PHASE_BUDGET)
+        .isEqualTo(Math.floorDiv(phaseStartDbMs, MODEL_WINDOW_MS));
     assertThat(replayMismatch).as("replays after " + name).isEmpty();
     okPropose.add(load.seedActionRef);
     runChecks(
