@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.qinglong.core.kernel.Principal;
 import dev.qinglong.core.modelquota.Admission;
 import dev.qinglong.core.modelquota.ModelQuota;
+import dev.qinglong.core.modelquota.QuotaWindow;
 import dev.qinglong.core.modelquota.WindowRef;
 import dev.qinglong.core.policy.Permission;
 import dev.qinglong.core.policy.ProjectMember;
@@ -12,6 +13,7 @@ import dev.qinglong.core.policy.ProjectPolicy;
 import dev.qinglong.core.quota.ManagementQuota;
 import dev.qinglong.core.quota.ManagementQuotaPolicy;
 import dev.qinglong.core.quota.QuotaDecisionListener;
+import dev.qinglong.testkit.QuotaWindows;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -74,6 +76,8 @@ class PostgresAdvisoryLockIntegrationTest {
         .policyStore(manager)
         .replaceMember(new ProjectMember(project, "alice", Set.of(Permission.MODEL_INVOKE)));
     s.putModelPolicy(ADMIN, project, "m1", 100, 1L);
+    // The lock held below is this hour's window's: the admission must fall in the same hour.
+    QuotaWindows.awaitRoom(QuotaWindow.ONE_HOUR, fixture::databaseNowMs);
     s.putProjectQuota(ADMIN, project, "1h", 10, 100_000, 1_000L);
     s.createStepRun(ALICE, project, "s1", "r1", "m1");
     long now = fixture.databaseNowMs();

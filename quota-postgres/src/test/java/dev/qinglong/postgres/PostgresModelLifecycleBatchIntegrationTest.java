@@ -13,6 +13,7 @@ import dev.qinglong.core.modelquota.ModelQuotaStore;
 import dev.qinglong.core.modelquota.QuotaWindow;
 import dev.qinglong.core.modelquota.TokenUsage;
 import dev.qinglong.jdbc.JdbcTransactions;
+import dev.qinglong.testkit.QuotaWindows;
 import dev.qinglong.testkit.Races;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -85,6 +86,8 @@ class PostgresModelLifecycleBatchIntegrationTest {
 
   private static void policies(String project) {
     setup.putModelPolicy(project, "m1", 100, null);
+    // Each test numbers one window's chain: it must not run across the hour.
+    QuotaWindows.awaitRoom(QuotaWindow.ONE_HOUR, fixture::databaseNowMs);
     setup.putProjectQuota(project, QuotaWindow.ONE_HOUR, 1000, 1_000_000, null);
   }
 
@@ -162,6 +165,7 @@ class PostgresModelLifecycleBatchIntegrationTest {
   void twoInstancesBatchingOneProjectAdmitExactlyItsLimitAndSettleEachOnce() throws Exception {
     String p = "batch-race";
     setup.putModelPolicy(p, "m1", 100, null);
+    QuotaWindows.awaitRoom(QuotaWindow.ONE_HOUR, fixture::databaseNowMs);
     setup.putProjectQuota(p, QuotaWindow.ONE_HOUR, 10, 1_000_000, null);
     // Two instances with pools of their own, as two replicas.
     List<PostgresModelLifecycle> instances =

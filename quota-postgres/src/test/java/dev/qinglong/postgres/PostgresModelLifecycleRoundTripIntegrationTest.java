@@ -11,6 +11,7 @@ import dev.qinglong.core.modelquota.ModelQuotaStore;
 import dev.qinglong.core.modelquota.QuotaWindow;
 import dev.qinglong.core.modelquota.TokenUsage;
 import dev.qinglong.jdbc.JdbcModelQuotaStore;
+import dev.qinglong.testkit.QuotaWindows;
 import java.io.PrintWriter;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -165,6 +166,7 @@ class PostgresModelLifecycleRoundTripIntegrationTest {
 
   private static void policies(String project) {
     setup.putModelPolicy(project, "m1", 100, null);
+    QuotaWindows.awaitRoom(QuotaWindow.ONE_HOUR, fixture::databaseNowMs);
     setup.putProjectQuota(project, QuotaWindow.ONE_HOUR, 10, 10_000, null);
   }
 

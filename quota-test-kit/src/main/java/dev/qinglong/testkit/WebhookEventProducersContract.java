@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.qinglong.core.kernel.Principal;
 import dev.qinglong.core.modelquota.ModelQuota;
 import dev.qinglong.core.modelquota.ModelQuotaStore;
+import dev.qinglong.core.modelquota.QuotaWindow;
 import dev.qinglong.core.modelquota.WindowRef;
 import dev.qinglong.core.policy.Permission;
 import dev.qinglong.core.policy.ProjectPolicy;
@@ -208,6 +209,8 @@ public abstract class WebhookEventProducersContract extends StoreContractSupport
     String project = unique("prj");
     addMember(project, "alice", Permission.MODEL_INVOKE, Permission.MODEL_USAGE_READ);
     quota.putModelPolicy(ADMIN, project, "m1", 10, null);
+    // The thresholds count one window: the test must not run across the hour.
+    QuotaWindows.awaitRoom(QuotaWindow.ONE_HOUR, events()::databaseNowMs);
     quota.putProjectQuota(ADMIN, project, "1h", 10, 100, null);
     return project;
   }

@@ -16,6 +16,7 @@ import dev.qinglong.core.quota.QuotaExceededException;
 import dev.qinglong.core.quota.QuotaOperation;
 import dev.qinglong.postgres.PostgresLogins;
 import dev.qinglong.postgres.PostgresMigrations;
+import dev.qinglong.testkit.QuotaWindows;
 import dev.qinglong.testkit.TempDirectories;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -576,6 +577,8 @@ final class PostgresHaGate {
       for (int round = 1; round <= MODEL_ROUNDS; round++) {
         String project = "ha-model-" + phase + "-" + round;
         retryUntilAvailable(() -> app1.modelQuota.putModelPolicy(project, "m1", 10, null));
+        // Exactly one admission a round: the round must not run across midnight (UTC).
+        QuotaWindows.awaitRoom(QuotaWindow.ONE_DAY, System::currentTimeMillis);
         retryUntilAvailable(
             () -> app2.modelQuota.putProjectQuota(project, QuotaWindow.ONE_DAY, 1, 1_000, null));
         for (int i = 0; i < MODEL_RACERS; i++) {

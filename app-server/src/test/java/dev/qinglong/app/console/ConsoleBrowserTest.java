@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.qinglong.app.support.Http;
 import dev.qinglong.app.support.StoreInspector;
 import dev.qinglong.app.support.TestApp;
+import dev.qinglong.core.modelquota.QuotaWindow;
+import dev.qinglong.testkit.QuotaWindows;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -275,6 +277,8 @@ class ConsoleBrowserTest {
             "/v1/projects/demo/model-policies/m1",
             app.token("admin"),
             "{\"maxTotalTokens\":4096,\"maxCostMicros\":null}"));
+    // The usage view shows this hour's window: the invocation below must fall in it.
+    QuotaWindows.awaitRoom(QuotaWindow.ONE_HOUR, System::currentTimeMillis);
     apiOk(
         app.http.put(
             "/v1/projects/demo/model-quota",

@@ -3,8 +3,8 @@ package dev.qinglong.app.process;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.qinglong.app.support.QuotaWindows;
 import dev.qinglong.testkit.AppProcess;
+import dev.qinglong.testkit.QuotaWindows;
 import dev.qinglong.testkit.TcpProxy;
 import dev.qinglong.testkit.postgres.LocalPostgresCluster;
 import java.io.Reader;

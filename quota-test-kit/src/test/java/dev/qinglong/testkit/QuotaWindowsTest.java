@@ -1,4 +1,4 @@
-package dev.qinglong.app.support;
+package dev.qinglong.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -38,12 +38,5 @@ class QuotaWindowsTest {
   void aNeedAsLongAsTheWindowIsRefused() {
     assertThatThrownBy(() -> QuotaWindows.awaitRoom(60_000, Duration.ofMinutes(1), () -> 0L))
         .isInstanceOf(IllegalArgumentException.class);
-  }
-
-  @Test
-  void windowNames() {
-    assertThat(QuotaWindows.millis("1m")).isEqualTo(60_000L);
-    assertThat(QuotaWindows.millis("1h")).isEqualTo(HOUR);
-    assertThat(QuotaWindows.millis("1d")).isEqualTo(24 * HOUR);
   }
 }

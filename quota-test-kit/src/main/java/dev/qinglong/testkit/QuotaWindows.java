@@ -1,7 +1,8 @@
-package dev.qinglong.app.support;
+package dev.qinglong.testkit;
 
 import static org.awaitility.Awaitility.await;
 
+import dev.qinglong.core.modelquota.QuotaWindow;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 
@@ -15,14 +16,18 @@ import java.util.concurrent.Callable;
 public final class QuotaWindows {
   private QuotaWindows() {}
 
-  /** The milliseconds of a window's wire name ({@code 1m}, {@code 1h}, {@code 1d}). */
-  public static long millis(String window) {
-    return switch (window) {
-      case "1m" -> 60_000L;
-      case "1h" -> 3_600_000L;
-      case "1d" -> 86_400_000L;
-      default -> throw new IllegalArgumentException("no such window: " + window);
-    };
+  /** What a test with exact counts needs of its window: it runs in well under this. */
+  public static final Duration FOR_A_TEST = Duration.ofSeconds(20);
+
+  /** {@link #awaitRoom(long, Duration, Callable)} of {@link #FOR_A_TEST} in a {@code window}. */
+  public static void awaitRoom(QuotaWindow window, Callable<Long> nowMs) {
+    try {
+      awaitRoom(window.millis(), FOR_A_TEST, nowMs);
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   /**
@@ -43,11 +48,6 @@ public final class QuotaWindows {
         .atMost(needed.plus(Duration.ofMinutes(1)))
         .pollInterval(Duration.ofMillis(200))
         .until(() -> left(windowMs, nowMs.call()) >= needed.toMillis());
-  }
-
-  /** As {@link #awaitRoom(long, Duration, Callable)} on this machine's clock. */
-  public static void awaitRoom(long windowMs, Duration needed) throws Exception {
-    awaitRoom(windowMs, needed, System::currentTimeMillis);
   }
 
   private static long left(long windowMs, long nowMs) {
