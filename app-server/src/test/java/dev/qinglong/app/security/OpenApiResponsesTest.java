@@ -6,6 +6,8 @@ import dev.qinglong.app.security.RouteTable.Request;
 import dev.qinglong.app.security.RouteTable.Route;
 import dev.qinglong.app.support.OpenApiResponses;
 import dev.qinglong.app.support.TestApp;
+import dev.qinglong.core.modelquota.QuotaWindow;
+import dev.qinglong.testkit.QuotaWindows;
 import dev.qinglong.testkit.RawHttp;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -179,6 +181,8 @@ class OpenApiResponsesTest {
             base + "/model-policies/m1",
             admin,
             "{\"maxTotalTokens\":10,\"maxCostMicros\":null}"));
+    // "window full" below needs both admissions in one day (UTC).
+    QuotaWindows.awaitRoom(QuotaWindow.ONE_DAY, System::currentTimeMillis);
     expectOk(
         world.raw.request(
             "PUT",
