@@ -58,9 +58,8 @@ class ConsoleBrowserTest {
             Map.of(
                 "qinglong.ai.enabled", "true",
                 "qinglong.management-quota.limits.propose", "2",
-                // The longest window there is: the ordered steps from alice's first proposal to her
-                // refused
-                // third one always fall in one window, however slow the machine.
+                // The longest window there is: the ordered steps from alice's first proposal
+                // to her refused third one always fall in one window.
                 "qinglong.management-quota.window", "5m"));
     console = ConsoleBrowser.start(app, dir.resolve("chromium-profile"));
     browser = console.driver;
