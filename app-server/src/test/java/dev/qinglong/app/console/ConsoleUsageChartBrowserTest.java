@@ -121,7 +121,9 @@ class ConsoleUsageChartBrowserTest {
           page.json().get("nextCursor").isNull() ? null : page.json().get("nextCursor").asString();
     } while (cursor != null);
     assertThat(entries).isEqualTo(4);
-    assertThat(expected).hasSize(2);
+    // Two windows, or three if the first three invocations ran past their window's end on a slow
+    // machine: the rows are checked against whatever windows the ledger has.
+    assertThat(expected).hasSizeBetween(2, 3);
 
     console.signIn("alice");
     browser.findElement(By.cssSelector("button.tab[data-view='usage']")).click();
