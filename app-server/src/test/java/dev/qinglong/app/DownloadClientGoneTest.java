@@ -9,10 +9,8 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.qinglong.app.support.TestApp;
 import dev.qinglong.core.kernel.Sha256Digest;
+import dev.qinglong.testkit.RawHttp;
 import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -53,16 +51,11 @@ class DownloadClientGoneTest {
       logs.start();
       root.addAppender(logs);
       try (Socket socket = new Socket()) {
-        socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), app.http.port()));
-        OutputStream out = socket.getOutputStream();
-        out.write(
-            ("GET /v1/projects/demo/artifacts/"
-                    + d.value()
-                    + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
-                    + app.token("alice")
-                    + "\r\nConnection: close\r\n\r\n")
-                .getBytes(StandardCharsets.US_ASCII));
-        out.flush();
+        RawHttp.sendGet(
+            socket,
+            app.http.port(),
+            "/v1/projects/demo/artifacts/" + d.value(),
+            app.token("alice"));
         InputStream in = socket.getInputStream();
         byte[] first = in.readNBytes(64 * 1024);
         assertThat(new String(first, 0, 16, StandardCharsets.US_ASCII)).startsWith("HTTP/1.1 200");

@@ -7,15 +7,12 @@ import dev.qinglong.app.artifacts.DownloadSide;
 import dev.qinglong.app.support.PgApps;
 import dev.qinglong.app.support.TestApp;
 import dev.qinglong.core.kernel.Sha256Digest;
+import dev.qinglong.testkit.RawHttp;
 import dev.qinglong.testkit.postgres.PostgresTestServer;
 import dev.qinglong.testkit.postgres.TestDatabase;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -56,16 +53,8 @@ class UnthrottledDownloadCutPostgresTest {
       Sha256Digest d = ArtifactApiContract.publish(app, "cut", content);
 
       socket.setReceiveBufferSize(RECEIVE_BUFFER); // before connecting: the window stays small
-      socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), app.http.port()));
-      OutputStream out = socket.getOutputStream();
-      out.write(
-          ("GET /v1/projects/demo/artifacts/"
-                  + d.value()
-                  + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
-                  + app.token("alice")
-                  + "\r\nConnection: close\r\n\r\n")
-              .getBytes(StandardCharsets.US_ASCII));
-      out.flush();
+      RawHttp.sendGet(
+          socket, app.http.port(), "/v1/projects/demo/artifacts/" + d.value(), app.token("alice"));
       InputStream in = socket.getInputStream();
       assertThat(readHead(in)).startsWith("HTTP/1.1 200 ");
       byte[] first = in.readNBytes(1024 * 1024);

@@ -4,6 +4,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
@@ -132,6 +134,26 @@ public final class RawHttp {
   public static Response answerBeforeBodyEnds(
       int port, String head, byte[] firstBytes, int timeoutMillis) throws IOException {
     return exchange(port, head, firstBytes, timeoutMillis, StandardCharsets.ISO_8859_1);
+  }
+
+  /**
+   * Connects {@code socket} (configured by the caller beforehand, e.g. a small receive buffer) to
+   * {@code port} on loopback and sends {@code GET path} with {@code token} as Bearer credentials
+   * and {@code Connection: close}. The caller reads the answer from the socket at its own pace (a
+   * download that stalls, or a client that goes away mid-body).
+   */
+  public static void sendGet(Socket socket, int port, String path, String token)
+      throws IOException {
+    socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+    OutputStream out = socket.getOutputStream();
+    out.write(
+        ("GET "
+                + path
+                + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
+                + token
+                + "\r\nConnection: close\r\n\r\n")
+            .getBytes(StandardCharsets.US_ASCII));
+    out.flush();
   }
 
   /** One chunk of a chunked body. */
