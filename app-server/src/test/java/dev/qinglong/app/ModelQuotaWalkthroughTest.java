@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.qinglong.app.support.Http;
 import dev.qinglong.app.support.TestApp;
 import dev.qinglong.app.support.Walkthrough;
+import dev.qinglong.core.modelquota.QuotaWindow;
+import dev.qinglong.testkit.QuotaWindows;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -31,6 +33,8 @@ class ModelQuotaWalkthroughTest {
   @Test
   void theWalkthroughRunsAsPastedAndLeavesTheSettledInvocationInTheLedger(@TempDir Path tmp) {
     try (TestApp app = TestApp.start(tmp.resolve("data"), Map.of("qinglong.ai.enabled", "true"))) {
+      // The page sets a 1h quota and the window read below must be the one it counted in.
+      QuotaWindows.awaitRoom(QuotaWindow.ONE_HOUR, System::currentTimeMillis);
       Walkthrough.Result r = Walkthrough.run(PAGE, tmp, app.http.port());
       assertThat(r.exitCode()).as(r.output()).isZero();
       assertThat(r.script()).doesNotContain("127.0.0.1:8080").contains("set -euo pipefail");

@@ -5,8 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.qinglong.app.support.AiInspector;
 import dev.qinglong.app.support.Http.Response;
 import dev.qinglong.app.support.TestApp;
+import dev.qinglong.core.modelquota.QuotaWindow;
+import dev.qinglong.testkit.QuotaWindows;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,6 +42,10 @@ abstract class StepRunRecoverySweepContract {
                 "qinglong.ai.recover-unknown-after", "1s",
                 "qinglong.ai.recover-unknown-interval", "200ms"))) {
       String base = "/v1/projects/sweep";
+      // The usage asserted below counts in a day (UTC) window (no quota), and the sweep may take
+      // up to its 15 s wait: the test needs a minute of that day.
+      QuotaWindows.awaitRoom(
+          QuotaWindow.UNFENCED.millis(), Duration.ofMinutes(1), System::currentTimeMillis);
       ok(
           app.http.put(
               base + "/members/alice",

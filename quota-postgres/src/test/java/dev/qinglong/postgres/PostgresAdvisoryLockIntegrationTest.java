@@ -1,6 +1,7 @@
 package dev.qinglong.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.qinglong.core.kernel.Principal;
 import dev.qinglong.core.modelquota.Admission;
@@ -25,7 +26,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -88,13 +88,11 @@ class PostgresAdvisoryLockIntegrationTest {
     try (Connection holder = fixture.owner().getConnection()) {
       lock(holder, "SELECT pg_advisory_lock(?)", key);
       Future<Admission> admission = pool.submit(() -> s.admit(ALICE, project, "inv1", "s1"));
-      try {
-        admission.get(1500, TimeUnit.MILLISECONDS);
-        throw new AssertionError("admission went through while its window lock was held");
-      } catch (TimeoutException expected) {
-        // Waiting, as it must.
-      }
-      assertThat(waitingForAdvisoryLock(holder)).as("sessions waiting on an advisory lock").isOne();
+      // Waited on the admission's session queueing for the lock itself, not on a guessed time.
+      await("the admission's session waits on the window lock")
+          .atMost(Duration.ofMinutes(1))
+          .until(() -> waitingForAdvisoryLock(holder) == 1);
+      assertThat(admission).as("admission went through while its window lock was held").isNotDone();
       lock(holder, "SELECT pg_advisory_unlock(?)", key);
       Admission a = admission.get(10, TimeUnit.SECONDS);
       assertThat(a.created()).isTrue();

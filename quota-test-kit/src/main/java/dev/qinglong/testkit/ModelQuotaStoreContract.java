@@ -110,6 +110,8 @@ public abstract class ModelQuotaStoreContract extends StoreContractSupport {
   private String project(ModelQuota s, long maxTokens, Long maxCostMicros) {
     String project = project();
     s.putModelPolicy(ADMIN, project, "m1", maxTokens, maxCostMicros);
+    // Without a quota, usage still counts in a day (UTC) window: exact totals must stay in one.
+    QuotaWindows.awaitRoom(QuotaWindow.UNFENCED, fixture::databaseNowMs);
     return project;
   }
 

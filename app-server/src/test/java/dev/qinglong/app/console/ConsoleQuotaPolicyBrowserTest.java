@@ -6,7 +6,6 @@ import dev.qinglong.app.support.Http;
 import dev.qinglong.app.support.TestApp;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -17,7 +16,6 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
-import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.support.ui.ExpectedConditions;
@@ -79,20 +77,25 @@ class ConsoleQuotaPolicyBrowserTest {
     assertThat(changeRows())
         .containsExactly("propose limit not set (default 30) 5", "propose shadow limit none 3");
     screenshot("quota-policy-confirm");
+    // The PUT answers only once the change is in force on every replica (about a second): the
+    // form says it is busy meanwhile, its controls disabled. The page itself records whether that
+    // state was ever shown (a stalled test thread could poll past it).
+    browser.executeScript(
+        "window.qlBusySeen = false;"
+            + "new MutationObserver(() => {"
+            + "  const save = document.getElementById('qp-project-save');"
+            + "  if (document.getElementById('qp-project-busy') && save && save.disabled) {"
+            + "    window.qlBusySeen = true;"
+            + "  }"
+            + "}).observe(document.body, {subtree: true, childList: true, attributes: true});");
     browser.findElement(By.id("confirm-ok")).click();
     wait.until(ExpectedConditions.invisibilityOf(dialog));
-    // The PUT answers only once the change is in force on every replica (about a second): the
-    // form says it is busy meanwhile, its controls disabled (polled finely: the state lasts that
-    // second at least).
-    new WebDriverWait(browser, Duration.ofSeconds(15), Duration.ofMillis(20))
-        .ignoring(StaleElementReferenceException.class)
-        .until(
-            d ->
-                !d.findElements(By.id("qp-project-busy")).isEmpty()
-                    && !d.findElement(By.id("qp-project-save")).isEnabled());
     wait.until(
         ExpectedConditions.textToBePresentInElementLocated(
             By.id("qp-project-message"), "Project limits saved: revision 1, set by admin"));
+    assertThat(browser.executeScript("return window.qlBusySeen === true"))
+        .as("the form showed itself busy, its save button disabled, while the PUT ran")
+        .isEqualTo(true);
     assertThat(browser.findElement(By.id("qp-project-save")).isEnabled()).isTrue();
 
     // The view was read again: the new limit and where it comes from, as the API has them.

@@ -390,6 +390,13 @@ class DatabaseFaultsIT {
     load.stage = "fault";
     load.duringFault.set(true);
     sleep(faultFor.toMillis());
+    if (readinessMustDrop) {
+      // The fault lasts until readiness has said so (its probe runs every 2 s with a 4 s bound),
+      // however long a busy machine takes to get there.
+      await("readiness DOWN during " + name)
+          .atMost(Duration.ofSeconds(30))
+          .until(watch.sawDown::get);
+    }
     boolean sawDown = watch.sawDown.get();
     load.duringFault.set(false);
     load.stage = "healing";
