@@ -41,9 +41,14 @@ public final class QuotaWindows {
     if (needed.toMillis() >= windowMs) {
       throw new IllegalArgumentException("a window of " + windowMs + " ms never has " + needed);
     }
-    if (left(windowMs, nowMs.call()) >= needed.toMillis()) {
+    long left = left(windowMs, nowMs.call());
+    if (left >= needed.toMillis()) {
       return;
     }
+    // Said on the test's output, so that a pause of up to a minute in a run is explained.
+    System.out.printf(
+        "QuotaWindows: %d ms left of the %d ms window, %d ms needed: waiting for the next%n",
+        left, windowMs, needed.toMillis());
     await("the next quota window")
         .atMost(needed.plus(Duration.ofMinutes(1)))
         .pollInterval(Duration.ofMillis(200))
