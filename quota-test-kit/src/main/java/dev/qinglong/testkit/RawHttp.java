@@ -284,19 +284,11 @@ public final class RawHttp {
 
     @Override
     public void run() {
-      try (Socket s = new Socket("127.0.0.1", port)) {
+      try (Socket s = new Socket()) {
         socket = s;
         s.setSoTimeout(readTimeoutMillis);
         s.setReceiveBufferSize(16 * 1024);
-        OutputStream out = s.getOutputStream();
-        out.write(
-            ("GET "
-                    + path
-                    + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
-                    + token
-                    + "\r\nConnection: close\r\n\r\n")
-                .getBytes(StandardCharsets.US_ASCII));
-        out.flush();
+        sendGet(s, port, path, token);
         InputStream in = s.getInputStream();
         ByteArrayOutputStream head = new ByteArrayOutputStream();
         int matched = 0;

@@ -79,8 +79,7 @@ class CrashRecoveryIT {
       fleet.restartAll(List.of(all, writer, worker), START);
 
       // At least 3 s more, and until the traffic did what the assertions below count on (an
-      // admission
-      // refused and admitted, a completion, an upload): waited on, not assumed of a busy machine.
+      // admission refused and admitted, a completion, an upload): waited on, not assumed.
       await()
           .pollDelay(Duration.ofSeconds(3))
           .atMost(Duration.ofMinutes(3))

@@ -3,6 +3,7 @@ package dev.qinglong.app.process;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.qinglong.core.modelquota.QuotaWindow;
 import dev.qinglong.testkit.AppProcess;
 import dev.qinglong.testkit.QuotaWindows;
 import dev.qinglong.testkit.TcpProxy;
@@ -88,7 +89,7 @@ class DatabaseFaultsIT {
   static final long WINDOW_MS = 300_000;
 
   /** The Projects' model quota window ({@code "1h"}), aligned to the epoch. */
-  static final long MODEL_WINDOW_MS = 3_600_000;
+  static final long MODEL_WINDOW_MS = QuotaWindow.ONE_HOUR.millis();
 
   /** The longest a phase may take; it starts with at least this much of its model window left. */
   static final Duration PHASE_BUDGET = Duration.ofMinutes(3);
