@@ -3,14 +3,13 @@ package dev.qinglong.sqlite;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.qinglong.backend.MigrationHistory;
+import dev.qinglong.core.kernel.OwnerOnlyFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Properties;
 import javax.sql.DataSource;
 import org.sqlite.SQLiteConfig;
@@ -73,23 +72,14 @@ public final class SqliteDatabase {
   }
 
   private static void createOwnerOnly(Path file) throws IOException {
-    boolean posix = FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
     Path parent = file.getParent();
     if (parent != null) {
-      if (posix) {
-        Files.createDirectories(
-            parent,
-            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-      } else {
-        Files.createDirectories(parent);
-      }
+      OwnerOnlyFiles.createDirectories(parent);
     }
-    if (posix && !Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
+    if (OwnerOnlyFiles.posix() && !Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
       try {
         // An empty file is a valid empty database to SQLite.
-        Files.createFile(
-            file,
-            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        OwnerOnlyFiles.createFile(file);
       } catch (FileAlreadyExistsException e) {
         // Another process created it first: its creator chose the mode.
       }

@@ -1,17 +1,13 @@
 package dev.qinglong.sqlite;
 
+import dev.qinglong.core.kernel.OwnerOnlyFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
-import java.nio.file.FileSystems;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.FileAttribute;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.util.Set;
 
 /**
  * The one-process rule of the embedded store (SQLite is for one process, see
@@ -52,16 +48,8 @@ public final class SqliteProcessLock implements AutoCloseable {
     Path lockFile = lockFileOf(databaseFile);
     FileChannel channel;
     try {
-      if (FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
-        Files.createDirectories(
-            lockFile.getParent(),
-            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-      } else {
-        Files.createDirectories(lockFile.getParent());
-      }
-      channel =
-          FileChannel.open(
-              lockFile, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE), ownerOnly());
+      OwnerOnlyFiles.createDirectories(lockFile.getParent());
+      channel = OwnerOnlyFiles.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot open the SQLite lock file " + lockFile, e);
     }
@@ -101,15 +89,6 @@ public final class SqliteProcessLock implements AutoCloseable {
     } finally {
       closeQuietly(channel);
     }
-  }
-
-  private static FileAttribute<?>[] ownerOnly() {
-    if (FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
-      return new FileAttribute<?>[] {
-        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))
-      };
-    }
-    return new FileAttribute<?>[0];
   }
 
   private static void closeQuietly(FileChannel channel) {

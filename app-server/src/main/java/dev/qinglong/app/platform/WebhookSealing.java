@@ -1,5 +1,6 @@
 package dev.qinglong.app.platform;
 
+import dev.qinglong.core.kernel.OwnerOnlyFiles;
 import dev.qinglong.core.webhooks.AesGcmSecretSealer;
 import dev.qinglong.core.webhooks.SecretSealer;
 import java.io.IOException;

@@ -1,12 +1,12 @@
 package dev.qinglong.gateway.artifacts;
 
+import dev.qinglong.core.kernel.OwnerOnlyFiles;
 import dev.qinglong.core.kernel.Sha256Digest;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -14,8 +14,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
@@ -23,7 +21,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 import java.util.function.Predicate;
 import java.util.regex.Pattern;
@@ -51,10 +48,6 @@ public final class FileArtifactStore {
   private static final Pattern PREFIX = Pattern.compile("[0-9a-f]{2}");
   private static final Pattern HEX64 = Pattern.compile("[0-9a-f]{64}");
   private static final Pattern TEMP = Pattern.compile("\\.upload-[0-9a-f-]{36}\\.tmp");
-  private static final Set<PosixFilePermission> OWNER_ONLY_DIRECTORY =
-      PosixFilePermissions.fromString("rwx------");
-  private static final Set<PosixFilePermission> OWNER_ONLY_FILE =
-      PosixFilePermissions.fromString("rw-------");
 
   private final Path artifactsDir;
   private final long maxBytes;
@@ -84,7 +77,7 @@ public final class FileArtifactStore {
    */
   public static FileArtifactStore forWriter(Path dataDir, long maxBytes) throws IOException {
     Path dir = artifactsDir(dataDir);
-    createOwnerOnlyDirectories(dir);
+    OwnerOnlyFiles.createDirectories(dir);
     return new FileArtifactStore(dir, checkCap(maxBytes), true, StorageIdentity.createOrRead(dir));
   }
 
@@ -140,13 +133,15 @@ public final class FileArtifactStore {
     }
     Path target = pathOf(digest);
     Path dir = target.getParent();
-    createOwnerOnlyDirectories(dir);
+    OwnerOnlyFiles.createDirectories(dir);
     // Same directory as the target: the final move is a rename on one file system.
     Path temp = dir.resolve(".upload-" + UUID.randomUUID() + ".tmp");
     boolean moved = false;
     try {
       MessageDigest sha256 = sha256();
-      try (FileChannel out = createOwnerOnlyFile(temp)) {
+      // Mode 0600 from creation; the stored artifact keeps it through the rename.
+      try (FileChannel out =
+          OwnerOnlyFiles.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
         byte[] buffer = new byte[BUFFER_BYTES];
         long size = 0;
         int n;
@@ -336,28 +331,6 @@ public final class FileArtifactStore {
   private static String hexOf(Sha256Digest digest) {
     // The digest's grammar is sha256:[0-9a-f]{64}, so the path cannot escape the root.
     return digest.value().substring("sha256:".length());
-  }
-
-  private static boolean posix() {
-    return FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
-  }
-
-  /** Missing directories are created with mode 0700; existing ones keep theirs. */
-  private static void createOwnerOnlyDirectories(Path dir) throws IOException {
-    if (posix()) {
-      Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(OWNER_ONLY_DIRECTORY));
-    } else {
-      Files.createDirectories(dir);
-    }
-  }
-
-  /** A new file with mode 0600 (the stored artifact keeps it through the rename). */
-  private static FileChannel createOwnerOnlyFile(Path file) throws IOException {
-    Set<StandardOpenOption> options =
-        Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-    return posix()
-        ? FileChannel.open(file, options, PosixFilePermissions.asFileAttribute(OWNER_ONLY_FILE))
-        : FileChannel.open(file, options);
   }
 
   private static void forceDirectory(Path dir) {

@@ -1,7 +1,7 @@
 package dev.qinglong.app.http.security;
 
-import dev.qinglong.app.platform.OwnerOnlyFiles;
 import dev.qinglong.core.kernel.Identifiers;
+import dev.qinglong.core.kernel.OwnerOnlyFiles;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.UncheckedIOException;

@@ -1,60 +1,73 @@
-package dev.qinglong.app.platform;
+package dev.qinglong.core.kernel;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.EnumSet;
 import java.util.Set;
 
 /**
- * Files of the data directory that hold credentials (the dev tokens, the webhook sealing key):
- * created readable and writable by their owner only, and refused at start when anyone else may read
- * or write them or when they are not a regular file (a symbolic link's own mode is 0777, so a link
- * could point the process at a file others control). On a file system without POSIX modes the modes
- * are not set and not checked.
+ * The one rule for what QingLong writes to disk (the data directory's credential files, the SQLite
+ * database and its lock file, stored artifacts): created readable and writable by their owner only
+ * from their first instant (directories 0700, files 0600, never widened between creation and a
+ * later chmod), and a credential file that anyone else may read or write, or that is not a regular
+ * file, refused (a symbolic link's own mode is 0777, so a link could point the process at a file
+ * others control). On a file system without POSIX modes the modes are not set and not checked.
+ *
+ * <p>It lives in the core, although the core does no other I/O, because the core is the one module
+ * that every module writing files (the app, the gateway's artifact store, the SQLite store) builds
+ * on; it uses the JDK only.
  */
 public final class OwnerOnlyFiles {
-  private static final Set<PosixFilePermission> OWNER_ONLY =
+  private static final Set<PosixFilePermission> OWNER_ONLY_FILE =
       PosixFilePermissions.fromString("rw-------");
+  private static final Set<PosixFilePermission> OWNER_ONLY_DIRECTORY =
+      PosixFilePermissions.fromString("rwx------");
 
   private OwnerOnlyFiles() {}
 
-  static boolean posix() {
+  /** Whether this file system has POSIX modes (otherwise nothing here sets or checks one). */
+  public static boolean posix() {
     return FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
   }
 
   /** Creates missing directories with mode 0700; existing ones are left as they are. */
   public static void createDirectories(Path dir) throws IOException {
     if (posix()) {
-      Files.createDirectories(
-          dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+      Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(OWNER_ONLY_DIRECTORY));
     } else {
       Files.createDirectories(dir);
     }
   }
 
   /**
-   * Creates an empty file with mode 0600 from its first instant (never readable by others, not even
-   * between creation and a later chmod).
+   * Creates an empty file with mode 0600.
    *
    * @throws java.nio.file.FileAlreadyExistsException if it exists
    */
   public static void createFile(Path file) throws IOException {
-    if (posix()) {
-      Files.createFile(file, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
-    } else {
-      Files.createFile(file);
-    }
+    Files.createFile(file, fileModes());
+  }
+
+  /**
+   * Opens {@code file} with {@code options}; a file the open creates has mode 0600, an existing one
+   * keeps its mode.
+   */
+  public static FileChannel open(Path file, OpenOption... options) throws IOException {
+    return FileChannel.open(file, Set.of(options), fileModes());
   }
 
   /** Sets mode 0600 again after writing (a umask cannot have widened it, this makes it certain). */
   public static void restrict(Path file) throws IOException {
     if (posix()) {
-      Files.setPosixFilePermissions(file, OWNER_ONLY);
+      Files.setPosixFilePermissions(file, OWNER_ONLY_FILE);
     }
   }
 
@@ -72,7 +85,7 @@ public final class OwnerOnlyFiles {
     }
     Set<PosixFilePermission> mode = Files.getPosixFilePermissions(file, LinkOption.NOFOLLOW_LINKS);
     Set<PosixFilePermission> loose = EnumSet.copyOf(mode);
-    loose.removeAll(OWNER_ONLY);
+    loose.removeAll(OWNER_ONLY_FILE);
     if (!loose.isEmpty() || !Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
       throw new IllegalStateException(
           what
@@ -84,5 +97,11 @@ public final class OwnerOnlyFiles {
               + " chmod 600 it"
               + remedy);
     }
+  }
+
+  private static FileAttribute<?>[] fileModes() {
+    return posix()
+        ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(OWNER_ONLY_FILE)}
+        : new FileAttribute<?>[0];
   }
 }

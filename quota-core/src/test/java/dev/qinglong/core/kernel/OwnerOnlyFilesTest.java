@@ -1,16 +1,17 @@
-package dev.qinglong.app.platform;
+package dev.qinglong.core.kernel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.qinglong.core.webhooks.SecretSealer;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
@@ -18,9 +19,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The credential files of the data directory (dev tokens, the webhook sealing key) are created 0600
- * in 0700 directories, and a file others may read or write, or a symbolic link, is refused with the
- * remedy. POSIX file systems only (the CI's is).
+ * What QingLong writes is created 0600 in 0700 directories, an existing file keeps its mode, and a
+ * credential file others may read or write, or a symbolic link, is refused with the remedy. POSIX
+ * file systems only (the CI's is).
  */
 class OwnerOnlyFilesTest {
   @TempDir Path tmp;
@@ -75,19 +76,23 @@ class OwnerOnlyFilesTest {
   }
 
   @Test
-  void theWebhookKeyFileIsCreatedOwnerOnlyReadAgainAndRefusedWhenLoose() throws IOException {
-    Path file = tmp.resolve("data").resolve(WebhookSealing.KEY_FILE);
-    Files.createDirectories(file.getParent());
-    SecretSealer first = WebhookSealing.fromKeyFile(file);
+  void aFileThatAnOpenCreatesIsTheOwnersOnlyAndAnExistingFileKeepsItsMode() throws IOException {
+    Path file = tmp.resolve("db.lock");
+    try (FileChannel channel =
+        OwnerOnlyFiles.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+      channel.write(ByteBuffer.wrap(new byte[] {1}));
+    }
     assertThat(mode(file)).isEqualTo("rw-------");
-    byte[] sealed = first.seal("s3cret".getBytes(StandardCharsets.UTF_8));
-    assertThat(WebhookSealing.fromKeyFile(file).open(sealed))
-        .isEqualTo("s3cret".getBytes(StandardCharsets.UTF_8));
     Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r-----"));
-    assertThatThrownBy(() -> WebhookSealing.fromKeyFile(file))
-        .isInstanceOf(IllegalStateException.class)
-        .hasMessageStartingWith("webhook key file " + file + " has mode rw-r-----")
-        .hasMessageEndingWith("chmod 600 it");
+    try (FileChannel channel =
+        OwnerOnlyFiles.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+      assertThat(channel.size()).isEqualTo(1);
+    }
+    assertThat(mode(file)).isEqualTo("rw-r-----");
+    assertThatThrownBy(
+            () ->
+                OwnerOnlyFiles.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE))
+        .isInstanceOf(FileAlreadyExistsException.class);
   }
 
   private static String mode(Path path) throws IOException {
