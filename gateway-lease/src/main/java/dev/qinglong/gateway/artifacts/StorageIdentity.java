@@ -1,5 +1,6 @@
 package dev.qinglong.gateway.artifacts;
 
+import dev.qinglong.core.kernel.OwnerOnlyFiles;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
@@ -27,10 +28,11 @@ public final class StorageIdentity {
    * @throws IOException if the file system fails
    */
   public static UUID createOrRead(Path artifactsDir) throws IOException {
-    Files.createDirectories(artifactsDir);
+    OwnerOnlyFiles.createDirectories(artifactsDir);
     Path file = artifactsDir.resolve(FILE_NAME);
     if (!Files.exists(file)) {
-      Path temp = Files.createTempFile(artifactsDir, ".storage-id-", ".tmp");
+      Path temp = artifactsDir.resolve(".storage-id-" + UUID.randomUUID() + ".tmp");
+      OwnerOnlyFiles.createFile(temp);
       try {
         Files.writeString(temp, UUID.randomUUID() + "\n", StandardCharsets.US_ASCII);
         // A hard link fails if the name exists, so a concurrent writer's identity is never
