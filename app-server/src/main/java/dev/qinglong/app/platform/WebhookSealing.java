@@ -72,7 +72,7 @@ public final class WebhookSealing {
   }
 
   private static void create(Path file) throws IOException {
-    Files.createDirectories(file.getParent());
+    OwnerOnlyFiles.createDirectories(file.getParent());
     byte[] key = new byte[AesGcmSecretSealer.KEY_BYTES];
     new SecureRandom().nextBytes(key);
     try {

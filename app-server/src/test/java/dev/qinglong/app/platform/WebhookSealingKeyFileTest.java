@@ -44,6 +44,17 @@ class WebhookSealingKeyFileTest {
         .hasMessageEndingWith("chmod 600 it");
   }
 
+  @Test
+  void aMissingDataDirectoryIsCreatedForTheOwnerOnly() throws IOException {
+    // The key may be the first thing the app writes (whichever bean starts first makes the data
+    // directory): the directory must be 0700 then too, not the umask's 0755.
+    Path dataDir = tmp.resolve("new").resolve("data");
+    WebhookSealing.fromKeyFile(dataDir.resolve(WebhookSealing.KEY_FILE));
+    assertThat(mode(dataDir)).isEqualTo("rwx------");
+    assertThat(mode(dataDir.getParent())).isEqualTo("rwx------");
+    assertThat(mode(dataDir.resolve(WebhookSealing.KEY_FILE))).isEqualTo("rw-------");
+  }
+
   private static String mode(Path path) throws IOException {
     return PosixFilePermissions.toString(
         Files.getPosixFilePermissions(path, LinkOption.NOFOLLOW_LINKS));
