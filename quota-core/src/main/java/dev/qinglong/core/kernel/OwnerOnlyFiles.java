@@ -40,11 +40,7 @@ public final class OwnerOnlyFiles {
 
   /** Creates missing directories with mode 0700; existing ones are left as they are. */
   public static void createDirectories(Path dir) throws IOException {
-    if (posix()) {
-      Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(OWNER_ONLY_DIRECTORY));
-    } else {
-      Files.createDirectories(dir);
-    }
+    Files.createDirectories(dir, modes(OWNER_ONLY_DIRECTORY));
   }
 
   /**
@@ -53,7 +49,7 @@ public final class OwnerOnlyFiles {
    * @throws java.nio.file.FileAlreadyExistsException if it exists
    */
   public static void createFile(Path file) throws IOException {
-    Files.createFile(file, fileModes());
+    Files.createFile(file, modes(OWNER_ONLY_FILE));
   }
 
   /**
@@ -61,7 +57,7 @@ public final class OwnerOnlyFiles {
    * keeps its mode.
    */
   public static FileChannel open(Path file, OpenOption... options) throws IOException {
-    return FileChannel.open(file, Set.of(options), fileModes());
+    return FileChannel.open(file, Set.of(options), modes(OWNER_ONLY_FILE));
   }
 
   /** Sets mode 0600 again after writing (a umask cannot have widened it, this makes it certain). */
@@ -99,9 +95,10 @@ public final class OwnerOnlyFiles {
     }
   }
 
-  private static FileAttribute<?>[] fileModes() {
+  /** {@code mode} as the attribute of a creation; none where the file system has no modes. */
+  private static FileAttribute<?>[] modes(Set<PosixFilePermission> mode) {
     return posix()
-        ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(OWNER_ONLY_FILE)}
+        ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(mode)}
         : new FileAttribute<?>[0];
   }
 }
